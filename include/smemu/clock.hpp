@@ -1,0 +1,117 @@
+// Time for the whole emulator. Only SystemClock reads the machine's clock; every other component is
+// handed a Clock&. VirtualClock is the clock users and tests steer through the admin API: it runs
+// from a chosen start, can be set forward, advanced and frozen. All methods are thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+
+namespace smemu {
+
+// Milliseconds since the Unix epoch, UTC: the resolution AWS timestamps carry on the wire.
+using TimePoint = std::chrono::time_point<std::chrono::system_clock, std::chrono::milliseconds>;
+using Millis = std::chrono::milliseconds;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual TimePoint Now() const = 0;
+};
+
+class SystemClock final : public Clock {
+ public:
+  TimePoint Now() const override {
+    return std::chrono::time_point_cast<Millis>(std::chrono::system_clock::now());
+  }
+};
+
+// A clock a test moves by hand; it never moves by itself. Thread-safe.
+class ManualClock final : public Clock {
+ public:
+  explicit ManualClock(TimePoint now) : now_(now) {}
+  TimePoint Now() const override {
+    std::lock_guard lock(mutex_);
+    return now_;
+  }
+  void Set(TimePoint now) {
+    std::lock_guard lock(mutex_);
+    now_ = now;
+  }
+  void Advance(Millis by) {
+    std::lock_guard lock(mutex_);
+    now_ += by;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  TimePoint now_;
+};
+
+// Virtual time = base clock + offset while running, or a fixed instant while frozen. It never goes
+// backwards through this interface: Set() refuses an earlier instant.
+class VirtualClock final : public Clock {
+ public:
+  struct State {
+    TimePoint now;
+    bool frozen = false;
+  };
+
+  // `base` must outlive this clock. Starts at `start` (frozen or running from there).
+  VirtualClock(const Clock& base, TimePoint start, bool frozen) : base_(base) {
+    Reset(start, frozen);
+  }
+
+  TimePoint Now() const override {
+    std::lock_guard lock(mutex_);
+    return NowLocked();
+  }
+
+  State GetState() const {
+    std::lock_guard lock(mutex_);
+    return {NowLocked(), frozen_};
+  }
+
+  // Moves to `now`. Returns false (and changes nothing) when `now` is earlier than the current time.
+  bool Set(TimePoint now) {
+    std::lock_guard lock(mutex_);
+    if (now < NowLocked()) return false;
+    MoveToLocked(now);
+    return true;
+  }
+
+  // REQUIRES: by >= 0.
+  void Advance(Millis by) {
+    std::lock_guard lock(mutex_);
+    MoveToLocked(NowLocked() + by);
+  }
+
+  void SetFrozen(bool frozen) {
+    std::lock_guard lock(mutex_);
+    const TimePoint now = NowLocked();
+    frozen_ = frozen;
+    MoveToLocked(now);
+  }
+
+  // Unconditionally moves to `start` with the given mode (used at start-up and by reset).
+  void Reset(TimePoint start, bool frozen) {
+    std::lock_guard lock(mutex_);
+    frozen_ = frozen;
+    MoveToLocked(start);
+  }
+
+ private:
+  TimePoint NowLocked() const { return frozen_ ? frozen_at_ : base_.Now() + offset_; }
+  void MoveToLocked(TimePoint now) {
+    frozen_at_ = now;
+    offset_ = now - base_.Now();
+  }
+
+  const Clock& base_;
+  mutable std::mutex mutex_;
+  bool frozen_ = false;
+  TimePoint frozen_at_{};
+  Millis offset_{0};
+};
+
+}  // namespace smemu

@@ -1,0 +1,94 @@
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "apimodel/pattern.hpp"
+
+#include <pcre2.h>
+
+#include <array>
+#include <stdexcept>
+
+namespace smemu::apimodel {
+namespace {
+
+// Java's POSIX character classes are ASCII-only; PCRE2 has no \p{...} names for them.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kJavaPosixClasses{{
+    {"\\p{Lower}", "[a-z]"},
+    {"\\p{Upper}", "[A-Z]"},
+    {"\\p{ASCII}", "[\\x00-\\x7F]"},
+    {"\\p{Alpha}", "[a-zA-Z]"},
+    {"\\p{Digit}", "[0-9]"},
+    {"\\p{Alnum}", "[a-zA-Z0-9]"},
+    {"\\p{Punct}", "[!-/:-@\\[-`{-~]"},
+    {"\\p{Graph}", "[!-~]"},
+    {"\\p{Print}", "[ -~]"},
+    {"\\p{Blank}", "[ \\t]"},
+    {"\\p{Cntrl}", "[\\x00-\\x1F\\x7F]"},
+    {"\\p{Space}", "[ \\t\\n\\x0B\\f\\r]"},
+}};
+
+void FreeCode(pcre2_real_code_8* code) { pcre2_code_free(code); }
+
+pcre2_real_code_8* Compile(const std::string& java_pattern) {
+  const std::string translated = TranslateJavaPattern(java_pattern);
+  int error_code = 0;
+  PCRE2_SIZE error_offset = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()),
+                                   translated.size(), PCRE2_UTF | PCRE2_ANCHORED | PCRE2_ENDANCHORED, &error_code,
+                                   &error_offset, nullptr);
+  if (code == nullptr) {
+    std::array<PCRE2_UCHAR, 256> message{};
+    pcre2_get_error_message(error_code, message.data(), message.size());
+    throw std::runtime_error("invalid model pattern '" + java_pattern +
+                             "': " + reinterpret_cast<const char*>(message.data()));
+  }
+  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // falls back to the interpreter if unavailable
+  return code;
+}
+
+}  // namespace
+
+std::string TranslateJavaPattern(std::string_view java_pattern) {
+  std::string out;
+  out.reserve(java_pattern.size());
+  int class_depth = 0;  // inside [...]: replacements must not bring their own brackets
+  size_t i = 0;
+  while (i < java_pattern.size()) {
+    const char c = java_pattern[i];
+    if (c != '\\' || i + 1 >= java_pattern.size()) {
+      if (c == '[') ++class_depth;
+      if (c == ']' && class_depth > 0) --class_depth;
+      out += c;
+      ++i;
+      continue;
+    }
+    bool replaced = false;
+    for (const auto& [java, pcre] : kJavaPosixClasses) {
+      if (java_pattern.substr(i, java.size()) == java) {
+        out += class_depth > 0 ? pcre.substr(1, pcre.size() - 2) : pcre;
+        i += java.size();
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) {
+      out += java_pattern.substr(i, 2);  // any other escape is kept as a unit
+      i += 2;
+    }
+  }
+  return out;
+}
+
+Pattern::Pattern(std::string java_pattern)
+    : source_(std::move(java_pattern)), code_(Compile(source_), &FreeCode) {}
+
+Pattern::~Pattern() = default;
+
+bool Pattern::Matches(std::string_view text) const {
+  pcre2_match_data* data = pcre2_match_data_create_from_pattern(code_.get(), nullptr);
+  if (data == nullptr) return false;
+  const int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0,
+                             data, nullptr);
+  pcre2_match_data_free(data);
+  return rc >= 0;
+}
+
+}  // namespace smemu::apimodel

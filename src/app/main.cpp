@@ -1,0 +1,93 @@
+// sagemaker-emulator: command line -> ServerOptions, logging, Server, wait for SIGINT/SIGTERM.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <iostream>
+
+#include "domain/time_format.hpp"
+#include "log/log.hpp"
+#include "smemu/server.hpp"
+#include "smemu/version.hpp"
+
+namespace {
+
+int Run(int argc, char** argv) {
+  smemu::ServerOptions options;
+  CLI::App app{"sagemaker-emulator: a local Amazon SageMaker capacity-reservation control plane",
+               "sagemaker-emulator"};
+  app.set_version_flag("--version", std::string("sagemaker-emulator ") + smemu::kVersion);
+  app.add_option("--host", options.host, "Address to listen on")->capture_default_str();
+  app.add_option("--port", options.port, "Port to listen on (0 picks a free port)")
+      ->capture_default_str();
+  app.add_option("--db", options.db_path, "SQLite state file (:memory: keeps nothing)")
+      ->capture_default_str();
+  app.add_option("--account-id", options.account_id,
+                 "Account for callers whose access key id is not 12 digits")
+      ->capture_default_str();
+  app.add_option("--region", options.region, "Region for callers without a SigV4 scope")
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "Server threads (0: one per core)")
+      ->capture_default_str();
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format, "text or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  std::string clock_start;
+  app.add_option("--clock-start", clock_start,
+                 "Start the virtual clock at this ISO 8601 time, e.g. 2027-01-25T00:00:00Z");
+  app.add_flag("--frozen-clock", options.frozen_clock,
+               "The virtual clock does not run; it moves only through the admin API");
+  double read_timeout_seconds = 30;
+  app.add_option("--read-timeout", read_timeout_seconds,
+                 "Seconds to receive a request once its first byte has arrived")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
+
+  if (!clock_start.empty()) {
+    options.clock_start = smemu::domain::ParseIso8601(clock_start);
+    if (!options.clock_start) {
+      std::cerr << "--clock-start: not an ISO 8601 time: " << clock_start << "\n";
+      return 2;
+    }
+  }
+  options.read_timeout =
+      std::chrono::milliseconds(static_cast<long long>(read_timeout_seconds * 1000));
+  smemu::log::Configure(log_format == "json" ? smemu::log::Format::kJson
+                                             : smemu::log::Format::kText,
+                        spdlog::level::from_str(log_level));
+
+  // Block the stop signals in every thread; this one waits for them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  smemu::Server server(options);
+  unsigned short port = 0;
+  try {
+    port = server.Start();
+  } catch (const std::exception& e) {
+    std::cerr << "sagemaker-emulator: cannot start: " << e.what() << "\n";
+    return 1;
+  }
+  const std::string host =
+      options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+  std::cout << "sagemaker-emulator listening on http://" << host << ":" << port << std::endl;
+  smemu::log::Event(spdlog::level::info, "started",
+                    {{"version", smemu::kVersion}, {"port", port}, {"db", options.db_path}});
+
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  smemu::log::Event(spdlog::level::info, "stopping", {{"signal", received}});
+  server.Stop();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return Run(argc, argv); }

@@ -1,0 +1,105 @@
+#include "smemu/server.hpp"
+
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "apimodel/embedded_models.hpp"
+#include "http/transport.hpp"
+#include "log/log.hpp"
+#include "ops/emulator.hpp"
+#include "protocol/router.hpp"
+#include "protocol/sigv4.hpp"
+#include "store/state_store.hpp"
+
+namespace smemu {
+namespace {
+
+constexpr auto kShutdownGrace = std::chrono::seconds(5);
+
+const Clock& DefaultClock() {
+  static const SystemClock clock;
+  return clock;
+}
+
+}  // namespace
+
+struct Server::Impl {
+  ServerOptions options;
+  const Clock& base_clock;
+  std::unique_ptr<store::StateStore> store;
+  std::unique_ptr<ops::Emulator> emulator;
+  std::unique_ptr<protocol::Router> router;
+  http::net::io_context ioc;
+  std::unique_ptr<http::Transport> transport;
+  std::vector<std::thread> threads;
+  bool running = false;
+};
+
+Server::Server(ServerOptions options, const Clock* base_clock)
+    : impl_(new Impl{std::move(options), base_clock ? *base_clock : DefaultClock(), {}, {}, {},
+                     {}, {}, {}, false}) {}
+
+Server::~Server() { Stop(); }
+
+unsigned short Server::Start() {
+  Impl& s = *impl_;
+  if (s.running) throw std::logic_error("server already started");
+  if (!protocol::IsAccountId(s.options.account_id)) {
+    throw std::invalid_argument("--account-id must be 12 digits, got '" + s.options.account_id +
+                                "'");
+  }
+  if (!protocol::IsRegionName(s.options.region)) {
+    throw std::invalid_argument("--region is not a region name: '" + s.options.region + "'");
+  }
+  s.store = std::make_unique<store::StateStore>(s.options.db_path);
+  s.emulator = std::make_unique<ops::Emulator>(
+      *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock});
+  protocol::RouterConfig config;
+  config.default_account = s.options.account_id;
+  config.default_region = s.options.region;
+  config.control_plane_body_limit = s.options.max_body_bytes;
+  config.runtime_body_limit = s.options.max_invocation_body_bytes;
+  s.router = std::make_unique<protocol::Router>(*s.emulator, apimodel::ControlPlaneModel(),
+                                                apimodel::RuntimeModel(), config);
+  http::TransportLimits limits;
+  limits.header_limit = s.options.max_header_bytes;
+  limits.read_timeout = s.options.read_timeout;
+  limits.idle_timeout = s.options.idle_timeout;
+  const protocol::Router& router = *s.router;
+  http::TransportCallbacks callbacks{
+      [&router](const protocol::HttpRequest& request) { return router.Handle(request); },
+      [&router](std::string_view target) { return router.BodyLimitFor(target); },
+      [&router](int status, const std::string& message) {
+        return router.FramingError(status, message);
+      }};
+  s.transport = std::make_unique<http::Transport>(s.ioc, s.options.host, s.options.port, limits,
+                                                  std::move(callbacks));
+  s.transport->StartAccepting();
+  const unsigned threads =
+      s.options.threads > 0 ? s.options.threads : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < threads; ++i) s.threads.emplace_back([&s] { s.ioc.run(); });
+  s.running = true;
+  return s.transport->port();
+}
+
+void Server::Stop() {
+  Impl& s = *impl_;
+  if (!s.running) return;
+  s.running = false;
+  s.transport->BeginShutdown();
+  const auto deadline = std::chrono::steady_clock::now() + kShutdownGrace;
+  while (s.transport->OpenConnections() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  s.ioc.stop();
+  for (auto& thread : s.threads) thread.join();
+  s.threads.clear();
+  s.transport.reset();
+  s.router.reset();
+  s.emulator.reset();
+  s.store.reset();  // closes the database cleanly (WAL checkpoint on last connection)
+  log::Event(spdlog::level::info, "stopped");
+}
+
+}  // namespace smemu

@@ -1,0 +1,75 @@
+// AwsError and Result<T>: how every refusal travels from the domain and the handlers up to the
+// protocol layer, which alone renders it on the wire. Plain values; safe to copy between threads.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace smemu::domain {
+
+// An AWS error code (the wire `__type`), its message and the HTTP status it is sent with.
+struct AwsError {
+  std::string code;
+  std::string message;
+  int http_status = 400;
+
+  bool operator==(const AwsError&) const = default;
+};
+
+// Generic AWS codes and the SageMaker codes the emulator answers with. The real service answers
+// "not found" and "already exists" on models, endpoints and configs with ValidationException.
+inline AwsError ValidationException(std::string message) {
+  return {"ValidationException", std::move(message), 400};
+}
+inline AwsError SerializationException(std::string message) {
+  return {"SerializationException", std::move(message), 400};
+}
+inline AwsError UnknownOperationException(std::string message) {
+  return {"UnknownOperationException", std::move(message), 400};
+}
+inline AwsError ResourceNotFound(std::string message) {
+  return {"ResourceNotFound", std::move(message), 400};
+}
+inline AwsError ResourceInUse(std::string message) {
+  return {"ResourceInUse", std::move(message), 400};
+}
+inline AwsError ResourceLimitExceeded(std::string message) {
+  return {"ResourceLimitExceeded", std::move(message), 400};
+}
+inline AwsError InternalFailure(std::string message) {
+  return {"InternalFailure", std::move(message), 500};
+}
+
+// Either a value or an AwsError. Converts implicitly from both so handlers can `return error;`.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : state_(std::move(value)) {}               // NOLINT(runtime/explicit)
+  Result(AwsError error) : state_(std::move(error)) {}        // NOLINT(runtime/explicit)
+
+  bool ok() const { return std::holds_alternative<T>(state_); }
+  explicit operator bool() const { return ok(); }
+
+  // REQUIRES: ok()
+  T& value() & { return std::get<T>(state_); }
+  const T& value() const& { return std::get<T>(state_); }
+  T&& value() && { return std::get<T>(std::move(state_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+  // REQUIRES: !ok()
+  const AwsError& error() const { return std::get<AwsError>(state_); }
+
+ private:
+  std::variant<T, AwsError> state_;
+};
+
+// Result of an operation that yields nothing but may fail.
+struct Done {};
+using Status = Result<Done>;
+inline Status Ok() { return Done{}; }
+
+}  // namespace smemu::domain

@@ -1,0 +1,19 @@
+#include "ops/arn.hpp"
+
+#include "store/state_store.hpp"
+
+namespace smemu::ops {
+
+std::string PartitionOf(std::string_view region) {
+  if (region.rfind("cn-", 0) == 0) return "aws-cn";
+  if (region.rfind("us-gov-", 0) == 0) return "aws-us-gov";
+  return "aws";
+}
+
+std::string SageMakerArn(const Caller& caller, std::string_view resource_type,
+                         std::string_view name) {
+  return "arn:" + PartitionOf(caller.region) + ":sagemaker:" + caller.region + ":" +
+         caller.account + ":" + std::string(resource_type) + "/" + store::NameKey(name);
+}
+
+}  // namespace smemu::ops

@@ -1,0 +1,19 @@
+// ARNs of the resources the emulator keeps. AWS puts the lower-cased name in the ARN while the
+// resource keeps the case its creator gave.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ops/context.hpp"
+
+namespace smemu::ops {
+
+// "aws", or "aws-cn" / "aws-us-gov" for those regions.
+std::string PartitionOf(std::string_view region);
+
+// arn:<partition>:sagemaker:<region>:<account>:<resource_type>/<lower-cased name>
+std::string SageMakerArn(const Caller& caller, std::string_view resource_type,
+                         std::string_view name);
+
+}  // namespace smemu::ops

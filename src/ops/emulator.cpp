@@ -1,0 +1,107 @@
+#include "ops/emulator.hpp"
+
+#include "domain/time_format.hpp"
+#include "ops/handlers.hpp"
+
+namespace smemu::ops {
+namespace {
+
+constexpr const char* kClockSetting = "virtual_clock";
+
+// The persisted clock: the virtual time and the base time it was read at, so a running clock keeps
+// its offset across a restart and a frozen one stays where it was.
+std::string EncodeClock(const VirtualClock::State& state, TimePoint base_now) {
+  return nlohmann::json{{"now_ms", state.now.time_since_epoch().count()},
+                        {"base_ms", base_now.time_since_epoch().count()},
+                        {"frozen", state.frozen}}
+      .dump();
+}
+
+std::optional<VirtualClock::State> DecodeClock(const std::string& text, TimePoint base_now) {
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("now_ms") || !doc.contains("base_ms")) return std::nullopt;
+  const TimePoint saved_now{Millis{doc["now_ms"].get<int64_t>()}};
+  const TimePoint saved_base{Millis{doc["base_ms"].get<int64_t>()}};
+  const bool frozen = doc.value("frozen", false);
+  return VirtualClock::State{frozen ? saved_now : saved_now + (base_now - saved_base), frozen};
+}
+
+}  // namespace
+
+Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start)
+    : store_(store),
+      base_clock_(base_clock),
+      clock_start_(clock_start),
+      clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen) {
+  AddModelHandlers(handlers_);
+  invoke_endpoint_ = &ops::InvokeEndpoint;
+  if (!clock_start.start) {
+    if (auto saved = store_.GetSetting(kClockSetting)) {
+      if (auto state = DecodeClock(*saved, base_clock_.Now())) {
+        clock_.Reset(state->now, state->frozen);
+      }
+    }
+  }
+  std::lock_guard lock(mutex_);
+  PersistClockLocked();
+}
+
+bool Emulator::Emulates(const std::string& operation) const {
+  return handlers_.find(operation) != handlers_.end();
+}
+
+Context Emulator::MakeContextLocked(const Caller& caller) {
+  return Context{caller, clock_.Now(), store_};
+}
+
+domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
+                                                const nlohmann::json& input, const Caller& caller) {
+  std::lock_guard lock(mutex_);
+  Context ctx = MakeContextLocked(caller);
+  return handlers_.at(operation)(input, ctx);
+}
+
+domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& request,
+                                                        const Caller& caller) {
+  std::lock_guard lock(mutex_);
+  Context ctx = MakeContextLocked(caller);
+  return invoke_endpoint_(request, ctx);
+}
+
+VirtualClock::State Emulator::GetClock() const { return clock_.GetState(); }
+
+domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& change) {
+  std::lock_guard lock(mutex_);
+  const VirtualClock::State before = clock_.GetState();
+  TimePoint target = change.set_to.value_or(before.now);
+  if (target < before.now) {
+    return domain::ValidationException("The clock cannot move backwards: " +
+                                       domain::FormatIso8601(target) + " is before the current " +
+                                       domain::FormatIso8601(before.now) + ".");
+  }
+  if (change.advance_by) {
+    if (change.advance_by->count() < 0) {
+      return domain::ValidationException("advance_seconds must not be negative.");
+    }
+    target += *change.advance_by;
+  }
+  // A running clock may have moved past `target` by a few milliseconds since `before` was read;
+  // Set() then keeps the later time, which is what the caller asked for.
+  if (change.set_to || change.advance_by) clock_.Set(target);
+  if (change.frozen) clock_.SetFrozen(*change.frozen);
+  PersistClockLocked();
+  return clock_.GetState();
+}
+
+void Emulator::Reset() {
+  std::lock_guard lock(mutex_);
+  store_.DeleteEverything();
+  clock_.Reset(clock_start_.start.value_or(base_clock_.Now()), clock_start_.frozen);
+  PersistClockLocked();
+}
+
+void Emulator::PersistClockLocked() {
+  store_.PutSetting(kClockSetting, EncodeClock(clock_.GetState(), base_clock_.Now()));
+}
+
+}  // namespace smemu::ops

@@ -1,0 +1,67 @@
+// Emulator: the operation layer's front door. It owns the table of operation handlers and runs each
+// request under one lock, so the store (and, later, the capacity ledger) see one caller at a time.
+// It also serves the emulator's own admin actions: the virtual clock and reset.
+// Thread-safe: any transport thread may call any method.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "domain/aws_error.hpp"
+#include "ops/context.hpp"
+#include "smemu/clock.hpp"
+#include "store/state_store.hpp"
+
+namespace smemu::ops {
+
+// How the virtual clock starts, and where reset puts it back.
+struct ClockStart {
+  std::optional<TimePoint> start;  // nullopt: the base clock's current time
+  bool frozen = false;
+};
+
+// A requested clock change; every part is optional and they apply in the order set, advance, freeze.
+struct ClockChange {
+  std::optional<TimePoint> set_to;
+  std::optional<Millis> advance_by;
+  std::optional<bool> frozen;
+};
+
+class Emulator {
+ public:
+  // `base_clock` drives the virtual clock while it runs; `store` keeps everything durable. Both must
+  // outlive the Emulator. Restores a persisted clock unless `clock_start.start` is given.
+  Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start);
+
+  // True when a handler exists for the control-plane operation.
+  bool Emulates(const std::string& operation) const;
+  // REQUIRES: Emulates(operation); `input` passed model validation.
+  domain::Result<nlohmann::json> Invoke(const std::string& operation, const nlohmann::json& input,
+                                        const Caller& caller);
+  domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, const Caller& caller);
+
+  VirtualClock::State GetClock() const;
+  // Applies a change; moving backwards is refused with a ValidationException and changes nothing.
+  domain::Result<VirtualClock::State> ChangeClock(const ClockChange& change);
+  // Deletes all resources of all accounts and puts the clock back to its start.
+  void Reset();
+
+  const VirtualClock& clock() const { return clock_; }
+
+ private:
+  void PersistClockLocked();
+  Context MakeContextLocked(const Caller& caller);
+
+  store::StateStore& store_;
+  const Clock& base_clock_;
+  const ClockStart clock_start_;
+  VirtualClock clock_;
+  std::map<std::string, Handler, std::less<>> handlers_;
+  RuntimeHandler invoke_endpoint_;
+  mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
+};
+
+}  // namespace smemu::ops

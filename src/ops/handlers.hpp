@@ -1,0 +1,18 @@
+// Registration of the operation handlers, one function per resource family.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ops/context.hpp"
+
+namespace smemu::ops {
+
+using HandlerTable = std::map<std::string, Handler, std::less<>>;
+
+void AddModelHandlers(HandlerTable& table);
+
+// sagemaker-runtime InvokeEndpoint.
+domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Context& ctx);
+
+}  // namespace smemu::ops

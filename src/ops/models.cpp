@@ -1,0 +1,103 @@
+// CreateModel, DescribeModel, DeleteModel, ListModels.
+#include "ops/arn.hpp"
+#include "ops/handlers.hpp"
+#include "ops/listing.hpp"
+#include "ops/wire_values.hpp"
+
+namespace smemu::ops {
+namespace {
+
+using domain::Result;
+using nlohmann::json;
+
+constexpr const char* kKind = "model";
+
+// Members of CreateModelInput that DescribeModel echoes back.
+constexpr const char* kDescribedMembers[] = {"PrimaryContainer",        "Containers",
+                                             "InferenceExecutionConfig", "ExecutionRoleArn",
+                                             "VpcConfig",               "EnableNetworkIsolation"};
+
+store::ResourceKey KeyOf(const Context& ctx, const std::string& name) {
+  return {ctx.caller.account, ctx.caller.region, kKind, name};
+}
+
+// The service fills in defaults for a container it describes.
+json DescribedContainer(json container) {
+  if (!container.contains("Mode")) container["Mode"] = "SingleModel";
+  if (!container.contains("Environment")) container["Environment"] = json::object();
+  return container;
+}
+
+domain::AwsError ModelNotFound(const Context& ctx, const std::string& name) {
+  return domain::ValidationException("Could not find model \"" +
+                                     SageMakerArn(ctx.caller, kKind, name) + "\".");
+}
+
+Result<json> CreateModel(const json& in, Context& ctx) {
+  const std::string name = in.at("ModelName").get<std::string>();
+  json doc = json::object();
+  for (const char* member : kDescribedMembers) {
+    if (auto it = in.find(member); it != in.end() && !it->is_null()) doc[member] = *it;
+  }
+  if (doc.contains("PrimaryContainer")) {
+    doc["PrimaryContainer"] = DescribedContainer(doc["PrimaryContainer"]);
+  }
+  if (doc.contains("Containers")) {
+    for (json& container : doc["Containers"]) container = DescribedContainer(container);
+  }
+  if (!doc.contains("EnableNetworkIsolation")) doc["EnableNetworkIsolation"] = false;
+
+  store::Tags tags;
+  for (const json& tag : in.value("Tags", json::array())) {
+    tags.emplace_back(tag.at("Key").get<std::string>(), tag.value("Value", ""));
+  }
+  const std::string arn = SageMakerArn(ctx.caller, kKind, name);
+  const store::ResourceRow row{KeyOf(ctx, name), arn, "", ctx.now, ctx.now, doc.dump()};
+  if (!ctx.store.Insert(row, tags)) {
+    return domain::ValidationException("Cannot create already existing model \"" + arn + "\".");
+  }
+  return json{{"ModelArn", arn}};
+}
+
+Result<json> DescribeModel(const json& in, Context& ctx) {
+  const std::string name = in.at("ModelName").get<std::string>();
+  const auto row = ctx.store.Get(KeyOf(ctx, name));
+  if (!row) return ModelNotFound(ctx, name);
+  json out = json::parse(row->doc);
+  out["ModelName"] = row->key.name;
+  out["ModelArn"] = row->arn;
+  out["CreationTime"] = WriteTimestamp(row->created);
+  return out;
+}
+
+Result<json> DeleteModel(const json& in, Context& ctx) {
+  const std::string name = in.at("ModelName").get<std::string>();
+  if (!ctx.store.Delete(KeyOf(ctx, name))) return ModelNotFound(ctx, name);
+  return json::object();
+}
+
+Result<json> ListModels(const json& in, Context& ctx) {
+  auto query = ReadListRequest(in, kKind, ctx);
+  if (!query) return query.error();
+  const store::ListPage page = ctx.store.List(*query);
+  json models = json::array();
+  for (const store::ResourceRow& row : page.rows) {
+    models.push_back({{"ModelName", row.key.name},
+                      {"ModelArn", row.arn},
+                      {"CreationTime", WriteTimestamp(row.created)}});
+  }
+  json out = {{"Models", std::move(models)}};
+  WriteNextToken(*query, page, out);
+  return out;
+}
+
+}  // namespace
+
+void AddModelHandlers(HandlerTable& table) {
+  table.emplace("CreateModel", &CreateModel);
+  table.emplace("DescribeModel", &DescribeModel);
+  table.emplace("DeleteModel", &DeleteModel);
+  table.emplace("ListModels", &ListModels);
+}
+
+}  // namespace smemu::ops

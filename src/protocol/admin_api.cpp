@@ -1,0 +1,98 @@
+// The emulator's own admin API under /_emulator/: health, the virtual clock, reset.
+#include <nlohmann/json.hpp>
+
+#include "domain/time_format.hpp"
+#include "protocol/router_internal.hpp"
+#include "smemu/version.hpp"
+
+namespace smemu::protocol {
+namespace {
+
+using nlohmann::json;
+
+json ClockJson(const VirtualClock::State& state) {
+  return {{"now", domain::FormatIso8601(state.now)},
+          {"epoch", domain::ToEpochSeconds(state.now)},
+          {"frozen", state.frozen}};
+}
+
+domain::AwsError BadClockRequest(const std::string& message) {
+  return domain::ValidationException(message);
+}
+
+// Reads {"now": ISO 8601 | epoch seconds, "advance_seconds": N >= 0, "frozen": bool}.
+domain::Result<ops::ClockChange> ReadClockChange(const json& body) {
+  ops::ClockChange change;
+  for (const auto& [key, value] : body.items()) {
+    if (key == "now") {
+      if (value.is_string()) {
+        change.set_to = domain::ParseIso8601(value.get<std::string>());
+        if (!change.set_to) {
+          return BadClockRequest("'now' must be an ISO 8601 time such as 2026-01-31T08:00:00Z.");
+        }
+      } else if (value.is_number()) {
+        change.set_to = domain::FromEpochSeconds(value.get<double>());
+      } else {
+        return BadClockRequest("'now' must be an ISO 8601 string or epoch seconds.");
+      }
+    } else if (key == "advance_seconds") {
+      if (!value.is_number() || value.get<double>() < 0 || value.get<double>() > 1e11) {
+        return BadClockRequest("'advance_seconds' must be a number of seconds >= 0.");
+      }
+      change.advance_by = Millis{static_cast<long long>(std::llround(value.get<double>() * 1000))};
+    } else if (key == "frozen") {
+      if (!value.is_boolean()) return BadClockRequest("'frozen' must be true or false.");
+      change.frozen = value.get<bool>();
+    } else {
+      return BadClockRequest("Unknown member '" + key +
+                             "'; expected now, advance_seconds or frozen.");
+    }
+  }
+  return change;
+}
+
+}  // namespace
+
+HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) const {
+  outcome.protocol = WireProtocol::kAdmin;
+  const std::string_view path = request.Path();
+  outcome.operation = std::string(path);
+  auto reply = [&](const json& body) {
+    return RenderJson(200, body.dump(), WireProtocol::kAdmin, outcome.request_id);
+  };
+  auto fail = [&](const domain::AwsError& error) {
+    return RenderError(error, WireProtocol::kAdmin, outcome.request_id);
+  };
+  auto wrong_method = [&](const char* allowed) {
+    HttpResponse response = fail({"MethodNotAllowedException",
+                                  std::string(path) + " accepts " + allowed + ", not " +
+                                      request.method + ".",
+                                  405});
+    response.headers.emplace_back("Allow", allowed);
+    return response;
+  };
+
+  if (path == "/_emulator/health") {
+    if (request.method != "GET") return wrong_method("GET");
+    return reply({{"status", "ok"}, {"version", kVersion}});
+  }
+  if (path == "/_emulator/clock") {
+    if (request.method == "GET") return reply(ClockJson(emulator_.GetClock()));
+    if (request.method != "POST") return wrong_method("GET, POST");
+    auto body = ParseJsonObject(request.body, config_.max_json_depth);
+    if (!body) return fail(body.error());
+    auto change = ReadClockChange(*body);
+    if (!change) return fail(change.error());
+    auto state = emulator_.ChangeClock(*change);
+    if (!state) return fail(state.error());
+    return reply(ClockJson(*state));
+  }
+  if (path == "/_emulator/reset") {
+    if (request.method != "POST") return wrong_method("POST");
+    emulator_.Reset();
+    return reply({{"status", "reset"}, {"clock", ClockJson(emulator_.GetClock())}});
+  }
+  return fail({"NotFoundException", "No admin resource at " + std::string(path) + ".", 404});
+}
+
+}  // namespace smemu::protocol

@@ -1,0 +1,110 @@
+// restJson1 front end for sagemaker-runtime: POST /endpoints/{EndpointName}/invocations.
+#include <nlohmann/json.hpp>
+
+#include "apimodel/validator.hpp"
+#include "protocol/router_internal.hpp"
+
+namespace smemu::protocol {
+namespace {
+
+// Decodes %XX escapes in a path label. nullopt on a malformed escape.
+std::optional<std::string> PercentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size() || !std::isxdigit(static_cast<unsigned char>(text[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      return std::nullopt;
+    }
+    out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
+    i += 2;
+  }
+  return out;
+}
+
+// The runtime model names its invalid-input error ValidationError, not ValidationException.
+domain::AwsError AsRuntimeError(domain::AwsError error) {
+  if (error.code == "ValidationException") error.code = "ValidationError";
+  return error;
+}
+
+std::string HeaderOr(const HttpRequest& request, std::string_view name) {
+  const std::string* value = request.Header(name);
+  return value == nullptr ? std::string() : *value;
+}
+
+}  // namespace
+
+HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome) const {
+  outcome.protocol = WireProtocol::kRestJson1;
+  auto fail = [&](const domain::AwsError& error) {
+    return RenderError(AsRuntimeError(error), WireProtocol::kRestJson1, outcome.request_id);
+  };
+  // /endpoints/{EndpointName}/{action}
+  const std::string_view rest = request.Path().substr(kRuntimePrefix.size());
+  const size_t slash = rest.find('/');
+  const std::string_view action =
+      slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+  outcome.operation = action == "invocations"                    ? "InvokeEndpoint"
+                      : action == "async-invocations"            ? "InvokeEndpointAsync"
+                      : action == "invocations-response-stream" ? "InvokeEndpointWithResponseStream"
+                                                                 : "-";
+  const apimodel::Operation* spec = runtime_.FindOperation(outcome.operation);
+  if (spec == nullptr) {
+    return fail({"UnknownOperationException",
+                 "No sagemaker-runtime operation is served at " + std::string(request.Path()) +
+                     " by sagemaker-emulator.",
+                 outcome.operation == "-" ? 404 : 400});
+  }
+  if (request.method != spec->http_method) {
+    HttpResponse response = fail({"MethodNotAllowedException",
+                                  outcome.operation + " is served with " + spec->http_method +
+                                      ", not " + request.method + ".",
+                                  405});
+    response.headers.emplace_back("Allow", spec->http_method);
+    return response;
+  }
+  const ops::Caller caller = CallerOf(request, outcome.request_id);
+  outcome.account = caller.account;
+  outcome.region = caller.region;
+
+  const auto endpoint_name = PercentDecode(rest.substr(0, slash));
+  if (!endpoint_name) return fail(domain::ValidationException("The endpoint name is not valid."));
+  ops::InvokeRequest invoke{*endpoint_name,
+                            request.body,
+                            HeaderOr(request, "Content-Type"),
+                            HeaderOr(request, "Accept"),
+                            HeaderOr(request, "X-Amzn-SageMaker-Custom-Attributes"),
+                            HeaderOr(request, "X-Amzn-SageMaker-Target-Variant")};
+
+  // Validate the members the model places in the path and headers.
+  nlohmann::json members = {{"EndpointName", invoke.endpoint_name}, {"Body", ""}};
+  for (const apimodel::Member& member : spec->input->members) {
+    if (member.location == "header") {
+      if (const std::string* value = request.Header(member.location_name)) {
+        members[member.name] = *value;
+      }
+    }
+  }
+  if (auto valid = apimodel::ValidateRequest(*spec->input, members); !valid) {
+    return fail(valid.error());
+  }
+  auto output = emulator_.InvokeEndpoint(invoke, caller);
+  if (!output) return fail(output.error());
+  HttpResponse response;
+  response.status = spec->success_code;
+  response.body = std::move(output->body);
+  response.headers = {{"Content-Type", output->content_type},
+                      {"x-amzn-RequestId", outcome.request_id},
+                      {"x-Amzn-Invoked-Production-Variant", output->invoked_variant}};
+  if (!output->custom_attributes.empty()) {
+    response.headers.emplace_back("X-Amzn-SageMaker-Custom-Attributes", output->custom_attributes);
+  }
+  return response;
+}
+
+}  // namespace smemu::protocol

@@ -1,0 +1,96 @@
+#include "protocol/router.hpp"
+
+#include <boost/uuid/random_generator.hpp>
+#include <boost/uuid/uuid_io.hpp>
+#include <chrono>
+#include <cmath>
+
+#include "log/log.hpp"
+#include "protocol/error_writer.hpp"
+#include "protocol/router_internal.hpp"
+#include "protocol/sigv4.hpp"
+
+namespace smemu::protocol {
+
+std::string NewRequestId() {
+  thread_local boost::uuids::random_generator generator;
+  return boost::uuids::to_string(generator());
+}
+
+Router::Router(ops::Emulator& emulator, const apimodel::ServiceModel& control_plane,
+               const apimodel::ServiceModel& runtime, RouterConfig config)
+    : emulator_(emulator),
+      control_plane_(control_plane),
+      runtime_(runtime),
+      config_(std::move(config)) {}
+
+std::size_t Router::BodyLimitFor(std::string_view target) const {
+  return target.rfind(kRuntimePrefix, 0) == 0 ? config_.runtime_body_limit
+                                              : config_.control_plane_body_limit;
+}
+
+ops::Caller Router::CallerOf(const HttpRequest& request, const std::string& request_id) const {
+  ops::Caller caller{config_.default_account, config_.default_region, request_id};
+  const std::string* authorization = request.Header("Authorization");
+  if (authorization == nullptr) return caller;
+  if (auto scope = ParseAuthorization(*authorization)) {
+    if (IsRegionName(scope->region)) caller.region = scope->region;
+    if (IsAccountId(scope->access_key_id)) caller.account = scope->access_key_id;
+  }
+  return caller;
+}
+
+HttpResponse Router::Handle(const HttpRequest& request) const {
+  const auto started = std::chrono::steady_clock::now();
+  Outcome outcome;
+  outcome.request_id = NewRequestId();
+  HttpResponse response;
+  const std::string_view path = request.Path();
+  try {
+    if (path == "/") {
+      response = HandleAwsJson(request, outcome);
+    } else if (path.rfind(kRuntimePrefix, 0) == 0) {
+      response = HandleRuntime(request, outcome);
+    } else if (path.rfind(kAdminPrefix, 0) == 0) {
+      response = HandleAdmin(request, outcome);
+    } else {
+      outcome.operation = "-";
+      response = RenderError(
+          {"UnknownOperationException", "No operation is served at " + std::string(path) + ".",
+           404},
+          WireProtocol::kRestJson1, outcome.request_id);
+    }
+  } catch (const std::exception& e) {
+    // A defect or a store failure: never let it reach the socket as anything but an AWS error.
+    log::Event(spdlog::level::err, "internal error",
+               {{"request_id", outcome.request_id}, {"error", e.what()}});
+    response = RenderError(domain::InternalFailure("An internal error occurred."),
+                           outcome.protocol, outcome.request_id);
+  }
+  const auto latency = std::chrono::duration<double, std::milli>(
+      std::chrono::steady_clock::now() - started);
+  log::Event(spdlog::level::info, "request",
+             {{"request_id", outcome.request_id},
+              {"operation", outcome.operation},
+              {"account", outcome.account},
+              {"region", outcome.region},
+              {"status", response.status},
+              {"latency_ms", std::round(latency.count() * 1000.0) / 1000.0}});
+  return response;
+}
+
+HttpResponse Router::FramingError(int status, const std::string& message) const {
+  const char* code = status == 413   ? "RequestEntityTooLargeException"
+                     : status == 431 ? "RequestHeaderFieldsTooLargeException"
+                     : status == 408 ? "RequestTimeoutException"
+                                     : "BadRequestException";
+  const std::string request_id = NewRequestId();
+  log::Event(spdlog::level::warn, "request refused",
+             {{"request_id", request_id}, {"status", status}, {"reason", message}});
+  HttpResponse response =
+      RenderError({code, message, status}, WireProtocol::kRestJson1, request_id);
+  response.close_connection = true;
+  return response;
+}
+
+}  // namespace smemu::protocol

@@ -1,0 +1,57 @@
+// Router: the protocol layer's entry point, a pure function from HttpRequest to HttpResponse.
+//   POST /                                   awsJson1_1 control plane (X-Amz-Target: SageMaker.Op)
+//   POST /endpoints/{EndpointName}/...       restJson1 sagemaker-runtime
+//   /_emulator/...                           the emulator's own admin API (JSON)
+// It reads the caller from the SigV4 credential scope, validates input against the service model,
+// calls the operation layer, renders results and errors, and logs one line per request.
+// Thread-safe: holds no mutable state of its own.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "apimodel/service_model.hpp"
+#include "ops/emulator.hpp"
+#include "protocol/http_types.hpp"
+
+namespace smemu::protocol {
+
+struct RouterConfig {
+  std::string default_account = "000000000000";
+  std::string default_region = "us-east-1";
+  std::size_t control_plane_body_limit = 1024 * 1024;    // 1 MiB
+  std::size_t runtime_body_limit = 6 * 1024 * 1024;      // 6 MiB, the model's BodyBlob maximum
+  int max_json_depth = 64;                               // deeper request bodies are refused
+};
+
+class Router {
+ public:
+  // All references must outlive the Router.
+  Router(ops::Emulator& emulator, const apimodel::ServiceModel& control_plane,
+         const apimodel::ServiceModel& runtime, RouterConfig config);
+
+  HttpResponse Handle(const HttpRequest& request) const;
+
+  // The largest body accepted for a request to `target`; the transport enforces it while reading.
+  std::size_t BodyLimitFor(std::string_view target) const;
+
+  // Answers for requests the transport refuses before they reach Handle() (size, framing, time).
+  HttpResponse FramingError(int status, const std::string& message) const;
+
+ private:
+  struct Outcome;
+  HttpResponse HandleAwsJson(const HttpRequest& request, Outcome& outcome) const;
+  HttpResponse HandleRuntime(const HttpRequest& request, Outcome& outcome) const;
+  HttpResponse HandleAdmin(const HttpRequest& request, Outcome& outcome) const;
+  ops::Caller CallerOf(const HttpRequest& request, const std::string& request_id) const;
+
+  ops::Emulator& emulator_;
+  const apimodel::ServiceModel& control_plane_;
+  const apimodel::ServiceModel& runtime_;
+  const RouterConfig config_;
+};
+
+// A fresh random request id (UUID v4 text).
+std::string NewRequestId();
+
+}  // namespace smemu::protocol

@@ -1,0 +1,28 @@
+// Private to the protocol layer: what Router's three front ends share.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "protocol/error_writer.hpp"
+#include "protocol/router.hpp"
+
+namespace smemu::protocol {
+
+inline constexpr std::string_view kRuntimePrefix = "/endpoints/";
+inline constexpr std::string_view kAdminPrefix = "/_emulator/";
+
+// What a request turned out to be, for the request log line.
+struct Router::Outcome {
+  std::string request_id;
+  std::string operation = "-";
+  std::string account = "-";
+  std::string region = "-";
+  WireProtocol protocol = WireProtocol::kAwsJson11;
+};
+
+// Parses a request body as a JSON object, refusing malformed JSON, non-objects and nesting deeper
+// than `max_depth`. An empty body is an empty object.
+domain::Result<nlohmann::json> ParseJsonObject(const std::string& body, int max_depth);
+
+}  // namespace smemu::protocol

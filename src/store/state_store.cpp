@@ -1,0 +1,269 @@
+#include "store/state_store.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <stdexcept>
+#include <string_view>
+
+namespace smemu {
+const std::map<std::string, std::string_view>& EmbeddedFiles();
+}
+
+namespace smemu::store {
+namespace {
+
+constexpr std::string_view kMigrationPrefix = "schemas/";
+
+// Migrations embedded at build time, keyed by their number (the digits before the first '_').
+std::map<int, std::string_view> EmbeddedMigrations() {
+  std::map<int, std::string_view> migrations;
+  for (const auto& [path, contents] : EmbeddedFiles()) {
+    if (path.rfind(kMigrationPrefix, 0) != 0) continue;
+    const std::string file = path.substr(kMigrationPrefix.size());
+    migrations.emplace(std::stoi(file.substr(0, file.find('_'))), contents);
+  }
+  return migrations;
+}
+
+int64_t ToMillis(TimePoint t) { return t.time_since_epoch().count(); }
+TimePoint FromMillis(int64_t ms) { return TimePoint{Millis{ms}}; }
+
+ResourceRow ReadRow(SQLite::Statement& statement) {
+  ResourceRow row;
+  row.key.account = statement.getColumn(0).getString();
+  row.key.region = statement.getColumn(1).getString();
+  row.key.kind = statement.getColumn(2).getString();
+  row.key.name = statement.getColumn(3).getString();
+  row.arn = statement.getColumn(4).getString();
+  row.status = statement.getColumn(5).getString();
+  row.created = FromMillis(statement.getColumn(6).getInt64());
+  row.modified = FromMillis(statement.getColumn(7).getInt64());
+  row.doc = statement.getColumn(8).getString();
+  return row;
+}
+
+constexpr const char* kRowColumns =
+    "account, region, kind, name, arn, status, created_ms, modified_ms, doc";
+
+void BindKey(SQLite::Statement& statement, const ResourceKey& key) {
+  statement.bind(":account", key.account);
+  statement.bind(":region", key.region);
+  statement.bind(":kind", key.kind);
+  statement.bind(":name_key", NameKey(key.name));
+}
+
+}  // namespace
+
+std::string NameKey(std::string_view name) {
+  std::string key(name);
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return key;
+}
+
+StateStore::StateStore(const std::string& path) {
+  try {
+    db_ = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db_->exec("PRAGMA foreign_keys = ON");
+    // WAL with synchronous=FULL: an acknowledged write survives a process crash and a power loss.
+    if (path != ":memory:") db_->exec("PRAGMA journal_mode = WAL");
+    db_->exec("PRAGMA synchronous = FULL");
+    db_->setBusyTimeout(5000);
+    Migrate();
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error("cannot open database '" + path + "': " + e.what());
+  }
+}
+
+StateStore::~StateStore() = default;
+
+void StateStore::Migrate() {
+  int version = db_->execAndGet("PRAGMA user_version").getInt();
+  const auto migrations = EmbeddedMigrations();
+  if (!migrations.empty() && version > migrations.rbegin()->first) {
+    throw std::runtime_error("database schema version " + std::to_string(version) +
+                             " is newer than this build supports (" +
+                             std::to_string(migrations.rbegin()->first) + ")");
+  }
+  for (const auto& [number, sql] : migrations) {
+    if (number <= version) continue;
+    SQLite::Transaction transaction(*db_);
+    db_->exec(std::string(sql));
+    db_->exec("PRAGMA user_version = " + std::to_string(number));
+    transaction.commit();
+    version = number;
+  }
+}
+
+int StateStore::SchemaVersion() const {
+  return db_->execAndGet("PRAGMA user_version").getInt();
+}
+
+std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
+  SQLite::Statement statement(*db_, std::string("SELECT ") + kRowColumns +
+                                        " FROM resources WHERE account = :account AND region = "
+                                        ":region AND kind = :kind AND name_key = :name_key");
+  BindKey(statement, key);
+  if (!statement.executeStep()) return std::nullopt;
+  return ReadRow(statement);
+}
+
+bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
+  SQLite::Transaction transaction(*db_);
+  SQLite::Statement insert(*db_,
+                           "INSERT OR IGNORE INTO resources (account, region, kind, name_key, "
+                           "name, arn, status, created_ms, modified_ms, doc) VALUES (:account, "
+                           ":region, :kind, :name_key, :name, :arn, :status, :created, :modified, "
+                           ":doc)");
+  BindKey(insert, row.key);
+  insert.bind(":name", row.key.name);
+  insert.bind(":arn", row.arn);
+  insert.bind(":status", row.status);
+  insert.bind(":created", ToMillis(row.created));
+  insert.bind(":modified", ToMillis(row.modified));
+  insert.bind(":doc", row.doc);
+  if (insert.exec() == 0) return false;
+  SQLite::Statement tag(*db_,
+                        "INSERT OR REPLACE INTO tags (arn, position, key, value) VALUES (?, ?, ?, ?)");
+  int position = 0;
+  for (const auto& [key, value] : tags) {
+    tag.bind(1, row.arn);
+    tag.bind(2, position++);
+    tag.bind(3, key);
+    tag.bind(4, value);
+    tag.exec();
+    tag.reset();
+  }
+  transaction.commit();
+  return true;
+}
+
+bool StateStore::Update(const ResourceRow& row) {
+  SQLite::Transaction transaction(*db_);
+  SQLite::Statement update(*db_,
+                           "UPDATE resources SET status = :status, modified_ms = :modified, doc = "
+                           ":doc WHERE account = :account AND region = :region AND kind = :kind "
+                           "AND name_key = :name_key");
+  BindKey(update, row.key);
+  update.bind(":status", row.status);
+  update.bind(":modified", ToMillis(row.modified));
+  update.bind(":doc", row.doc);
+  const bool changed = update.exec() > 0;
+  transaction.commit();
+  return changed;
+}
+
+bool StateStore::Delete(const ResourceKey& key) {
+  SQLite::Transaction transaction(*db_);
+  SQLite::Statement select(*db_,
+                           "SELECT arn FROM resources WHERE account = :account AND region = "
+                           ":region AND kind = :kind AND name_key = :name_key");
+  BindKey(select, key);
+  if (!select.executeStep()) return false;
+  const std::string arn = select.getColumn(0).getString();
+  SQLite::Statement remove(*db_,
+                           "DELETE FROM resources WHERE account = :account AND region = :region "
+                           "AND kind = :kind AND name_key = :name_key");
+  BindKey(remove, key);
+  remove.exec();
+  SQLite::Statement remove_tags(*db_, "DELETE FROM tags WHERE arn = ?");
+  remove_tags.bind(1, arn);
+  remove_tags.exec();
+  transaction.commit();
+  return true;
+}
+
+ListPage StateStore::List(const ListQuery& query) const {
+  // The SQL text is chosen from fixed fragments; every value is bound.
+  std::string sql = std::string("SELECT ") + kRowColumns +
+                    " FROM resources WHERE account = :account AND region = :region AND kind = :kind";
+  if (query.name_contains) sql += " AND instr(name_key, :contains) > 0";
+  if (query.created_after) sql += " AND created_ms > :created_after";
+  if (query.created_before) sql += " AND created_ms < :created_before";
+  const char* direction = query.descending ? "DESC" : "ASC";
+  const char* beyond = query.descending ? "<" : ">";
+  if (query.sort == SortField::kName) {
+    if (query.after) sql += std::string(" AND name_key ") + beyond + " :after_name";
+    sql += std::string(" ORDER BY name_key ") + direction;
+  } else {
+    if (query.after) {
+      sql += std::string(" AND (created_ms, name_key) ") + beyond + " (:after_created, :after_name)";
+    }
+    sql += std::string(" ORDER BY created_ms ") + direction + ", name_key " + direction;
+  }
+  sql += " LIMIT :limit";
+
+  SQLite::Statement statement(*db_, sql);
+  statement.bind(":account", query.account);
+  statement.bind(":region", query.region);
+  statement.bind(":kind", query.kind);
+  if (query.name_contains) statement.bind(":contains", NameKey(*query.name_contains));
+  if (query.created_after) statement.bind(":created_after", ToMillis(*query.created_after));
+  if (query.created_before) statement.bind(":created_before", ToMillis(*query.created_before));
+  if (query.after) {
+    statement.bind(":after_name", query.after->name_key);
+    if (query.sort == SortField::kCreationTime) {
+      statement.bind(":after_created", query.after->created_ms);
+    }
+  }
+  statement.bind(":limit", query.limit + 1);  // one more tells whether another page exists
+
+  ListPage page;
+  while (statement.executeStep()) page.rows.push_back(ReadRow(statement));
+  if (static_cast<int>(page.rows.size()) > query.limit) {
+    page.rows.pop_back();
+    page.has_more = true;
+  }
+  return page;
+}
+
+Tags StateStore::GetTags(const std::string& arn) const {
+  SQLite::Statement statement(*db_, "SELECT key, value FROM tags WHERE arn = ? ORDER BY position");
+  statement.bind(1, arn);
+  Tags tags;
+  while (statement.executeStep()) {
+    tags.emplace_back(statement.getColumn(0).getString(), statement.getColumn(1).getString());
+  }
+  return tags;
+}
+
+std::optional<std::string> StateStore::GetSetting(const std::string& key) const {
+  SQLite::Statement statement(*db_, "SELECT value FROM emulator_state WHERE key = ?");
+  statement.bind(1, key);
+  if (!statement.executeStep()) return std::nullopt;
+  return statement.getColumn(0).getString();
+}
+
+void StateStore::PutSetting(const std::string& key, const std::string& value) {
+  SQLite::Transaction transaction(*db_);
+  SQLite::Statement statement(*db_,
+                              "INSERT INTO emulator_state (key, value) VALUES (?, ?) ON CONFLICT "
+                              "(key) DO UPDATE SET value = excluded.value");
+  statement.bind(1, key);
+  statement.bind(2, value);
+  statement.exec();
+  transaction.commit();
+}
+
+void StateStore::DeleteSetting(const std::string& key) {
+  SQLite::Transaction transaction(*db_);
+  SQLite::Statement statement(*db_, "DELETE FROM emulator_state WHERE key = ?");
+  statement.bind(1, key);
+  statement.exec();
+  transaction.commit();
+}
+
+void StateStore::DeleteEverything() {
+  SQLite::Transaction transaction(*db_);
+  db_->exec("DELETE FROM resources; DELETE FROM tags; DELETE FROM emulator_state;");
+  transaction.commit();
+}
+
+std::string StateStore::IntegrityCheck() const {
+  return db_->execAndGet("PRAGMA integrity_check").getString();
+}
+
+}  // namespace smemu::store

@@ -1,0 +1,109 @@
+// StateStore: the emulator's durable state in one SQLite database (a file, or ":memory:").
+// Opening applies the numbered migrations in schemas/ (embedded in the binary) that the file has not
+// seen yet, tracked with PRAGMA user_version. Every mutation runs in one transaction. Knows nothing
+// of HTTP or of AWS request shapes; resources are rows with a JSON document as text.
+//
+// Thread-safety: none. The single owner (ops::Registry) serialises all calls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "smemu/clock.hpp"
+
+namespace SQLite {
+class Database;
+}
+
+namespace smemu::store {
+
+// Identifies one resource. Lookups ignore the case of `name`.
+struct ResourceKey {
+  std::string account;
+  std::string region;
+  std::string kind;  // "model", "endpoint", ...
+  std::string name;
+};
+
+struct ResourceRow {
+  ResourceKey key;
+  std::string arn;
+  std::string status;
+  TimePoint created{};
+  TimePoint modified{};
+  std::string doc;  // JSON text owned by the handlers
+};
+
+using Tags = std::vector<std::pair<std::string, std::string>>;
+
+enum class SortField { kName, kCreationTime };
+
+// A page of a filtered, sorted listing. `after` continues after the row that ended the last page.
+struct ListQuery {
+  std::string account;
+  std::string region;
+  std::string kind;
+  std::optional<std::string> name_contains;  // case-insensitive substring
+  std::optional<TimePoint> created_after;    // strictly after
+  std::optional<TimePoint> created_before;   // strictly before
+  SortField sort = SortField::kCreationTime;
+  bool descending = true;
+  struct Cursor {
+    int64_t created_ms = 0;
+    std::string name_key;
+  };
+  std::optional<Cursor> after;
+  int limit = 100;
+};
+
+struct ListPage {
+  std::vector<ResourceRow> rows;
+  bool has_more = false;
+};
+
+class StateStore {
+ public:
+  // Opens (creating if needed) the database at `path` and migrates it. Throws std::runtime_error
+  // with a message naming the file on failure: a start-up error.
+  explicit StateStore(const std::string& path);
+  ~StateStore();
+  StateStore(const StateStore&) = delete;
+  StateStore& operator=(const StateStore&) = delete;
+
+  // Schema version after migrations (the highest migration number applied).
+  int SchemaVersion() const;
+
+  std::optional<ResourceRow> Get(const ResourceKey& key) const;
+  // Inserts the row and its tags in one transaction. Returns false if the key already exists.
+  bool Insert(const ResourceRow& row, const Tags& tags);
+  // Replaces status, modified time and doc of an existing row. Returns false if it is missing.
+  bool Update(const ResourceRow& row);
+  // Deletes the row and its tags in one transaction. Returns false if it was missing.
+  bool Delete(const ResourceKey& key);
+  ListPage List(const ListQuery& query) const;
+  Tags GetTags(const std::string& arn) const;
+
+  std::optional<std::string> GetSetting(const std::string& key) const;
+  void PutSetting(const std::string& key, const std::string& value);
+  void DeleteSetting(const std::string& key);
+
+  // Deletes every resource, tag and setting of every account in one transaction.
+  void DeleteEverything();
+
+  // Result of PRAGMA integrity_check ("ok" when healthy).
+  std::string IntegrityCheck() const;
+
+ private:
+  void Migrate();
+
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+// Lower-cases ASCII letters; AWS names are ASCII.
+std::string NameKey(std::string_view name);
+
+}  // namespace smemu::store
