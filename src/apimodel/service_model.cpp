@@ -7,7 +7,7 @@
 namespace smemu::apimodel {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // keeps members in model order, as AWS lists them
 
 Shape::Type ParseType(const std::string& type, const std::string& shape_name) {
   static const std::map<std::string, Shape::Type> kTypes = {

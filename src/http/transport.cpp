@@ -6,6 +6,8 @@
 namespace smemu::http {
 namespace {
 
+constexpr std::size_t kFirstReadBytes = 4096;
+
 protocol::HttpRequest ToProtocolRequest(bhttp::request<bhttp::string_body>&& message) {
   protocol::HttpRequest request;
   request.method = std::string(message.method_string());
@@ -35,7 +37,8 @@ bhttp::response<bhttp::string_body> ToBeastResponse(protocol::HttpResponse&& res
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, Transport& transport)
-      : stream_(std::move(socket)),
+      : socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
         buffer_(transport.limits_.read_buffer_limit),
         transport_(transport),
         registry_(transport.registry_) {}
@@ -51,34 +54,49 @@ class Session : public std::enable_shared_from_this<Session> {
       registry_->sessions.emplace(this, weak_from_this());
       if (registry_->shutting_down) closing_ = true;
     }
-    net::dispatch(stream_.get_executor(),
+    net::dispatch(socket_.get_executor(),
                   beast::bind_front_handler(&Session::ReadHeader, shared_from_this()));
   }
 
   // Called at shutdown from any thread.
   void Shutdown() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
+    net::post(socket_.get_executor(), [self = shared_from_this()] {
       self->closing_ = true;
       if (self->idle_) self->Close();
     });
   }
 
  private:
+  // Waits for the next request. An idle keep-alive connection may wait idle_timeout for its first
+  // byte; from then on the whole request must arrive within read_timeout (no slow-drip headers).
   void ReadHeader() {
     if (closing_) return Close();
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(transport_.limits_.header_limit));
-    idle_ = buffer_.size() == 0;
-    stream_.expires_after(idle_ ? transport_.limits_.idle_timeout
-                                : transport_.limits_.read_timeout);
-    bhttp::async_read_header(stream_, buffer_, *parser_,
+    if (buffer_.size() > 0) return ReadRestOfHeader();  // a pipelined request is already here
+    idle_ = true;
+    Arm(transport_.limits_.idle_timeout);
+    socket_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                            beast::bind_front_handler(&Session::OnFirstBytes, shared_from_this()));
+  }
+
+  void OnFirstBytes(beast::error_code ec, std::size_t bytes) {
+    idle_ = false;
+    if (ec) return OnReadError(ec, /*nothing_received=*/true);
+    buffer_.commit(bytes);
+    if (closing_) return Close();  // shutdown began while idle: the request was never started
+    ReadRestOfHeader();
+  }
+
+  void ReadRestOfHeader() {
+    idle_ = false;
+    Arm(transport_.limits_.read_timeout);
+    bhttp::async_read_header(socket_, buffer_, *parser_,
                              beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
   }
 
   void OnHeader(beast::error_code ec, std::size_t) {
-    const bool was_idle = idle_;
-    idle_ = false;
-    if (ec) return OnReadError(ec, was_idle && buffer_.size() == 0);
+    if (ec) return OnReadError(ec, /*nothing_received=*/false);
     const auto& header = parser_->get();
     const std::size_t limit = transport_.callbacks_.body_limit(header.target());
     if (auto length = parser_->content_length(); length && *length > limit) {
@@ -86,11 +104,10 @@ class Session : public std::enable_shared_from_this<Session> {
                              " bytes exceeds the limit of " + std::to_string(limit) + " bytes.");
     }
     parser_->body_limit(limit);
-    stream_.expires_after(transport_.limits_.read_timeout);
     if (beast::iequals(header[bhttp::field::expect], "100-continue")) {
       continue_ = std::make_unique<bhttp::response<bhttp::empty_body>>(bhttp::status::continue_,
                                                                       header.version());
-      return bhttp::async_write(stream_, *continue_,
+      return bhttp::async_write(socket_, *continue_,
                                 beast::bind_front_handler(&Session::OnContinueSent,
                                                           shared_from_this()));
     }
@@ -104,13 +121,14 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void ReadBody() {
-    bhttp::async_read(stream_, buffer_, *parser_,
+    bhttp::async_read(socket_, buffer_, *parser_,
                       beast::bind_front_handler(&Session::OnBody, shared_from_this()));
   }
 
   void OnBody(beast::error_code ec, std::size_t) {
     if (ec) return OnReadError(ec, false);
-    stream_.expires_never();
+    ++timer_generation_;
+    timer_.cancel();
     const unsigned version = parser_->get().version();
     const bool keep_alive = parser_->get().keep_alive();
     protocol::HttpResponse response =
@@ -119,13 +137,13 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void OnReadError(beast::error_code ec, bool nothing_received) {
+    if (ec == net::error::operation_aborted && timed_out_) {
+      if (nothing_received) return Close();  // an idle keep-alive connection: close quietly
+      return Refuse(408, "The request was not received within the read timeout.");
+    }
     if (ec == bhttp::error::end_of_stream || ec == net::error::eof ||
         ec == net::error::operation_aborted || ec == net::error::connection_reset) {
       return Close();
-    }
-    if (ec == beast::error::timeout) {
-      if (nothing_received) return Close();  // an idle keep-alive connection: close quietly
-      return Refuse(408, "The request was not received within the read timeout.");
     }
     if (ec == bhttp::error::body_limit) {
       return Refuse(413, "The request body exceeds the limit of " +
@@ -152,8 +170,8 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool keep = keep_alive && !response.close_connection && !closing_;
     response_ = std::make_unique<bhttp::response<bhttp::string_body>>(
         ToBeastResponse(std::move(response), version, keep));
-    stream_.expires_after(transport_.limits_.read_timeout);
-    bhttp::async_write(stream_, *response_,
+    Arm(transport_.limits_.read_timeout);
+    bhttp::async_write(socket_, *response_,
                        beast::bind_front_handler(&Session::OnWrite, shared_from_this(), keep));
   }
 
@@ -163,13 +181,33 @@ class Session : public std::enable_shared_from_this<Session> {
     ReadHeader();
   }
 
-  void Close() {
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.socket().close(ignored);
+  // Starts the deadline for the next socket operation. Unlike beast::tcp_stream's timeout, which
+  // closes the socket, expiry only cancels the operation, so a slow client can still get its 408.
+  void Arm(std::chrono::milliseconds timeout) {
+    timed_out_ = false;
+    const std::uint64_t generation = ++timer_generation_;
+    timer_.expires_after(timeout);
+    timer_.async_wait([self = shared_from_this(), generation](beast::error_code ec) {
+      // Re-armed or cancelled; a stale expiry queued just before re-arming is ignored too.
+      if (ec || generation != self->timer_generation_) return;
+      self->timed_out_ = true;
+      beast::error_code ignored;
+      self->socket_.cancel(ignored);
+    });
   }
 
-  beast::tcp_stream stream_;
+  void Close() {
+    beast::error_code ignored;
+    ++timer_generation_;
+    timer_.cancel();
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    socket_.close(ignored);
+  }
+
+  tcp::socket socket_;
+  net::steady_timer timer_;  // bounds each read and write; see Arm()
+  bool timed_out_ = false;
+  std::uint64_t timer_generation_ = 0;
   beast::flat_buffer buffer_;
   Transport& transport_;  // valid while any handler of this session can still run
   std::shared_ptr<SessionRegistry> registry_;

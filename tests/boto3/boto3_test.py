@@ -1,0 +1,407 @@
+#!/usr/bin/python3
+"""Real-client test: Debian's boto3/botocore against a sagemaker-emulator binary.
+
+    /usr/bin/python3 tests/boto3/boto3_test.py /path/to/sagemaker-emulator [unittest args...]
+
+Debian's botocore (1.29) predates the newer SageMaker operations, so it is pointed at the
+project's own model subset (api/ at the repo root) through AWS_DATA_PATH, which must be set
+before botocore is imported.
+"""
+import datetime
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+# A clean client environment: the project's model subset, no user config or credentials.
+for _var in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN",
+             "AWS_ENDPOINT_URL", "AWS_CA_BUNDLE", "AWS_RETRY_MODE", "AWS_MAX_ATTEMPTS",
+             "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"):
+    os.environ.pop(_var, None)
+os.environ["AWS_DATA_PATH"] = os.path.join(REPO_ROOT, "api")
+os.environ["AWS_CONFIG_FILE"] = os.devnull
+os.environ["AWS_SHARED_CREDENTIALS_FILE"] = os.devnull
+os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
+
+import boto3  # noqa: E402  (must come after AWS_DATA_PATH)
+import botocore  # noqa: E402
+from botocore.config import Config  # noqa: E402
+from botocore.exceptions import ClientError  # noqa: E402
+
+BINARY = None  # set from argv in main
+
+ACCOUNT = "123456789012"
+OTHER_ACCOUNT = "210987654321"
+FALLBACK_ACCOUNT = "111122223333"  # --account-id, for access keys that are not 12 digits
+REGION = "us-west-2"
+CLOCK_START = "2027-01-25T00:00:00Z"
+CLOCK_START_DT = datetime.datetime(2027, 1, 25, tzinfo=datetime.timezone.utc)
+CLOCK_START_EPOCH = 1800835200
+SERVED_OPERATIONS = {"CreateModel", "DeleteModel", "DescribeModel", "ListModels"}
+
+
+def arn(name, account=ACCOUNT, region=REGION):
+    return "arn:aws:sagemaker:%s:%s:model/%s" % (region, account, name.lower())
+
+
+class Server:
+    """The emulator as a child process on a free port with an in-memory database."""
+
+    def __init__(self, binary):
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [binary, "--port", "0", "--db", ":memory:", "--clock-start", CLOCK_START,
+             "--frozen-clock", "--account-id", FALLBACK_ACCOUNT, "--region", "us-east-1"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr)
+        # Drain stdout continuously so the server can never block on a full pipe.
+        self.lines = queue.Queue()
+        self.extra_stdout = []
+        threading.Thread(target=self._drain, daemon=True).start()
+        try:
+            self.first_line = self.lines.get(timeout=10)
+        except queue.Empty:
+            self.first_line = None
+        prefix = "sagemaker-emulator listening on http://127.0.0.1:"
+        if not self.first_line or not self.first_line.startswith(prefix):
+            self.stop()
+            raise RuntimeError("server did not announce itself; first stdout line %r; stderr:\n%s"
+                               % (self.first_line, self.stderr_text()))
+        self.url = self.first_line[len("sagemaker-emulator listening on "):]
+        int(self.url.rsplit(":", 1)[1])  # a port number
+
+    def _drain(self):
+        first = True
+        for raw in self.proc.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if first:
+                self.lines.put(line)
+                first = False
+            else:
+                self.extra_stdout.append(line)
+
+    def stderr_text(self):
+        self.stderr.seek(0)
+        return self.stderr.read().decode("utf-8", "replace")
+
+    def stop(self):
+        """SIGTERM, then wait up to 10 s. Returns the exit status (None if it had to be killed)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                return None
+        return self.proc.returncode
+
+
+def http(url, body=b"", headers=None, method="POST"):
+    """A raw HTTP call. Returns (status, headers, parsed JSON body or raw bytes)."""
+    request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            status, hdrs, data = response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        status, hdrs, data = error.code, error.headers, error.read()
+    try:
+        return status, hdrs, json.loads(data)
+    except ValueError:
+        return status, hdrs, data
+
+
+def error_code(type_value):
+    """The error code as botocore's awsJson parser derives it from __type."""
+    return type_value.split(":")[0].rsplit("#", 1)[-1]
+
+
+class SageMakerBoto3Test(unittest.TestCase):
+    server = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server(BINARY)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.server is None:
+            return
+        status = cls.server.stop()
+        if status != 0:
+            raise AssertionError("server did not exit with status 0 on SIGTERM (got %r); stderr:\n%s"
+                                 % (status, cls.server.stderr_text()[-3000:]))
+
+    # ------------------------------------------------------------------ helpers
+    def setUp(self):
+        status, _, body = http(self.server.url + "/_emulator/reset", b"{}",
+                               {"Content-Type": "application/json"})
+        self.assertEqual(200, status, body)
+        self.set_clock({"now": CLOCK_START, "frozen": True})
+        self.sm = self.client()
+
+    def set_clock(self, change):
+        status, _, body = http(self.server.url + "/_emulator/clock", json.dumps(change).encode(),
+                               {"Content-Type": "application/json"})
+        self.assertEqual(200, status, body)
+        return body
+
+    def client(self, access_key=ACCOUNT, region=REGION, service="sagemaker"):
+        session = boto3.session.Session(aws_access_key_id=access_key, aws_secret_access_key="x",
+                                        region_name=region)
+        # total_max_attempts=1 is one attempt and no retries. (In botocore, retries={'max_attempts': 1}
+        # means one *retry*, i.e. two attempts.)
+        client = session.client(service, endpoint_url=self.server.url,
+                                config=Config(retries={"total_max_attempts": 1},
+                                              connect_timeout=5, read_timeout=10))
+        self.addCleanup(client.close)  # closes pooled connections (no ResourceWarning)
+        return client
+
+    def assert_client_error(self, call, code, message, status=400, **kwargs):
+        with self.assertRaises(ClientError) as ctx:
+            call(**kwargs)
+        response = ctx.exception.response
+        self.assertEqual(code, response["Error"]["Code"], response)
+        self.assertEqual(message, response["Error"]["Message"], response)
+        self.assertEqual(status, response["ResponseMetadata"]["HTTPStatusCode"], response)
+        self.assertEqual(0, response["ResponseMetadata"].get("RetryAttempts"), response)
+        return response
+
+    def raw_json_call(self, operation, body, headers=None):
+        all_headers = {"Content-Type": "application/x-amz-json-1.1",
+                       "X-Amz-Target": "SageMaker." + operation}
+        all_headers.update(headers or {})
+        return http(self.server.url + "/", json.dumps(body).encode(), all_headers)
+
+    # ------------------------------------------------------------------ tests
+    def test_client_uses_the_api_subset(self):
+        model = self.sm.meta.service_model
+        self.assertEqual("2017-07-24", model.api_version)
+        self.assertEqual(SERVED_OPERATIONS, set(model.operation_names),
+                         "botocore did not load %s/sagemaker (AWS_DATA_PATH)" % os.environ["AWS_DATA_PATH"])
+        self.assertTrue(self.sm.can_paginate("list_models"))
+        runtime = self.client(service="sagemaker-runtime")
+        self.assertIn("InvokeEndpoint", runtime.meta.service_model.operation_names)
+
+    def test_model_round_trip(self):
+        container = {"Image": "123456789012.dkr.ecr.us-west-2.amazonaws.com/img:1",
+                     "Environment": {"A": "1"}}
+        role = "arn:aws:iam::123456789012:role/SageMakerRole"
+        created = self.sm.create_model(ModelName="RoundTrip-1", PrimaryContainer=container,
+                                       ExecutionRoleArn=role,
+                                       Tags=[{"Key": "team", "Value": "ml"}])
+        self.assertEqual(200, created["ResponseMetadata"]["HTTPStatusCode"])
+        self.assertEqual(arn("RoundTrip-1"), created["ModelArn"])
+        self.assertTrue(created["ResponseMetadata"].get("RequestId"), "x-amzn-RequestId missing")
+
+        described = self.sm.describe_model(ModelName="RoundTrip-1")
+        self.assertEqual("RoundTrip-1", described["ModelName"])
+        self.assertEqual(arn("RoundTrip-1"), described["ModelArn"])
+        self.assertEqual("arn:aws:sagemaker:us-west-2:123456789012:model/roundtrip-1",
+                         described["ModelArn"])
+        self.assertEqual(role, described["ExecutionRoleArn"])
+        self.assertEqual(container["Image"], described["PrimaryContainer"]["Image"])
+        self.assertEqual({"A": "1"}, described["PrimaryContainer"]["Environment"])
+        self.assertIs(False, described["EnableNetworkIsolation"])
+        self.assertIsInstance(described["CreationTime"], datetime.datetime)
+
+        listed = self.sm.list_models()
+        self.assertEqual([("RoundTrip-1", arn("RoundTrip-1"), described["CreationTime"])],
+                         [(m["ModelName"], m["ModelArn"], m["CreationTime"]) for m in listed["Models"]])
+        self.assertNotIn("NextToken", listed)
+
+        deleted = self.sm.delete_model(ModelName="RoundTrip-1")
+        self.assertEqual(200, deleted["ResponseMetadata"]["HTTPStatusCode"])
+        self.assertEqual({"ResponseMetadata"}, set(deleted))
+        self.assertEqual([], self.sm.list_models()["Models"])
+        self.assert_client_error(self.sm.describe_model, "ValidationException",
+                                 'Could not find model "%s".' % arn("RoundTrip-1"),
+                                 ModelName="RoundTrip-1")
+
+    def test_duplicate_create(self):
+        self.sm.create_model(ModelName="Dup-Model")
+        self.assert_client_error(self.sm.create_model, "ValidationException",
+                                 'Cannot create already existing model '
+                                 '"arn:aws:sagemaker:us-west-2:123456789012:model/dup-model".',
+                                 ModelName="Dup-Model")
+        # Names differing only in case share one ARN, so this is a duplicate too.
+        self.assert_client_error(self.sm.create_model, "ValidationException",
+                                 'Cannot create already existing model "%s".' % arn("dup-model"),
+                                 ModelName="DUP-MODEL")
+
+    def test_missing_model(self):
+        message = 'Could not find model "arn:aws:sagemaker:us-west-2:123456789012:model/ghost".'
+        self.assert_client_error(self.sm.describe_model, "ValidationException", message,
+                                 ModelName="Ghost")
+        self.assert_client_error(self.sm.delete_model, "ValidationException", message,
+                                 ModelName="ghost")
+
+    def test_validation_errors(self):
+        long_name = "m" * 64
+        self.assert_client_error(
+            self.sm.create_model, "ValidationException",
+            "1 validation error detected: Value '%s' at 'modelName' failed to satisfy constraint: "
+            "Member must have length less than or equal to 63" % long_name,
+            ModelName=long_name)
+        self.assert_client_error(
+            self.sm.list_models, "ValidationException",
+            "1 validation error detected: Value '101' at 'maxResults' failed to satisfy constraint: "
+            "Member must have value less than or equal to 100",
+            MaxResults=101)
+        with self.assertRaises(ClientError) as ctx:
+            self.sm.create_model(ModelName="bad_name")
+        error = ctx.exception.response["Error"]
+        self.assertEqual("ValidationException", error["Code"])
+        self.assertTrue(error["Message"].startswith(
+            "1 validation error detected: Value 'bad_name' at 'modelName' failed to satisfy "
+            "constraint: Member must satisfy regular expression pattern: "), error["Message"])
+        self.assertEqual(400, ctx.exception.response["ResponseMetadata"]["HTTPStatusCode"])
+        self.assertEqual([], self.sm.list_models()["Models"], "an invalid create left a model behind")
+
+    def test_list_models_paginator(self):
+        names = ["page-%d" % i for i in range(1, 6)]
+        for name in names:
+            self.sm.create_model(ModelName=name)
+        self.sm.create_model(ModelName="unrelated")
+        paginator = self.sm.get_paginator("list_models")
+
+        pages = list(paginator.paginate(NameContains="page-", PaginationConfig={"PageSize": 2}))
+        self.assertEqual([2, 2, 1], [len(p["Models"]) for p in pages])
+        seen = [m["ModelName"] for p in pages for m in p["Models"]]
+        self.assertEqual(sorted(names), sorted(seen))
+        self.assertEqual(len(seen), len(set(seen)), "a model was returned twice: %s" % seen)
+        tokens = [p.get("NextToken") for p in pages]
+        self.assertTrue(tokens[0] and tokens[1] and tokens[0] != tokens[1], tokens)
+        self.assertIsNone(tokens[2])
+
+        first = paginator.paginate(NameContains="page-",
+                                   PaginationConfig={"PageSize": 2, "MaxItems": 3}).build_full_result()
+        self.assertEqual(3, len(first["Models"]))
+        self.assertIn("NextToken", first)
+        rest = paginator.paginate(NameContains="page-",
+                                  PaginationConfig={"PageSize": 2, "MaxItems": 3,
+                                                    "StartingToken": first["NextToken"]}).build_full_result()
+        self.assertEqual(2, len(rest["Models"]))
+        self.assertNotIn("NextToken", rest)
+        self.assertEqual(sorted(names), sorted(m["ModelName"] for m in first["Models"] + rest["Models"]))
+
+    def test_list_models_sorting_and_time_filters(self):
+        for i, name in enumerate(["b-model", "c-model", "a-model"]):
+            if i:
+                self.set_clock({"advance_seconds": 60})
+            self.sm.create_model(ModelName=name)  # created at +0, +60, +120 s
+        by_name = self.sm.list_models(SortBy="Name", SortOrder="Ascending")["Models"]
+        self.assertEqual(["a-model", "b-model", "c-model"], [m["ModelName"] for m in by_name])
+        by_time = self.sm.list_models(SortBy="CreationTime", SortOrder="Descending")["Models"]
+        self.assertEqual(["a-model", "c-model", "b-model"], [m["ModelName"] for m in by_time])
+        default = self.sm.list_models()["Models"]  # default: CreationTime, Descending
+        self.assertEqual(["a-model", "c-model", "b-model"], [m["ModelName"] for m in default])
+        after = self.sm.list_models(CreationTimeAfter=CLOCK_START_DT + datetime.timedelta(seconds=30),
+                                    SortBy="Name", SortOrder="Ascending")["Models"]
+        self.assertEqual(["a-model", "c-model"], [m["ModelName"] for m in after])
+        before = self.sm.list_models(CreationTimeBefore=CLOCK_START_DT + datetime.timedelta(seconds=90),
+                                     SortBy="Name", SortOrder="Ascending")["Models"]
+        self.assertEqual(["b-model", "c-model"], [m["ModelName"] for m in before])
+        contains = self.sm.list_models(NameContains="c-mod")["Models"]
+        self.assertEqual(["c-model"], [m["ModelName"] for m in contains])
+
+    def test_creation_time_is_the_frozen_virtual_clock(self):
+        self.sm.create_model(ModelName="clock-1")
+        first = self.sm.describe_model(ModelName="clock-1")["CreationTime"]
+        self.assertIsInstance(first, datetime.datetime)
+        self.assertEqual(CLOCK_START_DT, first)
+        time.sleep(1.2)  # real time passes, the frozen clock does not
+        self.sm.create_model(ModelName="clock-2")
+        self.assertEqual(CLOCK_START_DT, self.sm.describe_model(ModelName="clock-2")["CreationTime"])
+        state = self.set_clock({"advance_seconds": 90})
+        self.assertEqual("2027-01-25T00:01:30Z", state["now"])
+        self.sm.create_model(ModelName="clock-3")
+        self.assertEqual(CLOCK_START_DT + datetime.timedelta(seconds=90),
+                         self.sm.describe_model(ModelName="clock-3")["CreationTime"])
+        self.assertEqual(CLOCK_START_DT, self.sm.describe_model(ModelName="clock-1")["CreationTime"])
+
+    def test_wire_timestamps_are_epoch_numbers(self):
+        status, _, body = self.raw_json_call("CreateModel", {"ModelName": "wire-model"})
+        self.assertEqual(200, status, body)
+        self.assertEqual(arn("wire-model", FALLBACK_ACCOUNT, "us-east-1"), body["ModelArn"])
+        status, headers, body = self.raw_json_call("DescribeModel", {"ModelName": "wire-model"})
+        self.assertEqual(200, status, body)
+        self.assertTrue(headers.get("Content-Type", "").startswith("application/x-amz-json-1.1"))
+        self.assertTrue(headers.get("x-amzn-RequestId"))
+        creation = body["CreationTime"]
+        self.assertTrue(isinstance(creation, (int, float)) and not isinstance(creation, bool),
+                        "CreationTime on the wire is %r, not a JSON number" % (creation,))
+        self.assertEqual(CLOCK_START_EPOCH, creation)
+
+    def test_account_isolation(self):
+        self.sm.create_model(ModelName="Shared-Name")
+        other = self.client(access_key=OTHER_ACCOUNT)
+        self.assertEqual([], other.list_models()["Models"])
+        self.assert_client_error(other.describe_model, "ValidationException",
+                                 'Could not find model "%s".' % arn("Shared-Name", OTHER_ACCOUNT),
+                                 ModelName="Shared-Name")
+        self.assert_client_error(other.delete_model, "ValidationException",
+                                 'Could not find model "%s".' % arn("Shared-Name", OTHER_ACCOUNT),
+                                 ModelName="Shared-Name")
+        created = other.create_model(ModelName="Shared-Name")
+        self.assertEqual("arn:aws:sagemaker:us-west-2:210987654321:model/shared-name", created["ModelArn"])
+        self.assertEqual([arn("Shared-Name")], [m["ModelArn"] for m in self.sm.list_models()["Models"]])
+        self.assertEqual([arn("Shared-Name", OTHER_ACCOUNT)],
+                         [m["ModelArn"] for m in other.list_models()["Models"]])
+        # An access key that is not 12 digits maps to --account-id.
+        fallback = self.client(access_key="AKIAIOSFODNN7EXAMPLE")
+        self.assertEqual(arn("Shared-Name", FALLBACK_ACCOUNT),
+                         fallback.create_model(ModelName="Shared-Name")["ModelArn"])
+        # The region comes from the SigV4 credential scope.
+        east = self.client(region="eu-central-1")
+        self.assertEqual([], east.list_models()["Models"])
+        self.assertEqual(arn("Shared-Name", ACCOUNT, "eu-central-1"),
+                         east.create_model(ModelName="Shared-Name")["ModelArn"])
+
+    def test_unserved_operation_through_the_client(self):
+        self.assertFalse(hasattr(self.sm, "list_endpoints"))
+        self.skipTest("ListEndpoints is not in api/, so botocore cannot call it (client-side limitation)")
+
+    def test_unserved_operation_raw_http(self):
+        status, headers, body = self.raw_json_call("ListEndpoints", {})
+        self.assertEqual(400, status, body)
+        self.assertIsInstance(body, dict, body)
+        self.assertEqual("UnknownOperationException", error_code(body.get("__type", "")), body)
+        self.assertTrue(body.get("message"), body)
+
+    def test_stdout_holds_only_the_listening_line(self):
+        self.sm.list_models()
+        time.sleep(0.3)  # let any log output reach the drain thread
+        self.assertTrue(self.server.first_line.startswith("sagemaker-emulator listening on http://"))
+        self.assertEqual([], self.server.extra_stdout[:5],
+                         "the server writes more than its listening line to stdout "
+                         "(%d extra lines); logs belong on stderr" % len(self.server.extra_stdout))
+
+
+def main():
+    global BINARY
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        sys.stderr.write("usage: %s /path/to/sagemaker-emulator [unittest options]\n" % sys.argv[0])
+        return 2
+    BINARY = os.path.abspath(sys.argv[1])
+    if not os.access(BINARY, os.X_OK):
+        sys.stderr.write("error: %s is not executable\n" % BINARY)
+        return 2
+    sys.stderr.write("# boto3 %s, botocore %s, AWS_DATA_PATH=%s\n"
+                     % (boto3.__version__, botocore.__version__, os.environ["AWS_DATA_PATH"]))
+    program = unittest.main(argv=[sys.argv[0]] + sys.argv[2:], exit=False, verbosity=2)
+    return 0 if program.result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+// The sagemaker-emulator executable itself: command line, the listening line, signals, restarts.
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "e2e/http_client.hpp"
+#include "test_support.hpp"
+
+namespace smemu {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A child process running the binary with its stdout (and optionally stderr) captured.
+class Process {
+ public:
+  explicit Process(std::vector<std::string> args) {
+    int out[2];
+    EXPECT_EQ(pipe(out), 0);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      dup2(out[1], STDERR_FILENO);
+      close(out[0]);
+      std::vector<char*> argv;
+      static std::string binary = SMEMU_BINARY;
+      argv.push_back(binary.data());
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(binary.c_str(), argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    out_ = out[0];
+  }
+  ~Process() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(out_);
+  }
+
+  // Reads output until `pattern` matches a line or `timeout` passes; returns the match group 1.
+  std::string WaitFor(const std::regex& pattern, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::smatch match;
+      std::string::size_type line_end;
+      while ((line_end = output_.find('\n', scanned_)) != std::string::npos) {
+        const std::string line = output_.substr(scanned_, line_end - scanned_);
+        scanned_ = line_end + 1;
+        if (std::regex_search(line, match, pattern)) return match.size() > 1 ? match[1].str() : line;
+      }
+      ReadSome(std::chrono::milliseconds(50));
+    }
+    return "";
+  }
+
+  // Waits for the process to exit; returns its exit status (or -1 on timeout).
+  int Wait(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        reaped_ = true;
+        while (ReadSome(std::chrono::milliseconds(10))) {
+        }
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      ReadSome(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+
+  void Signal(int signal) { kill(pid_, signal); }
+  const std::string& output() const { return output_; }
+
+ private:
+  bool ReadSome(std::chrono::milliseconds timeout) {
+    pollfd fd{out_, POLLIN, 0};
+    if (poll(&fd, 1, static_cast<int>(timeout.count())) <= 0) return false;
+    char buffer[4096];
+    const ssize_t n = read(out_, buffer, sizeof buffer);
+    if (n <= 0) return false;
+    output_.append(buffer, static_cast<size_t>(n));
+    return true;
+  }
+
+  pid_t pid_ = -1;
+  int out_ = -1;
+  bool reaped_ = false;
+  std::string output_;
+  std::string::size_type scanned_ = 0;
+};
+
+const std::regex kListening(R"(^sagemaker-emulator listening on http://127\.0\.0\.1:(\d+)$)");
+
+TEST(Binary, PrintsTheListeningLineAndStopsCleanlyOnSigterm) {
+  testing::TempDbPath db;
+  std::string first_creation;
+  {
+    Process server({"--port", "0", "--db", db.str(), "--clock-start", "2027-01-25T00:00:00Z",
+                    "--frozen-clock", "--log-format", "json"});
+    const std::string port = server.WaitFor(kListening, std::chrono::seconds(10));
+    ASSERT_FALSE(port.empty()) << server.output();
+    testing::HttpClient client(static_cast<unsigned short>(std::stoi(port)));
+    ASSERT_EQ(client.Aws("CreateModel", R"({"ModelName":"survivor"})").status, 200);
+    server.Signal(SIGTERM);
+    EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 0) << server.output();
+    // One JSON log line per request, naming the operation and status.
+    EXPECT_THAT(server.output(), HasSubstr(R"("operation":"CreateModel")"));
+    EXPECT_THAT(server.output(), HasSubstr(R"("status":200)"));
+  }
+  Process restarted({"--port", "0", "--db", db.str()});
+  const std::string port = restarted.WaitFor(kListening, std::chrono::seconds(10));
+  ASSERT_FALSE(port.empty()) << restarted.output();
+  testing::HttpClient client(static_cast<unsigned short>(std::stoi(port)));
+  const auto described = client.Aws("DescribeModel", R"({"ModelName":"survivor"})");
+  ASSERT_EQ(described.status, 200) << described.body;
+  EXPECT_EQ(nlohmann::json::parse(described.body)["CreationTime"], 1800835200);
+  restarted.Signal(SIGINT);
+  EXPECT_EQ(restarted.Wait(std::chrono::seconds(10)), 0);
+}
+
+TEST(Binary, VersionAndHelp) {
+  Process version({"--version"});
+  EXPECT_EQ(version.Wait(std::chrono::seconds(5)), 0);
+  EXPECT_THAT(version.output(), HasSubstr("sagemaker-emulator 0."));
+  Process help({"--help"});
+  EXPECT_EQ(help.Wait(std::chrono::seconds(5)), 0);
+  for (const char* option : {"--host", "--port", "--db", "--account-id", "--region", "--threads",
+                             "--log-level", "--log-format", "--clock-start", "--frozen-clock"}) {
+    EXPECT_THAT(help.output(), HasSubstr(option));
+  }
+}
+
+TEST(Binary, BadOptionsFailWithAMessage) {
+  Process bad_clock({"--clock-start", "tomorrow"});
+  EXPECT_EQ(bad_clock.Wait(std::chrono::seconds(5)), 2);
+  EXPECT_THAT(bad_clock.output(), HasSubstr("--clock-start"));
+  Process bad_db({"--port", "0", "--db", "/nonexistent-dir/x.db"});
+  EXPECT_EQ(bad_db.Wait(std::chrono::seconds(5)), 1);
+  EXPECT_THAT(bad_db.output(), HasSubstr("/nonexistent-dir/x.db"));
+  Process bad_format({"--log-format", "xml"});
+  EXPECT_NE(bad_format.Wait(std::chrono::seconds(5)), 0);
+}
+
+TEST(Binary, APortInUseIsAStartupError) {
+  Process first({"--port", "0", "--db", ":memory:"});
+  const std::string port = first.WaitFor(kListening, std::chrono::seconds(10));
+  ASSERT_FALSE(port.empty());
+  Process second({"--port", port, "--db", ":memory:"});
+  EXPECT_EQ(second.Wait(std::chrono::seconds(5)), 1);
+  EXPECT_THAT(second.output(), HasSubstr("cannot start"));
+}
+
+}  // namespace
+}  // namespace smemu

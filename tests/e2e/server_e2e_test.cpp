@@ -1,0 +1,216 @@
+// The real Server on a real socket: framing limits, keep-alive, pipelining, concurrency, restarts.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "e2e/http_client.hpp"
+#include "smemu/server.hpp"
+#include "test_support.hpp"
+
+namespace smemu {
+namespace {
+
+using nlohmann::json;
+using testing::HttpClient;
+using testing::RawExchange;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+ServerOptions TestOptions(const std::string& db = ":memory:") {
+  ServerOptions options;
+  options.port = 0;
+  options.db_path = db;
+  options.threads = 2;
+  options.clock_start = TimePoint{Millis{1800835200000}};
+  options.frozen_clock = true;
+  options.read_timeout = std::chrono::milliseconds(300);
+  return options;
+}
+
+TEST(ServerE2E, ServesModelsOverOneKeepAliveConnection) {
+  Server server(TestOptions());
+  const unsigned short port = server.Start();
+  ASSERT_NE(port, 0);
+  HttpClient client(port);
+  EXPECT_EQ(client.Send("GET", "/_emulator/health", "").status, 200);
+  auto created = client.Aws("CreateModel", R"({"ModelName":"e2e-model"})");
+  EXPECT_EQ(created.status, 200) << created.body;
+  auto described = client.Aws("DescribeModel", R"({"ModelName":"e2e-model"})");
+  ASSERT_EQ(described.status, 200);
+  EXPECT_EQ(json::parse(described.body)["CreationTime"], 1800835200);
+  EXPECT_EQ(described.headers["Content-Type"], "application/x-amz-json-1.1");
+  EXPECT_FALSE(described.headers["x-amzn-RequestId"].empty());
+}
+
+TEST(ServerE2E, OversizedBodyIs413AndTheServerKeepsServing) {
+  ServerOptions options = TestOptions();
+  options.max_body_bytes = 1000;
+  Server server(options);
+  const unsigned short port = server.Start();
+  const std::string big(2000, ' ');
+  const std::string reply = RawExchange(
+      port, {"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: SageMaker.ListModels\r\nContent-Length: " +
+             std::to_string(big.size()) + "\r\n\r\n" + big});
+  EXPECT_THAT(reply, StartsWith("HTTP/1.1 413"));
+  EXPECT_THAT(reply, HasSubstr("RequestEntityTooLargeException"));
+  // Chunked bodies have no Content-Length: the limit applies while reading.
+  const std::string chunked = RawExchange(
+      port, {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n" + big +
+             "\r\n0\r\n\r\n"});
+  EXPECT_THAT(chunked, StartsWith("HTTP/1.1 413"));
+  HttpClient client(port);
+  EXPECT_EQ(client.Aws("ListModels", "{}").status, 200);
+}
+
+TEST(ServerE2E, InvocationsMayCarryLargerBodiesThanTheControlPlane) {
+  ServerOptions options = TestOptions();
+  options.max_body_bytes = 1000;
+  Server server(options);
+  HttpClient client(server.Start());
+  const auto reply = client.Send("POST", "/endpoints/e/invocations", std::string(5000, 'x'),
+                                 {{"Content-Type", "application/octet-stream"}});
+  EXPECT_EQ(reply.status, 400);  // the endpoint is missing, but the body was accepted
+  EXPECT_THAT(reply.body, HasSubstr("ValidationError"));
+}
+
+TEST(ServerE2E, OversizedHeadersAre431) {
+  Server server(TestOptions());
+  const unsigned short port = server.Start();
+  const std::string reply = RawExchange(
+      port, {"GET /_emulator/health HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20000, 'a') +
+             "\r\n\r\n"});
+  EXPECT_THAT(reply, StartsWith("HTTP/1.1 431"));
+}
+
+TEST(ServerE2E, ASlowClientGets408) {
+  Server server(TestOptions());
+  const unsigned short port = server.Start();
+  const std::string reply = RawExchange(port, {"POST / HTTP/1.1\r\nHost: x\r\n"},
+                                        std::chrono::milliseconds(0), std::chrono::seconds(3));
+  EXPECT_THAT(reply, StartsWith("HTTP/1.1 408"));
+  const std::string slow_body = RawExchange(
+      port, {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{}"},
+      std::chrono::milliseconds(0), std::chrono::seconds(3));
+  EXPECT_THAT(slow_body, StartsWith("HTTP/1.1 408"));
+}
+
+TEST(ServerE2E, GarbageIs400) {
+  Server server(TestOptions());
+  const std::string reply = RawExchange(server.Start(), {"THIS IS NOT HTTP\r\n\r\n"});
+  EXPECT_THAT(reply, StartsWith("HTTP/1.1 400"));
+}
+
+TEST(ServerE2E, PipelinedRequestsAreAnsweredInOrder) {
+  Server server(TestOptions());
+  const unsigned short port = server.Start();
+  std::string requests;
+  for (const char* name : {"p1", "p2", "p3"}) {
+    const std::string body = std::string(R"({"ModelName":")") + name + "\"}";
+    requests += "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: SageMaker.CreateModel\r\n"
+                "Content-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n" + body;
+  }
+  requests += "GET /_emulator/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  const std::string reply = RawExchange(port, {requests});
+  const auto p1 = reply.find("model/p1");
+  const auto p2 = reply.find("model/p2");
+  const auto p3 = reply.find("model/p3");
+  ASSERT_NE(p1, std::string::npos) << reply;
+  EXPECT_LT(p1, p2);
+  EXPECT_LT(p2, p3);
+  EXPECT_THAT(reply, HasSubstr("\"status\":\"ok\""));
+}
+
+TEST(ServerE2E, ExpectContinueIsHonoured) {
+  Server server(TestOptions());
+  const std::string body = R"({"ModelName":"continued"})";
+  const std::string reply = RawExchange(
+      server.Start(),
+      {"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: SageMaker.CreateModel\r\nExpect: "
+       "100-continue\r\nConnection: close\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n",
+       body},
+      std::chrono::milliseconds(100));
+  EXPECT_THAT(reply, StartsWith("HTTP/1.1 100 Continue"));
+  EXPECT_THAT(reply, HasSubstr("HTTP/1.1 200 OK"));
+  EXPECT_THAT(reply, HasSubstr("model/continued"));
+}
+
+TEST(ServerE2E, ConcurrentCreatesOfOneNameSucceedExactlyOnce) {
+  ServerOptions options = TestOptions();
+  options.threads = 4;
+  Server server(options);
+  const unsigned short port = server.Start();
+  std::atomic<int> created{0};
+  std::atomic<int> duplicates{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 8; ++t) {
+    clients.emplace_back([&, t] {
+      HttpClient client(port);
+      for (int i = 0; i < 20; ++i) {
+        const auto same = client.Aws("CreateModel", R"({"ModelName":"contended"})");
+        (same.status == 200 ? created : duplicates)++;
+        const auto own = client.Aws(
+            "CreateModel", R"({"ModelName":"m-)" + std::to_string(t) + "-" + std::to_string(i) + "\"}");
+        EXPECT_EQ(own.status, 200) << own.body;
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(created.load(), 1);
+  EXPECT_EQ(duplicates.load(), 159);
+  HttpClient client(port);
+  int listed = 0;
+  std::string token;
+  do {
+    json input = {{"MaxResults", 100}};
+    if (!token.empty()) input["NextToken"] = token;
+    const json page = json::parse(client.Aws("ListModels", input.dump()).body);
+    listed += static_cast<int>(page["Models"].size());
+    token = page.value("NextToken", "");
+  } while (!token.empty());
+  EXPECT_EQ(listed, 161);
+}
+
+TEST(ServerE2E, StateSurvivesAStopAndStart) {
+  testing::TempDbPath db;
+  {
+    Server server(TestOptions(db.str()));
+    HttpClient client(server.Start());
+    ASSERT_EQ(client.Aws("CreateModel", R"({"ModelName":"durable"})").status, 200);
+    ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"advance_seconds":60})").status, 200);
+    server.Stop();
+  }
+  ServerOptions options = TestOptions(db.str());
+  options.clock_start.reset();  // continue from the saved clock
+  Server server(options);
+  HttpClient client(server.Start());
+  const auto described = client.Aws("DescribeModel", R"({"ModelName":"durable"})");
+  ASSERT_EQ(described.status, 200);
+  EXPECT_EQ(json::parse(described.body)["CreationTime"], 1800835200);
+  EXPECT_EQ(json::parse(client.Send("GET", "/_emulator/clock", "").body)["now"],
+            "2027-01-25T00:01:00Z");
+}
+
+TEST(ServerE2E, StopWithAnIdleKeepAliveConnectionIsPrompt) {
+  Server server(TestOptions());
+  HttpClient client(server.Start());
+  ASSERT_EQ(client.Send("GET", "/_emulator/health", "").status, 200);
+  const auto started = std::chrono::steady_clock::now();
+  server.Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+}
+
+TEST(ServerE2E, BadStartupOptionsThrowReadableErrors) {
+  ServerOptions bad_account = TestOptions();
+  bad_account.account_id = "12";
+  EXPECT_THROW(Server(bad_account).Start(), std::invalid_argument);
+  ServerOptions bad_db = TestOptions("/nonexistent-dir/state.db");
+  EXPECT_THROW(Server(bad_db).Start(), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace smemu

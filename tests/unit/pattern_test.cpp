@@ -1,0 +1,47 @@
+#include "apimodel/pattern.hpp"
+
+#include <gtest/gtest.h>
+
+namespace smemu::apimodel {
+namespace {
+
+TEST(Pattern, MatchesWholeStringOnly) {
+  Pattern name("[a-zA-Z0-9]([\\-a-zA-Z0-9]*[a-zA-Z0-9])?");
+  EXPECT_TRUE(name.Matches("my-model"));
+  EXPECT_TRUE(name.Matches("A"));
+  EXPECT_FALSE(name.Matches("-model"));
+  EXPECT_FALSE(name.Matches("model-"));
+  EXPECT_FALSE(name.Matches("my model"));
+  EXPECT_FALSE(name.Matches(""));
+}
+
+TEST(Pattern, TranslatesJavaPosixClassesOutsideAndInsideBrackets) {
+  EXPECT_EQ(TranslateJavaPattern("\\p{Alnum}+"), "[a-zA-Z0-9]+");
+  EXPECT_EQ(TranslateJavaPattern("[\\p{Alnum}_-]+"), "[a-zA-Z0-9_-]+");
+  EXPECT_EQ(TranslateJavaPattern("\\p{L}\\d"), "\\p{L}\\d");
+  EXPECT_EQ(TranslateJavaPattern("\\[\\p{Print}"), "\\[[ -~]");
+}
+
+TEST(Pattern, SupportsUnicodePropertiesAndJavaAnchors) {
+  Pattern letters("[\\p{L}\\p{M}\\p{Z}\\p{S}\\p{N}\\p{P}]*");
+  EXPECT_TRUE(letters.Matches("Grüße, 世界!"));
+  Pattern printable("\\A\\S[\\p{Print}]*\\z");
+  EXPECT_TRUE(printable.Matches("abc def"));
+  EXPECT_FALSE(printable.Matches(" abc"));
+  Pattern ascii("\\p{ASCII}*");
+  EXPECT_TRUE(ascii.Matches("text/csv"));
+  EXPECT_FALSE(ascii.Matches("tëxt"));
+}
+
+TEST(Pattern, InvalidUtf8NeverMatches) {
+  Pattern any(".*");
+  EXPECT_TRUE(any.Matches("ok"));
+  EXPECT_FALSE(any.Matches(std::string("\xff\xfe", 2)));
+}
+
+TEST(Pattern, BadPatternThrowsAtConstruction) {
+  EXPECT_THROW(Pattern("([a-z"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace smemu::apimodel

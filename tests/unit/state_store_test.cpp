@@ -1,0 +1,156 @@
+#include "store/state_store.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "test_support.hpp"
+
+namespace smemu::store {
+namespace {
+
+TimePoint At(long long ms) { return TimePoint{Millis{ms}}; }
+
+ResourceRow Row(const std::string& name, long long created_ms, const std::string& account = "111111111111",
+                const std::string& region = "us-east-1") {
+  return {{account, region, "model", name},
+          "arn:aws:sagemaker:" + region + ":" + account + ":model/" + NameKey(name),
+          "",
+          At(created_ms),
+          At(created_ms),
+          "{}"};
+}
+
+ListQuery Query(const std::string& account = "111111111111") {
+  ListQuery query;
+  query.account = account;
+  query.region = "us-east-1";
+  query.kind = "model";
+  return query;
+}
+
+TEST(StateStore, MigratesANewDatabaseToTheLatestVersion) {
+  StateStore store(":memory:");
+  EXPECT_GE(store.SchemaVersion(), 1);
+  EXPECT_EQ(store.IntegrityCheck(), "ok");
+}
+
+TEST(StateStore, InsertGetDeleteIgnoringNameCase) {
+  StateStore store(":memory:");
+  ASSERT_TRUE(store.Insert(Row("My-Model", 1000), {{"team", "ml"}}));
+  EXPECT_FALSE(store.Insert(Row("my-model", 2000), {}));  // same ARN: a duplicate
+  const auto row = store.Get({"111111111111", "us-east-1", "model", "MY-MODEL"});
+  ASSERT_TRUE(row.has_value());
+  EXPECT_EQ(row->key.name, "My-Model");
+  EXPECT_EQ(row->created, At(1000));
+  EXPECT_EQ(store.GetTags(row->arn), (Tags{{"team", "ml"}}));
+  EXPECT_TRUE(store.Delete({"111111111111", "us-east-1", "model", "my-model"}));
+  EXPECT_FALSE(store.Get({"111111111111", "us-east-1", "model", "my-model"}).has_value());
+  EXPECT_TRUE(store.GetTags(row->arn).empty());
+  EXPECT_FALSE(store.Delete({"111111111111", "us-east-1", "model", "my-model"}));
+}
+
+TEST(StateStore, UpdateChangesStatusDocAndModifiedTime) {
+  StateStore store(":memory:");
+  ResourceRow row = Row("m", 1000);
+  ASSERT_TRUE(store.Insert(row, {}));
+  row.status = "InService";
+  row.modified = At(5000);
+  row.doc = R"({"x":1})";
+  EXPECT_TRUE(store.Update(row));
+  const auto stored = store.Get(row.key);
+  EXPECT_EQ(stored->status, "InService");
+  EXPECT_EQ(stored->modified, At(5000));
+  EXPECT_EQ(stored->created, At(1000));
+  EXPECT_EQ(stored->doc, R"({"x":1})");
+  row.key.name = "missing";
+  EXPECT_FALSE(store.Update(row));
+}
+
+TEST(StateStore, AccountsAndRegionsAreSeparate) {
+  StateStore store(":memory:");
+  ASSERT_TRUE(store.Insert(Row("m", 1000, "111111111111"), {}));
+  EXPECT_FALSE(store.Get({"222222222222", "us-east-1", "model", "m"}).has_value());
+  EXPECT_FALSE(store.Get({"111111111111", "us-west-2", "model", "m"}).has_value());
+  EXPECT_TRUE(store.List(Query("222222222222")).rows.empty());
+}
+
+TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
+  StateStore store(":memory:");
+  // Two rows share a creation time: the name breaks the tie.
+  for (const auto& [name, ms] : std::vector<std::pair<std::string, long long>>{
+           {"alpha", 1000}, {"bravo", 2000}, {"charlie", 2000}, {"delta", 3000}, {"echo", 4000}}) {
+    ASSERT_TRUE(store.Insert(Row(name, ms), {}));
+  }
+  ListQuery query = Query();
+  query.limit = 2;
+  std::vector<std::string> seen;
+  while (true) {
+    const ListPage page = store.List(query);
+    for (const auto& row : page.rows) seen.push_back(row.key.name);
+    if (!page.has_more) break;
+    query.after = ListQuery::Cursor{page.rows.back().created.time_since_epoch().count(),
+                                    NameKey(page.rows.back().key.name)};
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"echo", "delta", "charlie", "bravo", "alpha"}));
+
+  ListQuery by_name = Query();
+  by_name.sort = SortField::kName;
+  by_name.descending = false;
+  by_name.name_contains = "A";  // case-insensitive
+  by_name.created_after = At(1000);
+  by_name.created_before = At(4000);
+  std::vector<std::string> names;
+  for (const auto& row : store.List(by_name).rows) names.push_back(row.key.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"bravo", "charlie", "delta"}));
+}
+
+TEST(StateStore, SettingsAndDeleteEverything) {
+  StateStore store(":memory:");
+  EXPECT_FALSE(store.GetSetting("k").has_value());
+  store.PutSetting("k", "v1");
+  store.PutSetting("k", "v2");
+  EXPECT_EQ(store.GetSetting("k"), "v2");
+  ASSERT_TRUE(store.Insert(Row("m", 1), {{"a", "b"}}));
+  store.DeleteEverything();
+  EXPECT_FALSE(store.GetSetting("k").has_value());
+  EXPECT_TRUE(store.List(Query()).rows.empty());
+}
+
+TEST(StateStore, EverythingSurvivesReopeningTheFile) {
+  testing::TempDbPath path;
+  {
+    StateStore store(path.str());
+    ASSERT_TRUE(store.Insert(Row("kept", 1234), {{"k", "v"}}));
+    store.PutSetting("clock", "x");
+  }
+  StateStore reopened(path.str());
+  const auto row = reopened.Get({"111111111111", "us-east-1", "model", "kept"});
+  ASSERT_TRUE(row.has_value());
+  EXPECT_EQ(row->created, At(1234));
+  EXPECT_EQ(reopened.GetTags(row->arn).size(), 1u);
+  EXPECT_EQ(reopened.GetSetting("clock"), "x");
+  EXPECT_EQ(reopened.IntegrityCheck(), "ok");
+}
+
+TEST(StateStore, RefusesADatabaseFromANewerBuild) {
+  testing::TempDbPath path;
+  { StateStore store(path.str()); }
+  // A later build's migration would have raised user_version past what this build knows.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.str().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 999", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_THROW(StateStore store(path.str()), std::runtime_error);
+}
+
+TEST(StateStore, UnopenablePathIsAReadableStartupError) {
+  try {
+    StateStore store("/nonexistent-dir/x/y.db");
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x/y.db"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace smemu::store
