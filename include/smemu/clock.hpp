@@ -72,7 +72,8 @@ class VirtualClock final : public Clock {
     return {NowLocked(), frozen_};
   }
 
-  // Moves to `now`. Returns false (and changes nothing) when `now` is earlier than the current time.
+  // Moves to `now`. Returns false (and changes nothing) when `now` is earlier than the current
+  // time.
   bool Set(TimePoint now) {
     std::lock_guard lock(mutex_);
     if (now < NowLocked()) return false;

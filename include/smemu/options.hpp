@@ -12,14 +12,14 @@ namespace smemu {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  unsigned short port = 4577;                  // 0 picks a free port; Server::Start() returns it
+  unsigned short port = 4577;                     // 0 picks a free port; Server::Start() returns it
   std::string db_path = "sagemaker-emulator.db";  // ":memory:" keeps nothing
-  std::string account_id = "000000000000";     // when the access key id is not 12 digits
-  std::string region = "us-east-1";            // when the request carries no credential scope
-  unsigned threads = 0;                        // 0: one per CPU core
-  std::optional<TimePoint> clock_start;        // nullopt: now, or the clock saved in the database
-  bool frozen_clock = false;                   // the virtual clock does not run by itself
-  std::size_t max_body_bytes = 1024 * 1024;    // control plane and admin requests
+  std::string account_id = "000000000000";        // when the access key id is not 12 digits
+  std::string region = "us-east-1";               // when the request carries no credential scope
+  unsigned threads = 0;                           // 0: one per CPU core
+  std::optional<TimePoint> clock_start;      // nullopt: now, or the clock saved in the database
+  bool frozen_clock = false;                 // the virtual clock does not run by itself
+  std::size_t max_body_bytes = 1024 * 1024;  // control plane and admin requests
   std::size_t max_invocation_body_bytes = 6 * 1024 * 1024;  // InvokeEndpoint payloads
   std::size_t max_header_bytes = 16 * 1024;
   std::chrono::milliseconds read_timeout{30'000};   // to receive one request once it has begun

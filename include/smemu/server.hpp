@@ -1,5 +1,5 @@
-// Server: the whole emulator behind one object: state store, virtual clock, operation layer, protocol
-// router and HTTP transport on one port. Used by main and by end-to-end tests.
+// Server: the whole emulator behind one object: state store, virtual clock, operation layer,
+// protocol router and HTTP transport on one port. Used by main and by end-to-end tests.
 //
 // Start() and Stop() are called from one controlling thread; requests are served on the server's
 // own threads in between.

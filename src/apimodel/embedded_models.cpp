@@ -28,7 +28,8 @@ const ServiceModel& ControlPlaneModel() {
 }
 
 const ServiceModel& RuntimeModel() {
-  static const ServiceModel& model = LoadEmbedded("api/sagemaker-runtime/2017-05-13/service-2.json");
+  static const ServiceModel& model =
+      LoadEmbedded("api/sagemaker-runtime/2017-05-13/service-2.json");
   return model;
 }
 

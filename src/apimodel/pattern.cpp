@@ -31,9 +31,9 @@ pcre2_real_code_8* Compile(const std::string& java_pattern) {
   const std::string translated = TranslateJavaPattern(java_pattern);
   int error_code = 0;
   PCRE2_SIZE error_offset = 0;
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()),
-                                   translated.size(), PCRE2_UTF | PCRE2_ANCHORED | PCRE2_ENDANCHORED, &error_code,
-                                   &error_offset, nullptr);
+  pcre2_code* code = pcre2_compile(
+      reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(),
+      PCRE2_UTF | PCRE2_ANCHORED | PCRE2_ENDANCHORED, &error_code, &error_offset, nullptr);
   if (code == nullptr) {
     std::array<PCRE2_UCHAR, 256> message{};
     pcre2_get_error_message(error_code, message.data(), message.size());
@@ -85,8 +85,8 @@ Pattern::~Pattern() = default;
 bool Pattern::Matches(std::string_view text) const {
   pcre2_match_data* data = pcre2_match_data_create_from_pattern(code_.get(), nullptr);
   if (data == nullptr) return false;
-  const int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0,
-                             data, nullptr);
+  const int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0,
+                             0, data, nullptr);
   pcre2_match_data_free(data);
   return rc >= 0;
 }

@@ -1,7 +1,6 @@
 #include "apimodel/service_model.hpp"
 
 #include <nlohmann/json.hpp>
-
 #include <stdexcept>
 
 namespace smemu::apimodel {
@@ -11,11 +10,16 @@ using json = nlohmann::ordered_json;  // keeps members in model order, as AWS li
 
 Shape::Type ParseType(const std::string& type, const std::string& shape_name) {
   static const std::map<std::string, Shape::Type> kTypes = {
-      {"structure", Shape::Type::kStructure}, {"list", Shape::Type::kList},
-      {"map", Shape::Type::kMap},             {"string", Shape::Type::kString},
-      {"integer", Shape::Type::kInteger},     {"long", Shape::Type::kLong},
-      {"float", Shape::Type::kFloat},         {"double", Shape::Type::kDouble},
-      {"boolean", Shape::Type::kBoolean},     {"timestamp", Shape::Type::kTimestamp},
+      {"structure", Shape::Type::kStructure},
+      {"list", Shape::Type::kList},
+      {"map", Shape::Type::kMap},
+      {"string", Shape::Type::kString},
+      {"integer", Shape::Type::kInteger},
+      {"long", Shape::Type::kLong},
+      {"float", Shape::Type::kFloat},
+      {"double", Shape::Type::kDouble},
+      {"boolean", Shape::Type::kBoolean},
+      {"timestamp", Shape::Type::kTimestamp},
       {"blob", Shape::Type::kBlob},
   };
   auto it = kTypes.find(type);
@@ -79,8 +83,7 @@ std::unique_ptr<ServiceModel> ServiceModel::Load(std::string_view model_json) {
       Member member;
       member.name = member_name;
       member.shape = resolve(member_spec);
-      member.required =
-          std::find(required.begin(), required.end(), member_name) != required.end();
+      member.required = std::find(required.begin(), required.end(), member_name) != required.end();
       member.location = member_spec.value("location", "");
       member.location_name = member_spec.value("locationName", "");
       shape.members.push_back(std::move(member));

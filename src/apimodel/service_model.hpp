@@ -44,7 +44,7 @@ struct Shape {
   std::vector<Member> members;  // kStructure, in model order
   bool is_union = false;
   bool is_exception = false;
-  std::string payload;  // restJson1: member that is the whole HTTP body
+  std::string payload;            // restJson1: member that is the whole HTTP body
   const Shape* member = nullptr;  // kList
   const Shape* key = nullptr;     // kMap
   const Shape* value = nullptr;   // kMap

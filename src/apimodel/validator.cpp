@@ -1,9 +1,8 @@
 #include "apimodel/validator.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 namespace smemu::apimodel {
@@ -238,7 +237,8 @@ class RequestValidator {
   }
 
   // Folds a map key's or scalar value's violations into one entry, as AWS reports them:
-  // "... at 'tags' failed to satisfy constraint: Map keys must satisfy constraint: [Member must ...]".
+  // "... at 'tags' failed to satisfy constraint: Map keys must satisfy constraint: [Member must
+  // ...]".
   void AppendNested(const RequestValidator& nested, const json& map, const std::string& path,
                     const std::string& what) {
     if (nested.serialization_error_ && !serialization_error_) {
@@ -259,9 +259,8 @@ class RequestValidator {
 
   void CheckString(const Shape& shape, const json& value, const std::string& path) {
     const std::string& text = value.get_ref<const std::string&>();
-    if (!shape.enum_values.empty() &&
-        std::find(shape.enum_values.begin(), shape.enum_values.end(), text) ==
-            shape.enum_values.end()) {
+    if (!shape.enum_values.empty() && std::find(shape.enum_values.begin(), shape.enum_values.end(),
+                                                text) == shape.enum_values.end()) {
       std::string set;
       for (const auto& e : shape.enum_values) set += (set.empty() ? "" : ", ") + e;
       Violation(&value, path, "satisfy enum value set: [" + set + "]");
@@ -289,15 +288,15 @@ class RequestValidator {
         value.get<unsigned long long>() >
             static_cast<unsigned long long>(std::numeric_limits<long long>::max())) {
       if (!serialization_error_) {
-        serialization_error_ = domain::SerializationException(
-            "Numeric value (" + value.dump() + ") out of range of " + (is_int ? "int" : "long") +
-            " (at '" + path + "').");
+        serialization_error_ =
+            domain::SerializationException("Numeric value (" + value.dump() + ") out of range of " +
+                                           (is_int ? "int" : "long") + " (at '" + path + "').");
       }
       return;
     }
     const long long number = value.get<long long>();
-    if (is_int && (number > std::numeric_limits<int>::max() ||
-                   number < std::numeric_limits<int>::min())) {
+    if (is_int &&
+        (number > std::numeric_limits<int>::max() || number < std::numeric_limits<int>::min())) {
       if (!serialization_error_) {
         serialization_error_ = domain::SerializationException(
             "Numeric value (" + value.dump() + ") out of range of int (at '" + path + "').");
@@ -347,8 +346,7 @@ void CheckResponseValue(const Shape& shape, const json& value, const std::string
     case Type::kList:
       if (!value.is_array()) return wrong("a list");
       for (size_t i = 0; i < value.size(); ++i) {
-        CheckResponseValue(*shape.member, value[i], path + "[" + std::to_string(i) + "]",
-                           problems);
+        CheckResponseValue(*shape.member, value[i], path + "[" + std::to_string(i) + "]", problems);
       }
       return;
     case Type::kMap:
@@ -360,8 +358,8 @@ void CheckResponseValue(const Shape& shape, const json& value, const std::string
     case Type::kString:
       if (!value.is_string()) return wrong("a string");
       if (!shape.enum_values.empty() &&
-          std::find(shape.enum_values.begin(), shape.enum_values.end(),
-                    value.get<std::string>()) == shape.enum_values.end()) {
+          std::find(shape.enum_values.begin(), shape.enum_values.end(), value.get<std::string>()) ==
+              shape.enum_values.end()) {
         problems.push_back(path + ": " + value.dump() + " is not in enum " + shape.name);
       }
       return;

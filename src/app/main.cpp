@@ -56,9 +56,9 @@ int Run(int argc, char** argv) {
   }
   options.read_timeout =
       std::chrono::milliseconds(static_cast<long long>(read_timeout_seconds * 1000));
-  smemu::log::Configure(log_format == "json" ? smemu::log::Format::kJson
-                                             : smemu::log::Format::kText,
-                        spdlog::level::from_str(log_level));
+  smemu::log::Configure(
+      log_format == "json" ? smemu::log::Format::kJson : smemu::log::Format::kText,
+      spdlog::level::from_str(log_level));
 
   // Block the stop signals in every thread; this one waits for them.
   sigset_t stop_signals;

@@ -37,8 +37,15 @@ struct Server::Impl {
 };
 
 Server::Server(ServerOptions options, const Clock* base_clock)
-    : impl_(new Impl{std::move(options), base_clock ? *base_clock : DefaultClock(), {}, {}, {},
-                     {}, {}, {}, false}) {}
+    : impl_(new Impl{std::move(options),
+                     base_clock ? *base_clock : DefaultClock(),
+                     {},
+                     {},
+                     {},
+                     {},
+                     {},
+                     {},
+                     false}) {}
 
 Server::~Server() { Stop(); }
 

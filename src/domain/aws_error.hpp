@@ -45,8 +45,8 @@ inline AwsError InternalFailure(std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}               // NOLINT(runtime/explicit)
-  Result(AwsError error) : state_(std::move(error)) {}        // NOLINT(runtime/explicit)
+  Result(T value) : state_(std::move(value)) {}         // NOLINT(runtime/explicit)
+  Result(AwsError error) : state_(std::move(error)) {}  // NOLINT(runtime/explicit)
 
   bool ok() const { return std::holds_alternative<T>(state_); }
   explicit operator bool() const { return ok(); }

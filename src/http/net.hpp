@@ -2,11 +2,10 @@
 #pragma once
 
 // Boost 1.74 Asio uses std::exchange without including <utility> (fixed in later Boost).
-#include <utility>
-
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <utility>
 
 namespace smemu::http {
 namespace net = boost::asio;

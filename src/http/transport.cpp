@@ -21,8 +21,7 @@ protocol::HttpRequest ToProtocolRequest(bhttp::request<bhttp::string_body>&& mes
 
 bhttp::response<bhttp::string_body> ToBeastResponse(protocol::HttpResponse&& response,
                                                     unsigned version, bool keep_alive) {
-  bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status),
-                                              version};
+  bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), version};
   message.set(bhttp::field::server, "sagemaker-emulator");
   for (auto& [name, value] : response.headers) message.insert(name, value);
   message.body() = std::move(response.body);
@@ -106,10 +105,10 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(limit);
     if (beast::iequals(header[bhttp::field::expect], "100-continue")) {
       continue_ = std::make_unique<bhttp::response<bhttp::empty_body>>(bhttp::status::continue_,
-                                                                      header.version());
-      return bhttp::async_write(socket_, *continue_,
-                                beast::bind_front_handler(&Session::OnContinueSent,
-                                                          shared_from_this()));
+                                                                       header.version());
+      return bhttp::async_write(
+          socket_, *continue_,
+          beast::bind_front_handler(&Session::OnContinueSent, shared_from_this()));
     }
     ReadBody();
   }
@@ -146,10 +145,10 @@ class Session : public std::enable_shared_from_this<Session> {
       return Close();
     }
     if (ec == bhttp::error::body_limit) {
-      return Refuse(413, "The request body exceeds the limit of " +
-                             std::to_string(transport_.callbacks_.body_limit(
-                                 parser_->get().target())) +
-                             " bytes.");
+      return Refuse(413,
+                    "The request body exceeds the limit of " +
+                        std::to_string(transport_.callbacks_.body_limit(parser_->get().target())) +
+                        " bytes.");
     }
     if (ec == bhttp::error::header_limit) {
       return Refuse(431, "The request line and headers exceed " +

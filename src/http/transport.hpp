@@ -2,8 +2,8 @@
 // defending itself against oversized, slow and malformed requests before anything reaches the
 // protocol layer. Knows nothing of AWS or JSON: it hands HttpRequests to a callback.
 //
-// Each connection runs on its own strand and owns itself (shared_from_this); the transport keeps only
-// weak references, used at shutdown to close idle connections and let busy ones finish.
+// Each connection runs on its own strand and owns itself (shared_from_this); the transport keeps
+// only weak references, used at shutdown to close idle connections and let busy ones finish.
 #pragma once
 
 #include <atomic>
@@ -21,10 +21,10 @@
 namespace smemu::http {
 
 struct TransportLimits {
-  std::size_t header_limit = 16 * 1024;                    // request line + headers, bytes
-  std::chrono::milliseconds read_timeout{30'000};          // per request: header, then body
-  std::chrono::milliseconds idle_timeout{120'000};         // keep-alive wait for the next request
-  std::size_t read_buffer_limit = 1024 * 1024;             // bytes buffered ahead (pipelining)
+  std::size_t header_limit = 16 * 1024;             // request line + headers, bytes
+  std::chrono::milliseconds read_timeout{30'000};   // per request: header, then body
+  std::chrono::milliseconds idle_timeout{120'000};  // keep-alive wait for the next request
+  std::size_t read_buffer_limit = 1024 * 1024;      // bytes buffered ahead (pipelining)
 };
 
 struct TransportCallbacks {

@@ -2,8 +2,8 @@
 // Handlers run one at a time under Emulator's request lock, so they may use the store freely.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "domain/aws_error.hpp"

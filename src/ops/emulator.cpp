@@ -75,9 +75,9 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
   const VirtualClock::State before = clock_.GetState();
   TimePoint target = change.set_to.value_or(before.now);
   if (target < before.now) {
-    return domain::ValidationException("The clock cannot move backwards: " +
-                                       domain::FormatIso8601(target) + " is before the current " +
-                                       domain::FormatIso8601(before.now) + ".");
+    return domain::ValidationException(
+        "The clock cannot move backwards: " + domain::FormatIso8601(target) +
+        " is before the current " + domain::FormatIso8601(before.now) + ".");
   }
   if (change.advance_by) {
     if (change.advance_by->count() < 0) {

@@ -23,7 +23,8 @@ struct ClockStart {
   bool frozen = false;
 };
 
-// A requested clock change; every part is optional and they apply in the order set, advance, freeze.
+// A requested clock change; every part is optional and they apply in the order set, advance,
+// freeze.
 struct ClockChange {
   std::optional<TimePoint> set_to;
   std::optional<Millis> advance_by;
@@ -32,8 +33,8 @@ struct ClockChange {
 
 class Emulator {
  public:
-  // `base_clock` drives the virtual clock while it runs; `store` keeps everything durable. Both must
-  // outlive the Emulator. Restores a persisted clock unless `clock_start.start` is given.
+  // `base_clock` drives the virtual clock while it runs; `store` keeps everything durable. Both
+  // must outlive the Emulator. Restores a persisted clock unless `clock_start.start` is given.
   Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start);
 
   // True when a handler exists for the control-plane operation.

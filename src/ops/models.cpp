@@ -13,9 +13,9 @@ using nlohmann::json;
 constexpr const char* kKind = "model";
 
 // Members of CreateModelInput that DescribeModel echoes back.
-constexpr const char* kDescribedMembers[] = {"PrimaryContainer",        "Containers",
-                                             "InferenceExecutionConfig", "ExecutionRoleArn",
-                                             "VpcConfig",               "EnableNetworkIsolation"};
+constexpr const char* kDescribedMembers[] = {
+    "PrimaryContainer", "Containers", "InferenceExecutionConfig",
+    "ExecutionRoleArn", "VpcConfig",  "EnableNetworkIsolation"};
 
 store::ResourceKey KeyOf(const Context& ctx, const std::string& name) {
   return {ctx.caller.account, ctx.caller.region, kKind, name};

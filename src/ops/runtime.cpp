@@ -9,10 +9,10 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
   const store::ResourceKey key{ctx.caller.account, ctx.caller.region, "endpoint",
                                request.endpoint_name};
   if (!ctx.store.Get(key)) {
-    return domain::AwsError{"ValidationError",
-                            "Endpoint " + request.endpoint_name + " of account " +
-                                ctx.caller.account + " not found.",
-                            400};
+    return domain::AwsError{
+        "ValidationError",
+        "Endpoint " + request.endpoint_name + " of account " + ctx.caller.account + " not found.",
+        400};
   }
   return domain::AwsError{"ValidationError",
                           "Endpoint " + request.endpoint_name + " is not in service.", 400};

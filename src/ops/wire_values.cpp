@@ -10,7 +10,8 @@ namespace smemu::ops {
 
 TimePoint ReadTimestamp(const nlohmann::json& value) {
   if (value.is_string()) {
-    return domain::FromEpochSeconds(std::strtod(value.get_ref<const std::string&>().c_str(), nullptr));
+    return domain::FromEpochSeconds(
+        std::strtod(value.get_ref<const std::string&>().c_str(), nullptr));
   }
   return domain::FromEpochSeconds(value.get<double>());
 }

@@ -64,10 +64,9 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
     return RenderError(error, WireProtocol::kAdmin, outcome.request_id);
   };
   auto wrong_method = [&](const char* allowed) {
-    HttpResponse response = fail({"MethodNotAllowedException",
-                                  std::string(path) + " accepts " + allowed + ", not " +
-                                      request.method + ".",
-                                  405});
+    HttpResponse response =
+        fail({"MethodNotAllowedException",
+              std::string(path) + " accepts " + allowed + ", not " + request.method + ".", 405});
     response.headers.emplace_back("Allow", allowed);
     return response;
   };

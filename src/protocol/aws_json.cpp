@@ -35,10 +35,9 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
     return RenderError(error, WireProtocol::kAwsJson11, outcome.request_id);
   };
   if (request.method != "POST") {
-    HttpResponse response = fail({"MethodNotAllowedException",
-                                  "The control plane is served at POST /, not " + request.method +
-                                      " /.",
-                                  405});
+    HttpResponse response =
+        fail({"MethodNotAllowedException",
+              "The control plane is served at POST /, not " + request.method + " /.", 405});
     response.headers.emplace_back("Allow", "POST");
     return response;
   }

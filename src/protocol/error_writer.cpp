@@ -29,10 +29,9 @@ HttpResponse RenderError(const domain::AwsError& error, WireProtocol protocol,
   // Invalid UTF-8 (say, echoed from a header) is replaced rather than thrown on.
   const nlohmann::json body = {
       {"__type", error.code}, {"message", error.message}, {"Message", error.message}};
-  HttpResponse response =
-      RenderJson(error.http_status,
-                 body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), protocol,
-                 request_id);
+  HttpResponse response = RenderJson(
+      error.http_status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      protocol, request_id);
   response.headers.emplace_back("X-Amzn-ErrorType", error.code);
   return response;
 }

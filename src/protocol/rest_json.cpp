@@ -49,10 +49,10 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
   const size_t slash = rest.find('/');
   const std::string_view action =
       slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
-  outcome.operation = action == "invocations"                    ? "InvokeEndpoint"
-                      : action == "async-invocations"            ? "InvokeEndpointAsync"
+  outcome.operation = action == "invocations"                   ? "InvokeEndpoint"
+                      : action == "async-invocations"           ? "InvokeEndpointAsync"
                       : action == "invocations-response-stream" ? "InvokeEndpointWithResponseStream"
-                                                                 : "-";
+                                                                : "-";
   const apimodel::Operation* spec = runtime_.FindOperation(outcome.operation);
   if (spec == nullptr) {
     return fail({"UnknownOperationException",

@@ -55,20 +55,19 @@ HttpResponse Router::Handle(const HttpRequest& request) const {
       response = HandleAdmin(request, outcome);
     } else {
       outcome.operation = "-";
-      response = RenderError(
-          {"UnknownOperationException", "No operation is served at " + std::string(path) + ".",
-           404},
-          WireProtocol::kRestJson1, outcome.request_id);
+      response = RenderError({"UnknownOperationException",
+                              "No operation is served at " + std::string(path) + ".", 404},
+                             WireProtocol::kRestJson1, outcome.request_id);
     }
   } catch (const std::exception& e) {
     // A defect or a store failure: never let it reach the socket as anything but an AWS error.
     log::Event(spdlog::level::err, "internal error",
                {{"request_id", outcome.request_id}, {"error", e.what()}});
-    response = RenderError(domain::InternalFailure("An internal error occurred."),
-                           outcome.protocol, outcome.request_id);
+    response = RenderError(domain::InternalFailure("An internal error occurred."), outcome.protocol,
+                           outcome.request_id);
   }
-  const auto latency = std::chrono::duration<double, std::milli>(
-      std::chrono::steady_clock::now() - started);
+  const auto latency =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
   log::Event(spdlog::level::info, "request",
              {{"request_id", outcome.request_id},
               {"operation", outcome.operation},

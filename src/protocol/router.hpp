@@ -19,9 +19,9 @@ namespace smemu::protocol {
 struct RouterConfig {
   std::string default_account = "000000000000";
   std::string default_region = "us-east-1";
-  std::size_t control_plane_body_limit = 1024 * 1024;    // 1 MiB
-  std::size_t runtime_body_limit = 6 * 1024 * 1024;      // 6 MiB, the model's BodyBlob maximum
-  int max_json_depth = 64;                               // deeper request bodies are refused
+  std::size_t control_plane_body_limit = 1024 * 1024;  // 1 MiB
+  std::size_t runtime_body_limit = 6 * 1024 * 1024;    // 6 MiB, the model's BodyBlob maximum
+  int max_json_depth = 64;                             // deeper request bodies are refused
 };
 
 class Router {

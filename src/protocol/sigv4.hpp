@@ -11,7 +11,7 @@ namespace smemu::protocol {
 
 struct CredentialScope {
   std::string access_key_id;
-  std::string date;     // yyyymmdd
+  std::string date;  // yyyymmdd
   std::string region;
   std::string service;
 };

@@ -98,9 +98,7 @@ void StateStore::Migrate() {
   }
 }
 
-int StateStore::SchemaVersion() const {
-  return db_->execAndGet("PRAGMA user_version").getInt();
-}
+int StateStore::SchemaVersion() const { return db_->execAndGet("PRAGMA user_version").getInt(); }
 
 std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
   SQLite::Statement statement(*db_, std::string("SELECT ") + kRowColumns +
@@ -126,8 +124,8 @@ bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
   insert.bind(":modified", ToMillis(row.modified));
   insert.bind(":doc", row.doc);
   if (insert.exec() == 0) return false;
-  SQLite::Statement tag(*db_,
-                        "INSERT OR REPLACE INTO tags (arn, position, key, value) VALUES (?, ?, ?, ?)");
+  SQLite::Statement tag(
+      *db_, "INSERT OR REPLACE INTO tags (arn, position, key, value) VALUES (?, ?, ?, ?)");
   int position = 0;
   for (const auto& [key, value] : tags) {
     tag.bind(1, row.arn);
@@ -178,8 +176,9 @@ bool StateStore::Delete(const ResourceKey& key) {
 
 ListPage StateStore::List(const ListQuery& query) const {
   // The SQL text is chosen from fixed fragments; every value is bound.
-  std::string sql = std::string("SELECT ") + kRowColumns +
-                    " FROM resources WHERE account = :account AND region = :region AND kind = :kind";
+  std::string sql =
+      std::string("SELECT ") + kRowColumns +
+      " FROM resources WHERE account = :account AND region = :region AND kind = :kind";
   if (query.name_contains) sql += " AND instr(name_key, :contains) > 0";
   if (query.created_after) sql += " AND created_ms > :created_after";
   if (query.created_before) sql += " AND created_ms < :created_before";
@@ -190,7 +189,8 @@ ListPage StateStore::List(const ListQuery& query) const {
     sql += std::string(" ORDER BY name_key ") + direction;
   } else {
     if (query.after) {
-      sql += std::string(" AND (created_ms, name_key) ") + beyond + " (:after_created, :after_name)";
+      sql +=
+          std::string(" AND (created_ms, name_key) ") + beyond + " (:after_created, :after_name)";
     }
     sql += std::string(" ORDER BY created_ms ") + direction + ", name_key " + direction;
   }

@@ -1,7 +1,7 @@
 // StateStore: the emulator's durable state in one SQLite database (a file, or ":memory:").
-// Opening applies the numbered migrations in schemas/ (embedded in the binary) that the file has not
-// seen yet, tracked with PRAGMA user_version. Every mutation runs in one transaction. Knows nothing
-// of HTTP or of AWS request shapes; resources are rows with a JSON document as text.
+// Opening applies the numbered migrations in schemas/ (embedded in the binary) that the file has
+// not seen yet, tracked with PRAGMA user_version. Every mutation runs in one transaction. Knows
+// nothing of HTTP or of AWS request shapes; resources are rows with a JSON document as text.
 //
 // Thread-safety: none. The single owner (ops::Registry) serialises all calls.
 #pragma once

@@ -57,7 +57,8 @@ class Process {
       while ((line_end = output_.find('\n', scanned_)) != std::string::npos) {
         const std::string line = output_.substr(scanned_, line_end - scanned_);
         scanned_ = line_end + 1;
-        if (std::regex_search(line, match, pattern)) return match.size() > 1 ? match[1].str() : line;
+        if (std::regex_search(line, match, pattern))
+          return match.size() > 1 ? match[1].str() : line;
       }
       ReadSome(std::chrono::milliseconds(50));
     }

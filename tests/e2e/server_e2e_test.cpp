@@ -14,9 +14,9 @@ namespace smemu {
 namespace {
 
 using nlohmann::json;
+using ::testing::HasSubstr;
 using testing::HttpClient;
 using testing::RawExchange;
-using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 ServerOptions TestOptions(const std::string& db = ":memory:") {
@@ -52,14 +52,15 @@ TEST(ServerE2E, OversizedBodyIs413AndTheServerKeepsServing) {
   const unsigned short port = server.Start();
   const std::string big(2000, ' ');
   const std::string reply = RawExchange(
-      port, {"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: SageMaker.ListModels\r\nContent-Length: " +
-             std::to_string(big.size()) + "\r\n\r\n" + big});
+      port,
+      {"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: SageMaker.ListModels\r\nContent-Length: " +
+       std::to_string(big.size()) + "\r\n\r\n" + big});
   EXPECT_THAT(reply, StartsWith("HTTP/1.1 413"));
   EXPECT_THAT(reply, HasSubstr("RequestEntityTooLargeException"));
   // Chunked bodies have no Content-Length: the limit applies while reading.
-  const std::string chunked = RawExchange(
-      port, {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n" + big +
-             "\r\n0\r\n\r\n"});
+  const std::string chunked =
+      RawExchange(port, {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n" +
+                         big + "\r\n0\r\n\r\n"});
   EXPECT_THAT(chunked, StartsWith("HTTP/1.1 413"));
   HttpClient client(port);
   EXPECT_EQ(client.Aws("ListModels", "{}").status, 200);
@@ -91,9 +92,9 @@ TEST(ServerE2E, ASlowClientGets408) {
   const std::string reply = RawExchange(port, {"POST / HTTP/1.1\r\nHost: x\r\n"},
                                         std::chrono::milliseconds(0), std::chrono::seconds(3));
   EXPECT_THAT(reply, StartsWith("HTTP/1.1 408"));
-  const std::string slow_body = RawExchange(
-      port, {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{}"},
-      std::chrono::milliseconds(0), std::chrono::seconds(3));
+  const std::string slow_body =
+      RawExchange(port, {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{}"},
+                  std::chrono::milliseconds(0), std::chrono::seconds(3));
   EXPECT_THAT(slow_body, StartsWith("HTTP/1.1 408"));
 }
 
@@ -109,9 +110,10 @@ TEST(ServerE2E, PipelinedRequestsAreAnsweredInOrder) {
   std::string requests;
   for (const char* name : {"p1", "p2", "p3"}) {
     const std::string body = std::string(R"({"ModelName":")") + name + "\"}";
-    requests += "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: SageMaker.CreateModel\r\n"
-                "Content-Length: " +
-                std::to_string(body.size()) + "\r\n\r\n" + body;
+    requests +=
+        "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: SageMaker.CreateModel\r\n"
+        "Content-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body;
   }
   requests += "GET /_emulator/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
   const std::string reply = RawExchange(port, {requests});
@@ -127,13 +129,13 @@ TEST(ServerE2E, PipelinedRequestsAreAnsweredInOrder) {
 TEST(ServerE2E, ExpectContinueIsHonoured) {
   Server server(TestOptions());
   const std::string body = R"({"ModelName":"continued"})";
-  const std::string reply = RawExchange(
-      server.Start(),
-      {"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: SageMaker.CreateModel\r\nExpect: "
-       "100-continue\r\nConnection: close\r\nContent-Length: " +
-           std::to_string(body.size()) + "\r\n\r\n",
-       body},
-      std::chrono::milliseconds(100));
+  const std::string reply =
+      RawExchange(server.Start(),
+                  {"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: SageMaker.CreateModel\r\nExpect: "
+                   "100-continue\r\nConnection: close\r\nContent-Length: " +
+                       std::to_string(body.size()) + "\r\n\r\n",
+                   body},
+                  std::chrono::milliseconds(100));
   EXPECT_THAT(reply, StartsWith("HTTP/1.1 100 Continue"));
   EXPECT_THAT(reply, HasSubstr("HTTP/1.1 200 OK"));
   EXPECT_THAT(reply, HasSubstr("model/continued"));
@@ -153,8 +155,8 @@ TEST(ServerE2E, ConcurrentCreatesOfOneNameSucceedExactlyOnce) {
       for (int i = 0; i < 20; ++i) {
         const auto same = client.Aws("CreateModel", R"({"ModelName":"contended"})");
         (same.status == 200 ? created : duplicates)++;
-        const auto own = client.Aws(
-            "CreateModel", R"({"ModelName":"m-)" + std::to_string(t) + "-" + std::to_string(i) + "\"}");
+        const auto own = client.Aws("CreateModel", R"({"ModelName":"m-)" + std::to_string(t) + "-" +
+                                                       std::to_string(i) + "\"}");
         EXPECT_EQ(own.status, 200) << own.body;
       }
     });

@@ -89,9 +89,10 @@ class RouterTest : public ::testing::Test {
 };
 
 TEST_F(RouterTest, ModelLifecycle) {
-  const Reply created = Call("CreateModel", {{"ModelName", "My-Model"},
-                                             {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"},
-                                             {"PrimaryContainer", {{"Image", "img:1"}}}});
+  const Reply created =
+      Call("CreateModel", {{"ModelName", "My-Model"},
+                           {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"},
+                           {"PrimaryContainer", {{"Image", "img:1"}}}});
   ASSERT_EQ(created.status, 200) << created.raw.body;
   EXPECT_EQ(created.body["ModelArn"], "arn:aws:sagemaker:us-east-1:000000000000:model/my-model");
   EXPECT_EQ(*FindHeader(created.raw.headers, "Content-Type"), "application/x-amz-json-1.1");
@@ -132,9 +133,9 @@ TEST_F(RouterTest, CallerComesFromTheCredentialScope) {
   EXPECT_EQ(Call("DescribeModel", {{"ModelName", "m"}}, Auth("123456789012", "us-east-1")).status,
             400);
   // A non-numeric access key falls back to the default account.
-  EXPECT_EQ(Call("CreateModel", {{"ModelName", "m"}}, Auth("AKIDEXAMPLE", "cn-north-1"))
-                .body["ModelArn"],
-            "arn:aws-cn:sagemaker:cn-north-1:000000000000:model/m");
+  EXPECT_EQ(
+      Call("CreateModel", {{"ModelName", "m"}}, Auth("AKIDEXAMPLE", "cn-north-1")).body["ModelArn"],
+      "arn:aws-cn:sagemaker:cn-north-1:000000000000:model/m");
 }
 
 TEST_F(RouterTest, ListModelsFiltersSortsAndPages) {
@@ -143,8 +144,8 @@ TEST_F(RouterTest, ListModelsFiltersSortsAndPages) {
     ASSERT_TRUE(emulator_.ChangeClock({std::nullopt, Millis{1000}, std::nullopt}).ok());
   }
   std::vector<std::string> names;
-  json input = {{"MaxResults", 2}, {"SortBy", "Name"}, {"SortOrder", "Ascending"},
-                {"NameContains", "MODEL"}};
+  json input = {
+      {"MaxResults", 2}, {"SortBy", "Name"}, {"SortOrder", "Ascending"}, {"NameContains", "MODEL"}};
   std::set<std::string> tokens;
   while (true) {
     const Reply page = Call("ListModels", input);
@@ -157,8 +158,8 @@ TEST_F(RouterTest, ListModelsFiltersSortsAndPages) {
   EXPECT_EQ(names, (std::vector<std::string>{"a-model", "b-model", "d-model", "e-model"}));
 
   // Default order: newest first. CreationTimeAfter/Before are exclusive.
-  const Reply recent = Call("ListModels", {{"CreationTimeAfter", 1800835201},
-                                           {"CreationTimeBefore", 1800835204.0}});
+  const Reply recent =
+      Call("ListModels", {{"CreationTimeAfter", 1800835201}, {"CreationTimeBefore", 1800835204.0}});
   ASSERT_EQ(recent.status, 200);
   ASSERT_EQ(recent.body["Models"].size(), 2u);
   EXPECT_EQ(recent.body["Models"][0]["ModelName"], "d-model");
@@ -173,7 +174,8 @@ TEST_F(RouterTest, ABadPageTokenIsAValidationError) {
     EXPECT_EQ(reply.body["__type"], "ValidationException") << token;
   }
   // A token from one sort order does not continue another.
-  for (const char* name : {"a", "b"}) ASSERT_EQ(Call("CreateModel", {{"ModelName", name}}).status, 200);
+  for (const char* name : {"a", "b"})
+    ASSERT_EQ(Call("CreateModel", {{"ModelName", name}}).status, 200);
   const Reply first = Call("ListModels", {{"MaxResults", 1}});
   ASSERT_TRUE(first.body.contains("NextToken"));
   EXPECT_EQ(Call("ListModels", {{"NextToken", first.body["NextToken"]}, {"SortBy", "Name"}}).status,
@@ -197,7 +199,8 @@ TEST_F(RouterTest, UnknownAndUnservedOperations) {
   Reply no_target = Send({"POST", "/", {}, "{}"});
   EXPECT_EQ(no_target.status, 400);
   EXPECT_EQ(no_target.body["__type"], "UnknownOperationException");
-  Reply other_service = Send({"POST", "/", {{"X-Amz-Target", "DynamoDB_20120810.ListTables"}}, "{}"});
+  Reply other_service =
+      Send({"POST", "/", {{"X-Amz-Target", "DynamoDB_20120810.ListTables"}}, "{}"});
   EXPECT_EQ(other_service.body["__type"], "UnknownOperationException");
 }
 
@@ -227,10 +230,11 @@ TEST_F(RouterTest, WrongMethodsAndPaths) {
 }
 
 TEST_F(RouterTest, InvokingAMissingEndpointIsTheRuntimeValidationError) {
-  Reply reply = Send({"POST",
-                      "/endpoints/my-endpoint/invocations",
-                      {{"Content-Type", "text/csv"}, {"Authorization", Auth("123456789012", "us-west-2")}},
-                      "1,2,3"});
+  Reply reply =
+      Send({"POST",
+            "/endpoints/my-endpoint/invocations",
+            {{"Content-Type", "text/csv"}, {"Authorization", Auth("123456789012", "us-west-2")}},
+            "1,2,3"});
   ExpectError(reply, 400, "ValidationError",
               "Endpoint my-endpoint of account 123456789012 not found.");
   EXPECT_EQ(*FindHeader(reply.raw.headers, "Content-Type"), "application/json");
@@ -290,7 +294,8 @@ TEST_F(RouterTest, UnfreezingLetsTheClockRunWithTheBaseClock) {
 }
 
 TEST_F(RouterTest, ResetDeletesEverythingAndRestoresTheClock) {
-  ASSERT_EQ(Call("CreateModel", {{"ModelName", "m"}}, Auth("123456789012", "us-west-2")).status, 200);
+  ASSERT_EQ(Call("CreateModel", {{"ModelName", "m"}}, Auth("123456789012", "us-west-2")).status,
+            200);
   ASSERT_EQ(Call("CreateModel", {{"ModelName", "m"}}).status, 200);
   ASSERT_EQ(Admin("POST", "/_emulator/clock", R"({"advance_seconds": 86400})").status, 200);
   const Reply reset = Admin("POST", "/_emulator/reset");

@@ -10,7 +10,8 @@ namespace {
 
 TimePoint At(long long ms) { return TimePoint{Millis{ms}}; }
 
-ResourceRow Row(const std::string& name, long long created_ms, const std::string& account = "111111111111",
+ResourceRow Row(const std::string& name, long long created_ms,
+                const std::string& account = "111111111111",
                 const std::string& region = "us-east-1") {
   return {{account, region, "model", name},
           "arn:aws:sagemaker:" + region + ":" + account + ":model/" + NameKey(name),

@@ -20,9 +20,9 @@ TEST(TimeFormat, AppliesZoneOffsets) {
 }
 
 TEST(TimeFormat, RefusesMalformedAndOutOfRange) {
-  for (const char* bad : {"", "2027", "2027-13-01", "2027-02-30", "2027-01-25T24:00:00Z",
-                          "2027-01-25T00:00:00Q", "2027-01-25T00:00", "next tuesday",
-                          "2027-01-25T00:00:00.Z", "2027-01-25T00:00:00Zjunk"}) {
+  for (const char* bad :
+       {"", "2027", "2027-13-01", "2027-02-30", "2027-01-25T24:00:00Z", "2027-01-25T00:00:00Q",
+        "2027-01-25T00:00", "next tuesday", "2027-01-25T00:00:00.Z", "2027-01-25T00:00:00Zjunk"}) {
     EXPECT_FALSE(ParseIso8601(bad).has_value()) << bad;
   }
 }

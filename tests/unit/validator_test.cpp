@@ -24,11 +24,11 @@ domain::AwsError ErrorOf(const char* operation, const json& body) {
 }
 
 TEST(Validator, AcceptsAValidRequest) {
-  EXPECT_TRUE(ValidateRequest(Input("CreateModel"),
-                              {{"ModelName", "m1"},
-                               {"PrimaryContainer", {{"Image", "img"}}},
-                               {"Tags", {{{"Key", "team"}, {"Value", "ml"}}}}})
-                  .ok());
+  EXPECT_TRUE(
+      ValidateRequest(Input("CreateModel"), {{"ModelName", "m1"},
+                                             {"PrimaryContainer", {{"Image", "img"}}},
+                                             {"Tags", {{{"Key", "team"}, {"Value", "ml"}}}}})
+          .ok());
 }
 
 TEST(Validator, MissingRequiredMember) {
@@ -54,9 +54,8 @@ TEST(Validator, MaxLengthAndPatternAreSeparateErrors) {
   const std::string bad = std::string(64, 'a') + "_";
   const auto error = ErrorOf("DescribeModel", {{"ModelName", bad}});
   EXPECT_THAT(error.message, HasSubstr("2 validation errors detected: "));
-  EXPECT_THAT(error.message,
-              HasSubstr("Member must satisfy regular expression pattern: "
-                        "[a-zA-Z0-9]([\\-a-zA-Z0-9]*[a-zA-Z0-9])?; Value '"));
+  EXPECT_THAT(error.message, HasSubstr("Member must satisfy regular expression pattern: "
+                                       "[a-zA-Z0-9]([\\-a-zA-Z0-9]*[a-zA-Z0-9])?; Value '"));
 }
 
 TEST(Validator, EnumAndRangeViolationsAreListedTogether) {
@@ -68,8 +67,8 @@ TEST(Validator, EnumAndRangeViolationsAreListedTogether) {
 }
 
 TEST(Validator, NestedAndListMembersUseAwsPaths) {
-  const auto error = ErrorOf(
-      "CreateModel", {{"ModelName", "m"}, {"Tags", {{{"Key", "k"}}, {{"Value", "v"}}}}});
+  const auto error =
+      ErrorOf("CreateModel", {{"ModelName", "m"}, {"Tags", {{{"Key", "k"}}, {{"Value", "v"}}}}});
   EXPECT_THAT(error.message, HasSubstr("Value null at 'tags.1.member.value' failed to satisfy "
                                        "constraint: Member must not be null"));
   EXPECT_THAT(error.message, HasSubstr("Value null at 'tags.2.member.key'"));
@@ -87,8 +86,8 @@ TEST(Validator, ListLengthIsChecked) {
 TEST(Validator, MapKeysAreReportedAsOneConstraint) {
   const std::string long_key(1025, 'k');
   const auto error =
-      ErrorOf("CreateModel", {{"ModelName", "m"},
-                              {"PrimaryContainer", {{"Environment", {{long_key, "v"}}}}}});
+      ErrorOf("CreateModel",
+              {{"ModelName", "m"}, {"PrimaryContainer", {{"Environment", {{long_key, "v"}}}}}});
   EXPECT_THAT(error.message, HasSubstr("at 'primaryContainer.environment' failed to satisfy "
                                        "constraint: Map keys must satisfy constraint: [Member "
                                        "must have length less than or equal to 1024"));
@@ -104,7 +103,8 @@ TEST(Validator, WrongJsonTypeIsASerializationError) {
   status = ValidateRequest(Input("CreateModel"), {{"ModelName", {{"nested", 1}}}});
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().code, "SerializationException");
-  EXPECT_THAT(status.error().message, HasSubstr("Start of structure or map found where not expected"));
+  EXPECT_THAT(status.error().message,
+              HasSubstr("Start of structure or map found where not expected"));
 }
 
 TEST(Validator, IntegersOutOfRangeAndFractionsAreRefused) {
@@ -131,10 +131,11 @@ TEST(Validator, UnknownMembersAreIgnored) {
 
 TEST(Validator, CheckResponseFindsEveryKindOfDeparture) {
   const Shape& output = *ControlPlaneModel().FindOperation("DescribeModel")->output;
-  EXPECT_TRUE(CheckResponse(output, {{"ModelName", "m"},
-                                     {"ModelArn", "arn:aws:sagemaker:us-east-1:000000000000:model/m"},
-                                     {"CreationTime", 1767225600}})
-                  .empty());
+  EXPECT_TRUE(
+      CheckResponse(output, {{"ModelName", "m"},
+                             {"ModelArn", "arn:aws:sagemaker:us-east-1:000000000000:model/m"},
+                             {"CreationTime", 1767225600}})
+          .empty());
   const auto problems = CheckResponse(
       output, {{"ModelName", "m"}, {"CreationTime", "2026-01-01T00:00:00Z"}, {"Extra", 1}});
   EXPECT_EQ(problems.size(), 3u);  // missing ModelArn, ISO timestamp, unknown member

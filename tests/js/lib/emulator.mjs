@@ -3,6 +3,7 @@
 //
 // The binary comes from the SAGEMAKER_EMULATOR_BIN environment variable (run.sh sets it).
 import { spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { after } from 'node:test';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
@@ -116,12 +117,56 @@ function clientConfig(url, { accessKeyId = DEFAULT_ACCOUNT, region = DEFAULT_REG
   };
 }
 
+// Clients keep the raw HTTP response of their last call in `client.lastRaw`
+// ({ status, headers, text, json }), read below the SDK's deserializer. The SDK drops some body
+// keys from errors (since @smithy/core 3.x it deletes `err.Message`), so tests that need to know
+// what went over the wire look here.
+function recordRawResponses(client) {
+  client.lastRaw = null;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      client.lastRaw = null;
+      const out = await next(args);
+      const res = out.response;
+      const chunks = [];
+      for await (const chunk of res.body ?? []) chunks.push(Buffer.from(chunk));
+      const buf = Buffer.concat(chunks);
+      res.body = Readable.from(buf.length ? [buf] : []);
+      const text = buf.toString('utf8');
+      let json = null;
+      try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+      client.lastRaw = { status: res.statusCode, headers: res.headers, text, json };
+      return out;
+    },
+    { step: 'deserialize', priority: 'low', name: 'emulatorTestRawRecorder' },
+  );
+  return client;
+}
+
 export function sagemaker(url, opts) {
-  return new SageMakerClient(clientConfig(url, opts));
+  return recordRawResponses(new SageMakerClient(clientConfig(url, opts)));
 }
 
 export function runtime(url, opts) {
-  return new SageMakerRuntimeClient(clientConfig(url, opts));
+  return recordRawResponses(new SageMakerRuntimeClient(clientConfig(url, opts)));
+}
+
+// Checks the raw error response of `client`'s last call: status, X-Amzn-ErrorType, and a body
+// with __type, message and Message (the last so that SDKs that read `Message` see the text).
+export function assertRawError(client, { status = 400, code, message }) {
+  const raw = client.lastRaw;
+  if (!raw) throw new Error('no raw response was recorded');
+  const fail = (what) => { throw new Error(`${what}; raw response ${raw.status} ${raw.text}`); };
+  if (raw.status !== status) fail(`status ${raw.status} != ${status}`);
+  const header = raw.headers['x-amzn-errortype'] ?? raw.headers['X-Amzn-ErrorType'];
+  if (header?.split(':')[0] !== code) fail(`X-Amzn-ErrorType ${JSON.stringify(header)} != ${JSON.stringify(code)}`);
+  if (raw.json === null || typeof raw.json !== 'object') fail('error body is not a JSON object');
+  const type = String(raw.json.__type ?? '').split(':')[0].split('#').pop();
+  if (type !== code) fail(`__type ${JSON.stringify(raw.json.__type)} != ${JSON.stringify(code)}`);
+  if (message !== undefined) {
+    if (raw.json.message !== message) fail(`body "message" is not ${JSON.stringify(message)}`);
+    if (raw.json.Message !== message) fail(`body "Message" is not ${JSON.stringify(message)}`);
+  }
 }
 
 // Awaits a promise that must reject and returns the error. Fails the test if it resolves.

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvokeEndpointCommand } from '@aws-sdk/client-sagemaker-runtime';
-import { useEmulator, runtime, errorOf, UUID } from '../lib/emulator.mjs';
+import { useEmulator, runtime, errorOf, assertRawError, UUID } from '../lib/emulator.mjs';
 
 const emu = await useEmulator();
 
@@ -16,10 +16,13 @@ test('InvokeEndpoint on a missing endpoint is ValidationError 400', async () => 
   })));
   assert.equal(err.name, 'ValidationError', `unexpected error: ${err.stack}`);
   assert.equal(err.message, 'Endpoint missing-endpoint of account 123456789012 not found.');
-  assert.equal(err.Message, 'Endpoint missing-endpoint of account 123456789012 not found.');
   assert.equal(err.$fault, 'client');
   assert.equal(err.$metadata.httpStatusCode, 400);
   assert.match(err.$metadata.requestId ?? '', UUID);
+  // err.Message is deleted by @smithy/core 3.41.1 whatever the body holds; check the wire instead.
+  assertRawError(rt, {
+    status: 400, code: 'ValidationError', message: 'Endpoint missing-endpoint of account 123456789012 not found.',
+  });
 });
 
 test('the runtime error names the caller\'s account', async () => {
