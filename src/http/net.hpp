@@ -1,11 +1,14 @@
 // Namespace aliases for Boost.Asio and Boost.Beast, declared here and nowhere else.
 #pragma once
 
-// Boost 1.74 Asio uses std::exchange without including <utility> (fixed in later Boost).
+// clang-format off
+// Boost 1.74 Asio uses std::exchange without including <utility> (fixed in later Boost), so
+// <utility> must come first.
+#include <utility>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <utility>
+// clang-format on
 
 namespace smemu::http {
 namespace net = boost::asio;

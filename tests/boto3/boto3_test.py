@@ -397,8 +397,9 @@ def main():
     if not os.access(BINARY, os.X_OK):
         sys.stderr.write("error: %s is not executable\n" % BINARY)
         return 2
-    sys.stderr.write("# boto3 %s, botocore %s, AWS_DATA_PATH=%s\n"
-                     % (boto3.__version__, botocore.__version__, os.environ["AWS_DATA_PATH"]))
+    sys.stderr.write("# boto3 %s, botocore %s (%s), AWS_DATA_PATH=%s\n"
+                     % (boto3.__version__, botocore.__version__, os.path.dirname(botocore.__file__),
+                        os.environ["AWS_DATA_PATH"]))
     program = unittest.main(argv=[sys.argv[0]] + sys.argv[2:], exit=False, verbosity=2)
     return 0 if program.result.wasSuccessful() else 1
 

@@ -2,20 +2,19 @@
 // plus a raw-bytes exchange for requests no well-behaved client would send.
 #pragma once
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <chrono>
 #include <string>
-#include <utility>
+#include <thread>
 #include <vector>
+
+#include "http/net.hpp"
 
 namespace smemu::testing {
 
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
-using tcp = net::ip::tcp;
+namespace net = http::net;
+namespace beast = http::beast;
+namespace bhttp = http::bhttp;
+using tcp = http::tcp;
 
 struct HttpReply {
   int status = 0;
