@@ -1,5 +1,7 @@
 #include "log/log.hpp"
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+
 #include <atomic>
 
 namespace smemu::log {
@@ -22,6 +24,8 @@ std::string RenderText(std::string_view message, const nlohmann::json& fields) {
 
 void Configure(Format format, spdlog::level::level_enum level) {
   g_format = format;
+  // Logs go to stderr: stdout carries only the "listening on" line that scripts wait for.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("sagemaker-emulator"));
   spdlog::set_level(level);
   if (format == Format::kJson) {
     // The event renders its own JSON members after time and level.

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "e2e/http_client.hpp"
 #include "test_support.hpp"
@@ -21,13 +20,14 @@ using ::testing::HasSubstr;
 // A child process running the binary with its stdout (and optionally stderr) captured.
 class Process {
  public:
-  explicit Process(std::vector<std::string> args) {
+  // With `merge_stderr` false, stderr is discarded and output() holds stdout alone.
+  explicit Process(std::vector<std::string> args, bool merge_stderr = true) {
     int out[2];
     EXPECT_EQ(pipe(out), 0);
     pid_ = fork();
     if (pid_ == 0) {
       dup2(out[1], STDOUT_FILENO);
-      dup2(out[1], STDERR_FILENO);
+      dup2(merge_stderr ? out[1] : open("/dev/null", O_WRONLY), STDERR_FILENO);
       close(out[0]);
       std::vector<char*> argv;
       static std::string binary = SMEMU_BINARY;
@@ -48,17 +48,15 @@ class Process {
     close(out_);
   }
 
-  // Reads output until `pattern` matches a line or `timeout` passes; returns the match group 1.
-  std::string WaitFor(const std::regex& pattern, std::chrono::milliseconds timeout) {
+  // Reads output until a line starts with `prefix` or `timeout` passes; returns the rest of it.
+  std::string WaitFor(const std::string& prefix, std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
-      std::smatch match;
       std::string::size_type line_end;
       while ((line_end = output_.find('\n', scanned_)) != std::string::npos) {
         const std::string line = output_.substr(scanned_, line_end - scanned_);
         scanned_ = line_end + 1;
-        if (std::regex_search(line, match, pattern))
-          return match.size() > 1 ? match[1].str() : line;
+        if (line.rfind(prefix, 0) == 0) return line.substr(prefix.size());
       }
       ReadSome(std::chrono::milliseconds(50));
     }
@@ -102,7 +100,7 @@ class Process {
   std::string::size_type scanned_ = 0;
 };
 
-const std::regex kListening(R"(^sagemaker-emulator listening on http://127\.0\.0\.1:(\d+)$)");
+const std::string kListening = "sagemaker-emulator listening on http://127.0.0.1:";
 
 TEST(Binary, PrintsTheListeningLineAndStopsCleanlyOnSigterm) {
   testing::TempDbPath db;
@@ -129,6 +127,17 @@ TEST(Binary, PrintsTheListeningLineAndStopsCleanlyOnSigterm) {
   EXPECT_EQ(nlohmann::json::parse(described.body)["CreationTime"], 1800835200);
   restarted.Signal(SIGINT);
   EXPECT_EQ(restarted.Wait(std::chrono::seconds(10)), 0);
+}
+
+TEST(Binary, StdoutCarriesOnlyTheListeningLine) {
+  Process server({"--port", "0", "--db", ":memory:"}, /*merge_stderr=*/false);
+  const std::string port = server.WaitFor(kListening, std::chrono::seconds(10));
+  ASSERT_FALSE(port.empty()) << server.output();
+  testing::HttpClient client(static_cast<unsigned short>(std::stoi(port)));
+  ASSERT_EQ(client.Aws("ListModels", "{}").status, 200);
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 0);
+  EXPECT_EQ(server.output(), kListening + port + "\n");
 }
 
 TEST(Binary, VersionAndHelp) {
