@@ -1,0 +1,93 @@
+// CapacityLedger: how many instances of each pool (region, availability zone, instance type) are
+// committed to reservations over time, and the questions asked of it: how many are free over a
+// window, and where the next windows with enough free instances start.
+//
+// Each pool keeps its commitments as a step function (sorted breakpoints -> committed count), so a
+// query costs O(log n + k) for k breakpoints inside the window, never a scan of all reservations.
+// Plain data, no I/O; rebuilt from the store at start. Not thread-safe: its owner serialises
+// access.
+#pragma once
+
+#include <compare>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "smemu/clock.hpp"
+
+namespace smemu::domain {
+
+struct PoolKey {
+  std::string region;
+  std::string availability_zone;
+  std::string instance_type;
+  auto operator<=>(const PoolKey&) const = default;
+};
+
+// [start, end)
+struct Window {
+  TimePoint start;
+  TimePoint end;
+  bool operator==(const Window&) const = default;
+};
+
+// A step function of committed instances over time.
+class CommitmentTimeline {
+ public:
+  // Adds `count` instances over [start, end). A negative count releases them.
+  // REQUIRES: start < end.
+  void Add(Window window, int count);
+  int CommittedAt(TimePoint time) const;
+  // The largest commitment at any instant of [start, end). REQUIRES: start < end.
+  int MaxCommitted(Window window) const;
+  // The maximal sub-windows of `window` in which more than `limit` instances are committed.
+  std::vector<Window> Above(Window window, int limit) const;
+  // (time, committed from then on) for every change inside `window`, starting with its start.
+  std::vector<std::pair<TimePoint, int>> Steps(Window window) const;
+  bool empty() const { return level_.empty(); }
+
+ private:
+  // Ensures a breakpoint exists at `time` and returns it.
+  std::map<TimePoint, int>::iterator Split(TimePoint time);
+  void Compact(std::map<TimePoint, int>::iterator from, std::map<TimePoint, int>::iterator to);
+
+  std::map<TimePoint, int> level_;  // committed from each key until the next; 0 before the first
+};
+
+class CapacityLedger {
+ public:
+  struct Pool {
+    int reservable = 0;  // instances that can be sold as reservations
+    int on_demand = 0;   // instances available without a reservation
+    CommitmentTimeline reserved;
+  };
+
+  // Creates the pool or changes its counts; commitments are kept.
+  void SetPool(const PoolKey& key, int reservable, int on_demand);
+  const Pool* Find(const PoolKey& key) const;
+  const std::map<PoolKey, Pool>& pools() const { return pools_; }
+
+  // Reservable instances free during the whole window; 0 for an unknown pool.
+  int FreeReservable(const PoolKey& key, Window window) const;
+  // Commits `count` reservable instances over the window if they are all free; else changes
+  // nothing.
+  bool Reserve(const PoolKey& key, Window window, int count);
+  // Records a commitment without checking the pool's size (rebuilding from stored, sold plans).
+  void Restore(const PoolKey& key, Window window, int count);
+  void Release(const PoolKey& key, Window window, int count);
+
+  // Starts of windows of `duration` with `count` reservable instances free throughout, inside
+  // `range`, on multiples of `step` since the epoch. The first is the earliest; each next one is
+  // the earliest at least `spacing` after the previous. At most `limit` starts.
+  std::vector<TimePoint> FindStarts(const PoolKey& key, Window range, Millis duration, int count,
+                                    Millis step, Millis spacing, std::size_t limit) const;
+
+  // The pools of one instance type in a region, in availability-zone order.
+  std::vector<PoolKey> PoolsOf(const std::string& region, const std::string& instance_type) const;
+
+ private:
+  std::map<PoolKey, Pool> pools_;
+};
+
+}  // namespace smemu::domain

@@ -1,0 +1,147 @@
+#include "domain/capacity_ledger.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace smemu::domain {
+namespace {
+
+constexpr Millis kHour{3600'000};
+constexpr Millis kDay = 24 * kHour;
+const TimePoint kT0{Millis{1800835200000}};  // 2027-01-25T00:00:00Z, a whole day
+
+Window Hours(int from, int to) { return {kT0 + from * kHour, kT0 + to * kHour}; }
+
+const PoolKey kPool{"us-west-2", "us-west-2a", "ml.p5.48xlarge"};
+
+CapacityLedger LedgerWith(int reservable) {
+  CapacityLedger ledger;
+  ledger.SetPool(kPool, reservable, 1);
+  return ledger;
+}
+
+TEST(CommitmentTimeline, AddQueryAndReleaseBackToEmpty) {
+  CommitmentTimeline timeline;
+  timeline.Add(Hours(0, 10), 2);
+  timeline.Add(Hours(5, 15), 1);
+  EXPECT_EQ(timeline.CommittedAt(kT0 - kHour), 0);
+  EXPECT_EQ(timeline.CommittedAt(kT0), 2);
+  EXPECT_EQ(timeline.CommittedAt(kT0 + 5 * kHour), 3);
+  EXPECT_EQ(timeline.CommittedAt(kT0 + 10 * kHour), 1);
+  EXPECT_EQ(timeline.CommittedAt(kT0 + 15 * kHour), 0);
+  EXPECT_EQ(timeline.MaxCommitted(Hours(0, 5)), 2);
+  EXPECT_EQ(timeline.MaxCommitted(Hours(4, 6)), 3);
+  EXPECT_EQ(timeline.MaxCommitted(Hours(10, 20)), 1);
+  timeline.Add(Hours(5, 15), -1);
+  timeline.Add(Hours(0, 10), -2);
+  EXPECT_TRUE(timeline.empty());
+}
+
+TEST(CommitmentTimeline, AboveFindsTheBusyStretches) {
+  CommitmentTimeline timeline;
+  timeline.Add(Hours(2, 4), 2);
+  timeline.Add(Hours(6, 8), 1);
+  EXPECT_EQ(timeline.Above(Hours(0, 10), 1), (std::vector<Window>{Hours(2, 4)}));
+  EXPECT_EQ(timeline.Above(Hours(0, 10), 0), (std::vector<Window>{Hours(2, 4), Hours(6, 8)}));
+  EXPECT_EQ(timeline.Above(Hours(3, 7), 0), (std::vector<Window>{Hours(3, 4), Hours(6, 7)}));
+}
+
+TEST(CapacityLedger, BackToBackWindowsShareTheSameInstances) {
+  CapacityLedger ledger = LedgerWith(2);
+  ASSERT_TRUE(ledger.Reserve(kPool, Hours(0, 168), 2));
+  EXPECT_TRUE(ledger.Reserve(kPool, Hours(168, 336), 2));  // starts exactly when the first ends
+  EXPECT_FALSE(ledger.Reserve(kPool, Hours(167, 169), 1));
+  EXPECT_EQ(ledger.FreeReservable(kPool, Hours(336, 400)), 2);
+}
+
+TEST(CapacityLedger, ExactFitAndOneInstanceShort) {
+  CapacityLedger ledger = LedgerWith(8);
+  ASSERT_TRUE(ledger.Reserve(kPool, Hours(0, 48), 5));
+  EXPECT_EQ(ledger.FreeReservable(kPool, Hours(24, 72)), 3);
+  EXPECT_FALSE(ledger.Reserve(kPool, Hours(24, 72), 4));  // one short: nothing is taken
+  EXPECT_EQ(ledger.FreeReservable(kPool, Hours(24, 72)), 3);
+  EXPECT_TRUE(ledger.Reserve(kPool, Hours(24, 72), 3));  // exact fit
+  EXPECT_EQ(ledger.FreeReservable(kPool, Hours(0, 100)), 0);
+  EXPECT_EQ(ledger.FreeReservable(kPool, Hours(72, 100)), 8);
+}
+
+TEST(CapacityLedger, RefusesUnknownPoolsAndEmptyRequests) {
+  CapacityLedger ledger = LedgerWith(2);
+  const PoolKey other{"us-west-2", "us-west-2b", "ml.p5.48xlarge"};
+  EXPECT_FALSE(ledger.Reserve(other, Hours(0, 1), 1));
+  EXPECT_EQ(ledger.FreeReservable(other, Hours(0, 1)), 0);
+  EXPECT_FALSE(ledger.Reserve(kPool, Hours(0, 1), 0));
+  EXPECT_FALSE(ledger.Reserve(kPool, Hours(1, 1), 1));
+}
+
+TEST(CapacityLedger, ManyOverlappingPlansMatchABruteForceCount) {
+  CapacityLedger ledger = LedgerWith(6);
+  std::mt19937 random(7);
+  std::vector<std::tuple<int, int, int>> sold;  // start hour, end hour, count
+  for (int i = 0; i < 2000; ++i) {
+    const int start = static_cast<int>(random() % 2000);
+    const int end = start + 1 + static_cast<int>(random() % 200);
+    const int count = 1 + static_cast<int>(random() % 3);
+    if (ledger.Reserve(kPool, Hours(start, end), count)) sold.emplace_back(start, end, count);
+  }
+  ASSERT_GT(sold.size(), 50u);
+  for (int hour = 0; hour < 2200; ++hour) {
+    int committed = 0;
+    for (const auto& [s, e, c] : sold) {
+      if (s <= hour && hour < e) committed += c;
+    }
+    ASSERT_LE(committed, 6) << "oversold at hour " << hour;
+    ASSERT_EQ(ledger.Find(kPool)->reserved.CommittedAt(kT0 + hour * kHour), committed);
+  }
+}
+
+TEST(CapacityLedger, FindStartsAlignsToWholeHoursAndSpacesAlternativesByADay) {
+  CapacityLedger ledger = LedgerWith(2);
+  const Window range{kT0 + Millis{90'000}, kT0 + 20 * kDay};  // 00:01:30: first whole hour is 01:00
+  const auto starts = ledger.FindStarts(kPool, range, 7 * kDay, 1, kHour, kDay, 3);
+  EXPECT_EQ(starts,
+            (std::vector<TimePoint>{kT0 + kHour, kT0 + kDay + kHour, kT0 + 2 * kDay + kHour}));
+}
+
+TEST(CapacityLedger, FindStartsSkipsSoldWindowsAndRespectsTheRangeEnd) {
+  CapacityLedger ledger = LedgerWith(2);
+  ASSERT_TRUE(ledger.Reserve(kPool, {kT0, kT0 + 10 * kDay}, 2));
+  const auto starts = ledger.FindStarts(kPool, {kT0, kT0 + 18 * kDay}, 7 * kDay, 1, kHour, kDay, 5);
+  // The pool is free from day 10; a 7-day window must end by day 18.
+  EXPECT_EQ(starts, (std::vector<TimePoint>{kT0 + 10 * kDay, kT0 + 11 * kDay}));
+}
+
+TEST(CapacityLedger, FindStartsIsEmptyWhenNothingFits) {
+  CapacityLedger ledger = LedgerWith(2);
+  EXPECT_TRUE(ledger.FindStarts(kPool, {kT0, kT0 + 30 * kDay}, kDay, 3, kHour, kDay, 5).empty());
+  EXPECT_TRUE(ledger.FindStarts(kPool, {kT0, kT0 + kDay - kHour}, kDay, 1, kHour, kDay, 5).empty());
+  ASSERT_TRUE(ledger.Reserve(kPool, {kT0, kT0 + 30 * kDay}, 1));
+  EXPECT_TRUE(ledger.FindStarts(kPool, {kT0, kT0 + 30 * kDay}, kDay, 2, kHour, kDay, 5).empty());
+  EXPECT_EQ(ledger.FindStarts(kPool, {kT0, kT0 + 30 * kDay}, kDay, 1, kHour, kDay, 1).size(), 1u);
+}
+
+TEST(CapacityLedger, SettingCountsKeepsCommitments) {
+  CapacityLedger ledger = LedgerWith(4);
+  ASSERT_TRUE(ledger.Reserve(kPool, Hours(0, 10), 3));
+  ledger.SetPool(kPool, 8, 0);
+  EXPECT_EQ(ledger.FreeReservable(kPool, Hours(0, 10)), 5);
+  EXPECT_EQ(ledger.Find(kPool)->on_demand, 0);
+  ledger.Release(kPool, Hours(0, 10), 3);
+  EXPECT_EQ(ledger.FreeReservable(kPool, Hours(0, 10)), 8);
+}
+
+TEST(CapacityLedger, PoolsOfListsZonesInOrder) {
+  CapacityLedger ledger;
+  ledger.SetPool({"us-west-2", "us-west-2c", "ml.p5.48xlarge"}, 1, 0);
+  ledger.SetPool({"us-west-2", "us-west-2a", "ml.p5.48xlarge"}, 1, 0);
+  ledger.SetPool({"us-west-2", "us-west-2b", "ml.trn1.32xlarge"}, 1, 0);
+  ledger.SetPool({"us-east-1", "us-east-1a", "ml.p5.48xlarge"}, 1, 0);
+  const auto zones = ledger.PoolsOf("us-west-2", "ml.p5.48xlarge");
+  ASSERT_EQ(zones.size(), 2u);
+  EXPECT_EQ(zones[0].availability_zone, "us-west-2a");
+  EXPECT_EQ(zones[1].availability_zone, "us-west-2c");
+}
+
+}  // namespace
+}  // namespace smemu::domain
