@@ -19,6 +19,7 @@ struct ServerOptions {
   unsigned threads = 0;                           // 0: one per CPU core
   std::optional<TimePoint> clock_start;      // nullopt: now, or the clock saved in the database
   bool frozen_clock = false;                 // the virtual clock does not run by itself
+  std::optional<std::string> capacity_path;  // nullopt: the built-in capacity configuration
   std::size_t max_body_bytes = 1024 * 1024;  // control plane and admin requests
   std::size_t max_invocation_body_bytes = 6 * 1024 * 1024;  // InvokeEndpoint payloads
   std::size_t max_header_bytes = 16 * 1024;

@@ -40,6 +40,10 @@ int Run(int argc, char** argv) {
                  "Start the virtual clock at this ISO 8601 time, e.g. 2027-01-25T00:00:00Z");
   app.add_flag("--frozen-clock", options.frozen_clock,
                "The virtual clock does not run; it moves only through the admin API");
+  std::string capacity_path;
+  app.add_option("--capacity", capacity_path,
+                 "Capacity configuration (JSON, schemas/capacity.schema.json); default: built in")
+      ->check(CLI::ExistingFile);
   double read_timeout_seconds = 30;
   app.add_option("--read-timeout", read_timeout_seconds,
                  "Seconds to receive a request once its first byte has arrived")
@@ -54,6 +58,7 @@ int Run(int argc, char** argv) {
       return 2;
     }
   }
+  if (!capacity_path.empty()) options.capacity_path = capacity_path;
   options.read_timeout =
       std::chrono::milliseconds(static_cast<long long>(read_timeout_seconds * 1000));
   smemu::log::Configure(

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "apimodel/embedded_models.hpp"
+#include "config/capacity_config.hpp"
 #include "http/transport.hpp"
 #include "log/log.hpp"
 #include "ops/emulator.hpp"
@@ -59,9 +60,11 @@ unsigned short Server::Start() {
   if (!protocol::IsRegionName(s.options.region)) {
     throw std::invalid_argument("--region is not a region name: '" + s.options.region + "'");
   }
+  domain::CapacityConfig capacity = config::LoadCapacityConfig(s.options.capacity_path);
   s.store = std::make_unique<store::StateStore>(s.options.db_path);
   s.emulator = std::make_unique<ops::Emulator>(
-      *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock});
+      *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock},
+      std::move(capacity));
   protocol::RouterConfig config;
   config.default_account = s.options.account_id;
   config.default_region = s.options.region;

@@ -3,10 +3,14 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "domain/aws_error.hpp"
+#include "domain/capacity_config.hpp"
+#include "domain/capacity_ledger.hpp"
+#include "domain/training_plan.hpp"
 #include "smemu/clock.hpp"
 #include "store/state_store.hpp"
 
@@ -19,10 +23,23 @@ struct Caller {
   std::string request_id;
 };
 
+// Offerings returned by searches, until bought or kOfferingLifetime has passed. In memory only:
+// after a restart, search again.
+struct RememberedOffering {
+  domain::Offering offering;
+  std::string account;
+  std::string region;
+  TimePoint expires;
+};
+using OfferingBook = std::map<std::string, RememberedOffering, std::less<>>;
+
 struct Context {
   Caller caller;
   TimePoint now;  // one instant for the whole request
   store::StateStore& store;
+  domain::CapacityLedger& ledger;
+  const domain::CapacityConfig& capacity;
+  OfferingBook& offerings;
 };
 
 // A control-plane operation: validated JSON input -> JSON output or an AWS error.

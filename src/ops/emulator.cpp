@@ -28,12 +28,15 @@ std::optional<VirtualClock::State> DecodeClock(const std::string& text, TimePoin
 
 }  // namespace
 
-Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start)
+Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
+                   domain::CapacityConfig capacity)
     : store_(store),
       base_clock_(base_clock),
       clock_start_(clock_start),
-      clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen) {
+      clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen),
+      capacity_(std::move(capacity)) {
   AddModelHandlers(handlers_);
+  AddTrainingPlanHandlers(handlers_);
   invoke_endpoint_ = &ops::InvokeEndpoint;
   if (!clock_start.start) {
     if (auto saved = store_.GetSetting(kClockSetting)) {
@@ -44,6 +47,16 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   }
   std::lock_guard lock(mutex_);
   PersistClockLocked();
+  RebuildLedgerLocked();
+}
+
+void Emulator::RebuildLedgerLocked() {
+  ledger_ = domain::CapacityLedger();
+  for (const domain::PoolSpec& pool : capacity_.pools) {
+    ledger_.SetPool(pool.key, pool.reservable, pool.on_demand);
+  }
+  RestoreTrainingPlans(store_, ledger_);
+  offerings_.clear();
 }
 
 bool Emulator::Emulates(const std::string& operation) const {
@@ -51,7 +64,7 @@ bool Emulator::Emulates(const std::string& operation) const {
 }
 
 Context Emulator::MakeContextLocked(const Caller& caller) {
-  return Context{caller, clock_.Now(), store_};
+  return Context{caller, clock_.Now(), store_, ledger_, capacity_, offerings_};
 }
 
 domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
@@ -98,6 +111,7 @@ void Emulator::Reset() {
   store_.DeleteEverything();
   clock_.Reset(clock_start_.start.value_or(base_clock_.Now()), clock_start_.frozen);
   PersistClockLocked();
+  RebuildLedgerLocked();
 }
 
 void Emulator::PersistClockLocked() {

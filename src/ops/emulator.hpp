@@ -35,7 +35,9 @@ class Emulator {
  public:
   // `base_clock` drives the virtual clock while it runs; `store` keeps everything durable. Both
   // must outlive the Emulator. Restores a persisted clock unless `clock_start.start` is given.
-  Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start);
+  // `capacity` sets up the ledger's pools; plans already in the store are committed on top.
+  Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
+           domain::CapacityConfig capacity = {});
 
   // True when a handler exists for the control-plane operation.
   bool Emulates(const std::string& operation) const;
@@ -54,6 +56,7 @@ class Emulator {
 
  private:
   void PersistClockLocked();
+  void RebuildLedgerLocked();
   Context MakeContextLocked(const Caller& caller);
 
   store::StateStore& store_;
@@ -62,6 +65,9 @@ class Emulator {
   VirtualClock clock_;
   std::map<std::string, Handler, std::less<>> handlers_;
   RuntimeHandler invoke_endpoint_;
+  domain::CapacityConfig capacity_;
+  domain::CapacityLedger ledger_;
+  OfferingBook offerings_;
   mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
 };
 

@@ -110,33 +110,63 @@ std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
 }
 
 bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
+  return InsertAll({{row, tags}});
+}
+
+bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows) {
   SQLite::Transaction transaction(*db_);
   SQLite::Statement insert(*db_,
                            "INSERT OR IGNORE INTO resources (account, region, kind, name_key, "
                            "name, arn, status, created_ms, modified_ms, doc) VALUES (:account, "
                            ":region, :kind, :name_key, :name, :arn, :status, :created, :modified, "
                            ":doc)");
-  BindKey(insert, row.key);
-  insert.bind(":name", row.key.name);
-  insert.bind(":arn", row.arn);
-  insert.bind(":status", row.status);
-  insert.bind(":created", ToMillis(row.created));
-  insert.bind(":modified", ToMillis(row.modified));
-  insert.bind(":doc", row.doc);
-  if (insert.exec() == 0) return false;
   SQLite::Statement tag(
       *db_, "INSERT OR REPLACE INTO tags (arn, position, key, value) VALUES (?, ?, ?, ?)");
-  int position = 0;
-  for (const auto& [key, value] : tags) {
-    tag.bind(1, row.arn);
-    tag.bind(2, position++);
-    tag.bind(3, key);
-    tag.bind(4, value);
-    tag.exec();
-    tag.reset();
+  for (const auto& [row, tags] : rows) {
+    BindKey(insert, row.key);
+    insert.bind(":name", row.key.name);
+    insert.bind(":arn", row.arn);
+    insert.bind(":status", row.status);
+    insert.bind(":created", ToMillis(row.created));
+    insert.bind(":modified", ToMillis(row.modified));
+    insert.bind(":doc", row.doc);
+    const int inserted = insert.exec();
+    insert.reset();
+    if (inserted == 0) return false;  // the transaction's destructor rolls back
+    int position = 0;
+    for (const auto& [key, value] : tags) {
+      tag.bind(1, row.arn);
+      tag.bind(2, position++);
+      tag.bind(3, key);
+      tag.bind(4, value);
+      tag.exec();
+      tag.reset();
+    }
   }
   transaction.commit();
   return true;
+}
+
+std::vector<ResourceRow> StateStore::AllOfKind(const std::string& kind) const {
+  SQLite::Statement statement(*db_, std::string("SELECT ") + kRowColumns +
+                                        " FROM resources WHERE kind = ? ORDER BY created_ms");
+  statement.bind(1, kind);
+  std::vector<ResourceRow> rows;
+  while (statement.executeStep()) rows.push_back(ReadRow(statement));
+  return rows;
+}
+
+std::vector<ResourceRow> StateStore::AllOf(const std::string& account, const std::string& region,
+                                           const std::string& kind) const {
+  SQLite::Statement statement(*db_, std::string("SELECT ") + kRowColumns +
+                                        " FROM resources WHERE account = ? AND region = ? AND "
+                                        "kind = ? ORDER BY name_key");
+  statement.bind(1, account);
+  statement.bind(2, region);
+  statement.bind(3, kind);
+  std::vector<ResourceRow> rows;
+  while (statement.executeStep()) rows.push_back(ReadRow(statement));
+  return rows;
 }
 
 bool StateStore::Update(const ResourceRow& row) {

@@ -80,6 +80,13 @@ class StateStore {
   std::optional<ResourceRow> Get(const ResourceKey& key) const;
   // Inserts the row and its tags in one transaction. Returns false if the key already exists.
   bool Insert(const ResourceRow& row, const Tags& tags);
+  // Inserts all rows (with their tags) in one transaction, or none when any key already exists.
+  bool InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows);
+  // Every row of a kind, of every account and region (rebuilding in-memory state at start).
+  std::vector<ResourceRow> AllOfKind(const std::string& kind) const;
+  // Every row of a kind in one account and region, in name order.
+  std::vector<ResourceRow> AllOf(const std::string& account, const std::string& region,
+                                 const std::string& kind) const;
   // Replaces status, modified time and doc of an existing row. Returns false if it is missing.
   bool Update(const ResourceRow& row);
   // Deletes the row and its tags in one transaction. Returns false if it was missing.

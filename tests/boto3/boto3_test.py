@@ -48,7 +48,12 @@ REGION = "us-west-2"
 CLOCK_START = "2027-01-25T00:00:00Z"
 CLOCK_START_DT = datetime.datetime(2027, 1, 25, tzinfo=datetime.timezone.utc)
 CLOCK_START_EPOCH = 1800835200
-SERVED_OPERATIONS = {"CreateModel", "DeleteModel", "DescribeModel", "ListModels"}
+# The control-plane operations api/ holds: the list scripts/make-api-subset.py works from.
+SERVED_OPERATIONS = {
+    line.split()[1]
+    for line in open(os.path.join(REPO_ROOT, "scripts", "api-operations.txt")).read().splitlines()
+    if line.strip() and not line.startswith("#") and line.split()[0] == "sagemaker"
+}
 
 
 def arn(name, account=ACCOUNT, region=REGION):

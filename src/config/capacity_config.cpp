@@ -1,0 +1,138 @@
+#include "config/capacity_config.hpp"
+
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "apimodel/embedded_models.hpp"
+#include "protocol/sigv4.hpp"
+
+namespace smemu {
+const std::map<std::string, std::string_view>& EmbeddedFiles();
+}
+
+namespace smemu::config {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kMaxInstances = 100000;
+
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void Fail(const std::string& path, const std::string& problem) const {
+    throw std::runtime_error(source_ + ": " + (path.empty() ? "" : path + ": ") + problem);
+  }
+
+  const json& Object(const json& value, const std::string& path) const {
+    if (!value.is_object()) Fail(path, "must be a JSON object");
+    return value;
+  }
+
+  void OnlyKeys(const json& object, const std::string& path, std::set<std::string> allowed) const {
+    for (const auto& [key, value] : object.items()) {
+      if (!allowed.count(key)) Fail(Join(path, key), "unknown field");
+    }
+  }
+
+  int Count(const json& pool, const std::string& path, const char* field) const {
+    if (!pool.contains(field)) return 0;
+    const json& value = pool.at(field);
+    if (!value.is_number_integer() || value.get<long long>() < 0 ||
+        value.get<long long>() > kMaxInstances) {
+      Fail(Join(path, field), "must be an integer from 0 to " + std::to_string(kMaxInstances));
+    }
+    return value.get<int>();
+  }
+
+  double Price(const json& prices, const std::string& path, const char* field) const {
+    if (!prices.contains(field)) Fail(Join(path, field), "is required");
+    const json& value = prices.at(field);
+    if (!value.is_number() || value.get<double>() < 0) {
+      Fail(Join(path, field), "must be a number >= 0");
+    }
+    return value.get<double>();
+  }
+
+  void CheckInstanceType(const std::string& type, const std::string& path) const {
+    const auto* shape = apimodel::ControlPlaneModel().FindShape("ReservedCapacityInstanceType");
+    if (shape == nullptr) return;
+    const auto& allowed = shape->enum_values;
+    if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      Fail(path, "not a ReservedCapacityInstanceType (one of " + list + ")");
+    }
+  }
+
+  static std::string Join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace
+
+domain::CapacityConfig ParseCapacityConfig(std::string_view text, const std::string& source) {
+  Parser parser(source);
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) parser.Fail("", "not valid JSON");
+  parser.Object(doc, "");
+  parser.OnlyKeys(doc, "", {"regions", "prices"});
+  if (!doc.contains("regions")) parser.Fail("regions", "is required");
+  if (!doc.contains("prices")) parser.Fail("prices", "is required");
+
+  domain::CapacityConfig config;
+  for (const auto& [type, prices] : parser.Object(doc.at("prices"), "prices").items()) {
+    const std::string path = "prices." + type;
+    parser.CheckInstanceType(type, path);
+    parser.Object(prices, path);
+    parser.OnlyKeys(prices, path, {"on_demand_hourly", "plan_hourly"});
+    config.prices[type] = {parser.Price(prices, path, "on_demand_hourly"),
+                           parser.Price(prices, path, "plan_hourly")};
+  }
+  for (const auto& [region, zones] : parser.Object(doc.at("regions"), "regions").items()) {
+    const std::string region_path = "regions." + region;
+    if (!protocol::IsRegionName(region)) parser.Fail(region_path, "not a region name");
+    for (const auto& [zone, pools] : parser.Object(zones, region_path).items()) {
+      const std::string zone_path = region_path + "." + zone;
+      if (zone.rfind(region, 0) != 0 || zone.size() == region.size()) {
+        parser.Fail(zone_path,
+                    "an availability zone name must start with its region, e.g. " + region + "a");
+      }
+      for (const auto& [type, pool] : parser.Object(pools, zone_path).items()) {
+        const std::string path = zone_path + "." + type;
+        parser.CheckInstanceType(type, path);
+        parser.Object(pool, path);
+        parser.OnlyKeys(pool, path, {"reservable", "on_demand"});
+        if (!config.prices.count(type)) parser.Fail(path, "has no entry in prices");
+        config.pools.push_back({{region, zone, type},
+                                parser.Count(pool, path, "reservable"),
+                                parser.Count(pool, path, "on_demand")});
+      }
+    }
+  }
+  return config;
+}
+
+domain::CapacityConfig LoadCapacityConfig(const std::optional<std::string>& path) {
+  if (!path) {
+    return ParseCapacityConfig(EmbeddedFiles().at("config/default-capacity.json"),
+                               "built-in capacity configuration");
+  }
+  std::ifstream file(*path);
+  if (!file) throw std::runtime_error(*path + ": cannot read the capacity configuration");
+  std::stringstream text;
+  text << file.rdbuf();
+  return ParseCapacityConfig(text.str(), *path);
+}
+
+}  // namespace smemu::config

@@ -1,0 +1,119 @@
+#include "domain/training_plan.hpp"
+
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace smemu::domain {
+namespace {
+
+constexpr long long kMinDurationHours = 24;
+constexpr long long kMaxDurationHours = 4368;  // 182 days
+
+std::string Sha256Hex(const std::string& text) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+  std::string hex;
+  char byte[3];
+  for (unsigned char c : digest) {
+    std::snprintf(byte, sizeof byte, "%02x", c);
+    hex += byte;
+  }
+  return hex;
+}
+
+std::string OfferingId(const std::string& account, const Offering& offering) {
+  std::string canonical = account + "|" + offering.pool.region + "|" +
+                          offering.pool.availability_zone + "|" + offering.pool.instance_type +
+                          "|" + std::to_string(offering.instance_count) + "|" +
+                          std::to_string(offering.window.start.time_since_epoch().count()) + "|" +
+                          std::to_string(offering.window.end.time_since_epoch().count());
+  for (const auto& target : offering.target_resources) canonical += "|" + target;
+  return "tpo-" + Sha256Hex(canonical);
+}
+
+}  // namespace
+
+Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint now,
+                                            const std::vector<std::string>& all_instance_types) {
+  OfferingRequest request;
+  request.instance_types =
+      input.instance_type ? std::vector<std::string>{*input.instance_type} : all_instance_types;
+  request.instance_count = static_cast<int>(input.instance_count.value_or(1));
+  if (request.instance_count < 1) {
+    return ValidationException("InstanceCount must be at least 1.");
+  }
+  const long long hours = input.duration_hours.value_or(kMinDurationHours);
+  if (hours < kMinDurationHours || hours > kMaxDurationHours || hours % 24 != 0) {
+    return ValidationException(
+        "DurationHours must be a whole number of days from 24 to 4368 hours (1 to 182 days); got " +
+        std::to_string(hours) + ".");
+  }
+  request.duration = hours * kHour;
+  request.start_after = std::max(now, input.start_after.value_or(now));
+  request.end_before = input.end_before.value_or(request.start_after + kDefaultSearchHorizon);
+  if (request.end_before <= request.start_after) {
+    return ValidationException(
+        "EndTimeBefore must be later than StartTimeAfter and the current time.");
+  }
+  request.target_resources = input.target_resources.empty()
+                                 ? std::vector<std::string>{"training-job"}
+                                 : input.target_resources;
+  return request;
+}
+
+std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const CapacityConfig& config,
+                                      const std::string& account, const std::string& region,
+                                      const OfferingRequest& request) {
+  std::vector<Offering> offerings;
+  const Window range{request.start_after, request.end_before};
+  for (const std::string& type : request.instance_types) {
+    auto price = config.prices.find(type);
+    if (price == config.prices.end()) continue;
+    for (const PoolKey& pool : ledger.PoolsOf(region, type)) {
+      for (TimePoint start :
+           ledger.FindStarts(pool, range, request.duration, request.instance_count, kHour, kDay,
+                             kOfferingsPerZone)) {
+        Offering offering;
+        offering.pool = pool;
+        offering.instance_count = request.instance_count;
+        offering.window = {start, start + request.duration};
+        offering.target_resources = request.target_resources;
+        offering.requested_start_after = request.start_after;
+        offering.requested_end_before = request.end_before;
+        offering.upfront_fee = static_cast<double>(DurationHours(offering.window)) *
+                               request.instance_count * price->second.plan_hourly;
+        offering.id = OfferingId(account, offering);
+        offerings.push_back(std::move(offering));
+      }
+    }
+  }
+  std::stable_sort(offerings.begin(), offerings.end(), [](const Offering& a, const Offering& b) {
+    return a.window.start < b.window.start;
+  });
+  if (offerings.size() > kMaxOfferings) offerings.resize(kMaxOfferings);
+  return offerings;
+}
+
+std::string PlanStatusAt(const Window& window, TimePoint now) {
+  if (now < window.start) return "Scheduled";
+  if (now < window.end) return "Active";
+  return "Expired";
+}
+
+long long DurationHours(const Window& window) {
+  return std::chrono::duration_cast<std::chrono::hours>(window.end - window.start).count();
+}
+
+long long DurationMinutes(const Window& window) {
+  return std::chrono::duration_cast<std::chrono::minutes>(window.end - window.start).count() % 60;
+}
+
+std::string FormatFee(double fee) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.2f", fee);
+  return buffer;
+}
+
+}  // namespace smemu::domain

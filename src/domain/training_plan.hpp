@@ -1,0 +1,76 @@
+// Training plans and their offerings as the domain sees them: an offering is a window of reservable
+// capacity found in the ledger; a plan is an offering that was bought. Statuses follow the clock.
+// Plain data and pure functions; no I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "domain/aws_error.hpp"
+#include "domain/capacity_config.hpp"
+#include "domain/capacity_ledger.hpp"
+#include "smemu/clock.hpp"
+
+namespace smemu::domain {
+
+constexpr Millis kHour{3600'000};
+constexpr Millis kDay = 24 * kHour;
+
+// How far ahead a search looks when EndTimeBefore is not given.
+constexpr Millis kDefaultSearchHorizon = 8 * 7 * kDay;
+// Alternatives per availability zone, and offerings per search at most.
+constexpr std::size_t kOfferingsPerZone = 3;
+constexpr std::size_t kMaxOfferings = 10;
+// How long (virtual time) a search result can be bought.
+constexpr Millis kOfferingLifetime{30 * 60'000};
+
+struct OfferingRequest {
+  std::vector<std::string> instance_types;  // every type to search, in order
+  int instance_count = 1;
+  TimePoint start_after{};
+  TimePoint end_before{};
+  Millis duration{};
+  std::vector<std::string> target_resources;
+};
+
+struct Offering {
+  std::string id;  // "tpo-" + SHA-256 of the content, so equal searches give equal ids
+  PoolKey pool;
+  int instance_count = 0;
+  Window window;
+  std::vector<std::string> target_resources;
+  TimePoint requested_start_after{};
+  TimePoint requested_end_before{};
+  double upfront_fee = 0;
+};
+
+// Reads and checks the search parameters. `region` and `now` fill the defaults.
+struct SearchInput {
+  std::optional<std::string> instance_type;
+  std::optional<long long> instance_count;
+  std::optional<TimePoint> start_after;
+  std::optional<TimePoint> end_before;
+  std::optional<long long> duration_hours;
+  std::vector<std::string> target_resources;
+};
+Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint now,
+                                            const std::vector<std::string>& all_instance_types);
+
+// Offerings for `request` in `region`: per zone the earliest window and later ones on other days,
+// sorted by start time then zone, at most kMaxOfferings. `account` salts the ids.
+std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const CapacityConfig& config,
+                                      const std::string& account, const std::string& region,
+                                      const OfferingRequest& request);
+
+// "Scheduled" before the window, "Active" inside it, "Expired" after.
+std::string PlanStatusAt(const Window& window, TimePoint now);
+
+// Whole hours of a window and the minutes left over.
+long long DurationHours(const Window& window);
+long long DurationMinutes(const Window& window);
+
+// "1234.50"
+std::string FormatFee(double fee);
+
+}  // namespace smemu::domain

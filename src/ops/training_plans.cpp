@@ -1,0 +1,349 @@
+// SearchTrainingPlanOfferings, CreateTrainingPlan, DescribeTrainingPlan, ListTrainingPlans,
+// DescribeReservedCapacity: plans sold from the capacity ledger, with statuses from the clock.
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "ops/arn.hpp"
+#include "ops/handlers.hpp"
+#include "ops/wire_values.hpp"
+
+namespace smemu::ops {
+namespace {
+
+using domain::Result;
+using nlohmann::json;
+
+constexpr const char* kPlanKind = "training-plan";
+constexpr const char* kCapacityKind = "reserved-capacity";
+constexpr const char* kCurrency = "USD";
+
+// A sold plan as kept in the store's JSON document.
+struct Plan {
+  std::string name;
+  std::string arn;
+  domain::PoolKey pool;
+  int instance_count = 0;
+  domain::Window window;
+  std::vector<std::string> target_resources;
+  std::string upfront_fee;
+  std::string reserved_capacity_id;
+};
+
+json PlanDoc(const Plan& plan) {
+  return {{"TargetResources", plan.target_resources},
+          {"InstanceType", plan.pool.instance_type},
+          {"InstanceCount", plan.instance_count},
+          {"AvailabilityZone", plan.pool.availability_zone},
+          {"StartMs", plan.window.start.time_since_epoch().count()},
+          {"EndMs", plan.window.end.time_since_epoch().count()},
+          {"UpfrontFee", plan.upfront_fee},
+          {"ReservedCapacityId", plan.reserved_capacity_id}};
+}
+
+Plan PlanFromRow(const store::ResourceRow& row) {
+  const json doc = json::parse(row.doc);
+  Plan plan;
+  plan.name = row.key.name;
+  plan.arn = row.arn;
+  plan.pool = {row.key.region, doc.at("AvailabilityZone"), doc.at("InstanceType")};
+  plan.instance_count = doc.at("InstanceCount");
+  plan.window = {TimePoint{Millis{doc.at("StartMs").get<int64_t>()}},
+                 TimePoint{Millis{doc.at("EndMs").get<int64_t>()}}};
+  plan.target_resources = doc.at("TargetResources").get<std::vector<std::string>>();
+  plan.upfront_fee = doc.at("UpfrontFee");
+  plan.reserved_capacity_id = doc.at("ReservedCapacityId");
+  return plan;
+}
+
+std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
+  return SageMakerArn(caller, kCapacityKind, id);
+}
+
+void PutWindow(json& out, const domain::Window& window, const char* start_member,
+               const char* end_member) {
+  out["DurationHours"] = domain::DurationHours(window);
+  out["DurationMinutes"] = domain::DurationMinutes(window);
+  out[start_member] = WriteTimestamp(window.start);
+  out[end_member] = WriteTimestamp(window.end);
+}
+
+json OfferingJson(const domain::Offering& offering) {
+  json capacity = {{"ReservedCapacityType", "Instance"},
+                   {"InstanceType", offering.pool.instance_type},
+                   {"InstanceCount", offering.instance_count},
+                   {"AvailabilityZone", offering.pool.availability_zone}};
+  PutWindow(capacity, offering.window, "StartTime", "EndTime");
+  json out = {{"TrainingPlanOfferingId", offering.id},
+              {"TargetResources", offering.target_resources},
+              {"RequestedStartTimeAfter", WriteTimestamp(offering.requested_start_after)},
+              {"RequestedEndTimeBefore", WriteTimestamp(offering.requested_end_before)},
+              {"DurationHours", domain::DurationHours(offering.window)},
+              {"DurationMinutes", domain::DurationMinutes(offering.window)},
+              {"UpfrontFee", domain::FormatFee(offering.upfront_fee)},
+              {"CurrencyCode", kCurrency},
+              {"ReservedCapacityOfferings", json::array({capacity})}};
+  return out;
+}
+
+// Plan members shared by DescribeTrainingPlan and the ListTrainingPlans summaries.
+json PlanJson(const Caller& caller, const Plan& plan, TimePoint now) {
+  const std::string status = domain::PlanStatusAt(plan.window, now);
+  json capacity = {{"ReservedCapacityArn", ReservedCapacityArn(caller, plan.reserved_capacity_id)},
+                   {"ReservedCapacityType", "Instance"},
+                   {"InstanceType", plan.pool.instance_type},
+                   {"TotalInstanceCount", plan.instance_count},
+                   {"Status", status},
+                   {"AvailabilityZone", plan.pool.availability_zone}};
+  PutWindow(capacity, plan.window, "StartTime", "EndTime");
+  json out = {{"TrainingPlanArn", plan.arn},
+              {"TrainingPlanName", plan.name},
+              {"Status", status},
+              {"UpfrontFee", plan.upfront_fee},
+              {"CurrencyCode", kCurrency},
+              {"TotalInstanceCount", plan.instance_count},
+              {"AvailableInstanceCount", plan.instance_count},  // nothing uses plans yet
+              {"InUseInstanceCount", 0},
+              {"TargetResources", plan.target_resources},
+              {"ReservedCapacitySummaries", json::array({capacity})}};
+  PutWindow(out, plan.window, "StartTime", "EndTime");
+  return out;
+}
+
+domain::AwsError PlanNotFound(const std::string& name) {
+  return domain::ResourceNotFound("Training plan " + name + " not found.");
+}
+
+std::vector<std::string> AllInstanceTypes(const Context& ctx) {
+  std::vector<std::string> types;
+  for (const auto& [type, prices] : ctx.capacity.prices) types.push_back(type);
+  return types;
+}
+
+Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
+  if (in.contains("TrainingPlanArn") || in.contains("UltraServerType") ||
+      in.contains("UltraServerCount")) {
+    return domain::ValidationException(
+        "Plan extensions and UltraServer offerings are not emulated yet; search by InstanceType.");
+  }
+  domain::SearchInput search;
+  if (in.contains("InstanceType")) search.instance_type = in["InstanceType"].get<std::string>();
+  if (in.contains("InstanceCount")) search.instance_count = in["InstanceCount"].get<long long>();
+  if (in.contains("DurationHours")) search.duration_hours = in["DurationHours"].get<long long>();
+  search.start_after = OptionalTimestamp(in, "StartTimeAfter");
+  search.end_before = OptionalTimestamp(in, "EndTimeBefore");
+  search.target_resources = in.value("TargetResources", std::vector<std::string>{});
+  auto request = domain::MakeOfferingRequest(search, ctx.now, AllInstanceTypes(ctx));
+  if (!request) return request.error();
+
+  // Forget offerings that can no longer be bought.
+  std::erase_if(ctx.offerings, [&](const auto& entry) { return entry.second.expires <= ctx.now; });
+  json offerings = json::array();
+  for (const domain::Offering& offering : domain::SearchOfferings(
+           ctx.ledger, ctx.capacity, ctx.caller.account, ctx.caller.region, *request)) {
+    ctx.offerings[offering.id] = {offering, ctx.caller.account, ctx.caller.region,
+                                  ctx.now + domain::kOfferingLifetime};
+    offerings.push_back(OfferingJson(offering));
+  }
+  return json{{"TrainingPlanOfferings", std::move(offerings)}};
+}
+
+std::string ReservedCapacityId(const std::string& plan_arn, TimePoint created) {
+  const std::string seed = plan_arn + "|" + std::to_string(created.time_since_epoch().count());
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(seed.data()), seed.size(), digest);
+  std::string id = "rc-";
+  char byte[3];
+  for (int i = 0; i < 8; ++i) {
+    std::snprintf(byte, sizeof byte, "%02x", digest[i]);
+    id += byte;
+  }
+  return id;
+}
+
+Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
+  const std::string name = in.at("TrainingPlanName");
+  const std::string offering_id = in.at("TrainingPlanOfferingId");
+  auto found = ctx.offerings.find(offering_id);
+  if (found == ctx.offerings.end() || found->second.account != ctx.caller.account ||
+      found->second.region != ctx.caller.region || found->second.expires <= ctx.now) {
+    return domain::ResourceNotFound("Training plan offering " + offering_id +
+                                    " was not found or has expired; search again.");
+  }
+  const store::ResourceKey key{ctx.caller.account, ctx.caller.region, kPlanKind, name};
+  if (ctx.store.Get(key)) {
+    return domain::ResourceInUse("Training plan " + name + " already exists.");
+  }
+  const domain::Offering offering = found->second.offering;
+  if (!ctx.ledger.Reserve(offering.pool, offering.window, offering.instance_count)) {
+    return domain::ResourceLimitExceeded("The capacity of training plan offering " + offering_id +
+                                         " is no longer available. Search for offerings again.");
+  }
+  Plan plan;
+  plan.name = name;
+  plan.arn = SageMakerArn(ctx.caller, kPlanKind, name);
+  plan.pool = offering.pool;
+  plan.instance_count = offering.instance_count;
+  plan.window = offering.window;
+  plan.target_resources = offering.target_resources;
+  plan.upfront_fee = domain::FormatFee(offering.upfront_fee);
+  plan.reserved_capacity_id = ReservedCapacityId(plan.arn, ctx.now);
+
+  store::Tags tags;
+  for (const json& tag : in.value("Tags", json::array())) {
+    tags.emplace_back(tag.at("Key").get<std::string>(), tag.value("Value", ""));
+  }
+  const std::string status = domain::PlanStatusAt(plan.window, ctx.now);
+  const store::ResourceRow plan_row{key, plan.arn, status, ctx.now, ctx.now, PlanDoc(plan).dump()};
+  const store::ResourceRow capacity_row{
+      {ctx.caller.account, ctx.caller.region, kCapacityKind, plan.reserved_capacity_id},
+      ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id),
+      status,
+      ctx.now,
+      ctx.now,
+      json{{"TrainingPlanName", name}}.dump()};
+  bool stored = false;
+  try {
+    stored = ctx.store.InsertAll({{plan_row, tags}, {capacity_row, {}}});
+  } catch (...) {
+    ctx.ledger.Release(offering.pool, offering.window, offering.instance_count);
+    throw;
+  }
+  if (!stored) {
+    ctx.ledger.Release(offering.pool, offering.window, offering.instance_count);
+    return domain::ResourceInUse("Training plan " + name + " already exists.");
+  }
+  ctx.offerings.erase(offering_id);
+  return json{{"TrainingPlanArn", plan.arn}};
+}
+
+Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
+  const std::string name = in.at("TrainingPlanName");
+  const auto row = ctx.store.Get({ctx.caller.account, ctx.caller.region, kPlanKind, name});
+  if (!row) return PlanNotFound(name);
+  return PlanJson(ctx.caller, PlanFromRow(*row), ctx.now);
+}
+
+Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
+  const std::string arn = in.at("ReservedCapacityArn");
+  const std::string prefix = ReservedCapacityArn(ctx.caller, "");
+  const auto not_found = domain::ResourceNotFound("Reserved capacity " + arn + " not found.");
+  if (arn.rfind(prefix, 0) != 0) return not_found;
+  const auto capacity = ctx.store.Get(
+      {ctx.caller.account, ctx.caller.region, kCapacityKind, arn.substr(prefix.size())});
+  if (!capacity) return not_found;
+  const std::string plan_name = json::parse(capacity->doc).at("TrainingPlanName");
+  const auto plan_row =
+      ctx.store.Get({ctx.caller.account, ctx.caller.region, kPlanKind, plan_name});
+  if (!plan_row) return not_found;
+  const Plan plan = PlanFromRow(*plan_row);
+  json out = {{"ReservedCapacityArn", capacity->arn},
+              {"ReservedCapacityType", "Instance"},
+              {"Status", domain::PlanStatusAt(plan.window, ctx.now)},
+              {"AvailabilityZone", plan.pool.availability_zone},
+              {"InstanceType", plan.pool.instance_type},
+              {"TotalInstanceCount", plan.instance_count},
+              {"AvailableInstanceCount", plan.instance_count},
+              {"InUseInstanceCount", 0}};
+  PutWindow(out, plan.window, "StartTime", "EndTime");
+  return out;
+}
+
+// The sort key a ListTrainingPlans page continues after: the sort value, then the name.
+std::string SortValue(const json& summary, const std::string& sort_by) {
+  if (sort_by == "TrainingPlanName")
+    return store::NameKey(summary["TrainingPlanName"].get<std::string>());
+  if (sort_by == "Status") return summary["Status"];
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%020.3f", summary["StartTime"].get<double>());
+  return buffer;
+}
+
+Result<json> ListTrainingPlans(const json& in, Context& ctx) {
+  const std::string sort_by = in.value("SortBy", "StartTime");
+  const bool descending = in.value("SortOrder", "Ascending") == "Descending";
+  const int limit = in.value("MaxResults", 10);
+  const auto after = OptionalTimestamp(in, "StartTimeAfter");
+  const auto before = OptionalTimestamp(in, "StartTimeBefore");
+  std::vector<std::string> statuses;
+  for (const json& filter : in.value("Filters", json::array())) {
+    if (filter.at("Name") != "Status") {
+      return domain::ValidationException("The only filter name is Status.");
+    }
+    statuses.push_back(filter.at("Value"));
+  }
+
+  struct Entry {
+    std::string sort_value;
+    std::string name_key;
+    json summary;
+  };
+  std::vector<Entry> entries;
+  for (const store::ResourceRow& row :
+       ctx.store.AllOf(ctx.caller.account, ctx.caller.region, kPlanKind)) {
+    const Plan plan = PlanFromRow(row);
+    if (after && plan.window.start <= *after) continue;
+    if (before && plan.window.start >= *before) continue;
+    json summary = PlanJson(ctx.caller, plan, ctx.now);
+    if (!statuses.empty() &&
+        std::find(statuses.begin(), statuses.end(), summary["Status"]) == statuses.end()) {
+      continue;
+    }
+    entries.push_back({SortValue(summary, sort_by), store::NameKey(plan.name), std::move(summary)});
+  }
+  auto less = [&](const Entry& a, const Entry& b) {
+    return std::tie(a.sort_value, a.name_key) < std::tie(b.sort_value, b.name_key);
+  };
+  std::sort(entries.begin(), entries.end(),
+            [&](const Entry& a, const Entry& b) { return descending ? less(b, a) : less(a, b); });
+
+  // The token names the last entry shown, with the sort it belongs to.
+  auto it = entries.begin();
+  if (const std::string token = in.value("NextToken", ""); !token.empty()) {
+    const auto decoded = Base64Decode(token);
+    const json cursor = decoded ? json::parse(*decoded, nullptr, false) : json();
+    if (!cursor.is_object() || cursor.value("sort", "") != sort_by ||
+        cursor.value("descending", !descending) != descending || !cursor.contains("value") ||
+        !cursor.contains("name")) {
+      return domain::ValidationException(
+          "Invalid pagination token because of a malformed NextToken.");
+    }
+    const Entry last{cursor["value"], cursor["name"], {}};
+    it = std::find_if(entries.begin(), entries.end(),
+                      [&](const Entry& e) { return descending ? less(e, last) : less(last, e); });
+  }
+  json summaries = json::array();
+  for (; it != entries.end() && static_cast<int>(summaries.size()) < limit; ++it) {
+    summaries.push_back(it->summary);
+  }
+  json out = {{"TrainingPlanSummaries", std::move(summaries)}};
+  if (it != entries.end()) {
+    const Entry& last = *std::prev(it);
+    out["NextToken"] = Base64Encode(json{
+        {"sort", sort_by},
+        {"descending", descending},
+        {"value", last.sort_value},
+        {"name", last.name_key}}.dump());
+  }
+  return out;
+}
+
+}  // namespace
+
+void RestoreTrainingPlans(const store::StateStore& store, domain::CapacityLedger& ledger) {
+  for (const store::ResourceRow& row : store.AllOfKind(kPlanKind)) {
+    const Plan plan = PlanFromRow(row);
+    ledger.Restore(plan.pool, plan.window, plan.instance_count);
+  }
+}
+
+void AddTrainingPlanHandlers(HandlerTable& table) {
+  table.emplace("SearchTrainingPlanOfferings", &SearchTrainingPlanOfferings);
+  table.emplace("CreateTrainingPlan", &CreateTrainingPlan);
+  table.emplace("DescribeTrainingPlan", &DescribeTrainingPlan);
+  table.emplace("ListTrainingPlans", &ListTrainingPlans);
+  table.emplace("DescribeReservedCapacity", &DescribeReservedCapacity);
+}
+
+}  // namespace smemu::ops

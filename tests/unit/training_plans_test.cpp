@@ -1,0 +1,282 @@
+// Training plans through the router: search, buy, describe, list, lifecycle and every error.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "apimodel/embedded_models.hpp"
+#include "apimodel/validator.hpp"
+#include "config/capacity_config.hpp"
+#include "ops/emulator.hpp"
+#include "protocol/router.hpp"
+#include "store/state_store.hpp"
+#include "test_support.hpp"
+
+namespace smemu {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+const TimePoint kStart{Millis{1800835200000}};  // 2027-01-25T00:00:00Z
+constexpr long long kStartSeconds = 1800835200;
+constexpr long long kDay = 86400;
+
+const char* kCapacity = R"({
+  "regions": {"us-west-2": {
+    "us-west-2a": {"ml.p5.48xlarge": {"reservable": 2, "on_demand": 1}},
+    "us-west-2b": {"ml.p5.48xlarge": {"reservable": 1, "on_demand": 0}}}},
+  "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}})";
+
+const std::string kAuth =
+    "AWS4-HMAC-SHA256 Credential=123456789012/20270125/us-west-2/sagemaker/aws4_request, "
+    "SignedHeaders=host, Signature=0";
+
+class TrainingPlansTest : public ::testing::Test {
+ protected:
+  explicit TrainingPlansTest(const std::string& db = ":memory:") : store_(db) { Open(); }
+
+  void Open() {
+    emulator_ =
+        std::make_unique<ops::Emulator>(store_, base_clock_, ops::ClockStart{kStart, true},
+                                        config::ParseCapacityConfig(kCapacity, "test capacity"));
+    router_ =
+        std::make_unique<protocol::Router>(*emulator_, apimodel::ControlPlaneModel(),
+                                           apimodel::RuntimeModel(), protocol::RouterConfig{});
+  }
+
+  json Call(const std::string& operation, const json& input, int expected_status = 200) {
+    const protocol::HttpResponse response =
+        router_->Handle({"POST",
+                         "/",
+                         {{"X-Amz-Target", "SageMaker." + operation}, {"Authorization", kAuth}},
+                         input.dump()});
+    const json body = json::parse(response.body);
+    EXPECT_EQ(response.status, expected_status) << operation << " " << response.body;
+    if (response.status == 200) {
+      const auto* spec = apimodel::ControlPlaneModel().FindOperation(operation);
+      EXPECT_THAT(apimodel::CheckResponse(*spec->output, body), ::testing::IsEmpty())
+          << operation << " answered " << response.body;
+    }
+    return body;
+  }
+
+  void Advance(long long seconds) {
+    ASSERT_TRUE(emulator_->ChangeClock({std::nullopt, Millis{seconds * 1000}, std::nullopt}).ok());
+  }
+
+  json Search(long long days, int count = 1, long long after = kStartSeconds,
+              long long before = kStartSeconds + 28 * kDay) {
+    return Call("SearchTrainingPlanOfferings", {{"InstanceType", "ml.p5.48xlarge"},
+                                                {"InstanceCount", count},
+                                                {"DurationHours", days * 24},
+                                                {"StartTimeAfter", after},
+                                                {"EndTimeBefore", before},
+                                                {"TargetResources", {"endpoint"}}});
+  }
+
+  ManualClock base_clock_{TimePoint{Millis{0}}};
+  store::StateStore store_;
+  std::unique_ptr<ops::Emulator> emulator_;
+  std::unique_ptr<protocol::Router> router_;
+};
+
+TEST_F(TrainingPlansTest, SearchFindsTheEarliestWindowPerZoneAndAlternativesOnLaterDays) {
+  const json result = Search(7);
+  const json& offerings = result["TrainingPlanOfferings"];
+  ASSERT_EQ(offerings.size(), 6u);  // 3 per zone
+  const json& first = offerings[0];
+  EXPECT_THAT(first["TrainingPlanOfferingId"].get<std::string>(), ::testing::StartsWith("tpo-"));
+  EXPECT_EQ(first["TrainingPlanOfferingId"].get<std::string>().size(), 4u + 64u);
+  EXPECT_EQ(first["TargetResources"], json({"endpoint"}));
+  EXPECT_EQ(first["DurationHours"], 168);
+  EXPECT_EQ(first["DurationMinutes"], 0);
+  EXPECT_EQ(first["UpfrontFee"], "9240.00");  // 168 h x 1 x 55.00
+  EXPECT_EQ(first["CurrencyCode"], "USD");
+  EXPECT_EQ(first["RequestedStartTimeAfter"], kStartSeconds);
+  const json& capacity = first["ReservedCapacityOfferings"][0];
+  EXPECT_EQ(capacity["AvailabilityZone"], "us-west-2a");
+  EXPECT_EQ(capacity["InstanceType"], "ml.p5.48xlarge");
+  EXPECT_EQ(capacity["InstanceCount"], 1);
+  EXPECT_EQ(capacity["StartTime"], kStartSeconds);
+  EXPECT_EQ(capacity["EndTime"], kStartSeconds + 7 * kDay);
+  std::vector<long long> starts;
+  for (const json& offering : offerings) {
+    starts.push_back(offering["ReservedCapacityOfferings"][0]["StartTime"].get<long long>());
+  }
+  EXPECT_TRUE(std::is_sorted(starts.begin(), starts.end()));
+  EXPECT_EQ(starts[2], kStartSeconds + kDay);  // zone a and b at day 0, then day 1, ...
+  // The same search gives the same ids.
+  EXPECT_EQ(Search(7)["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"],
+            first["TrainingPlanOfferingId"]);
+}
+
+TEST_F(TrainingPlansTest, SearchStartsOnWholeHoursAndHonoursTheWindowEnd) {
+  const json result = Search(7, 1, kStartSeconds + 90, kStartSeconds + 7 * kDay + 3600);
+  ASSERT_EQ(result["TrainingPlanOfferings"].size(), 2u);  // one per zone; no room for a later day
+  EXPECT_EQ(result["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0]["StartTime"],
+            kStartSeconds + 3600);
+  EXPECT_EQ(Search(7, 3)["TrainingPlanOfferings"], json::array());  // no zone holds 3
+}
+
+TEST_F(TrainingPlansTest, SearchRefusesBadDurationsAndWindows) {
+  for (long long hours : {23LL, 25LL, 4392LL}) {
+    const json error = Call("SearchTrainingPlanOfferings",
+                            {{"InstanceType", "ml.p5.48xlarge"}, {"DurationHours", hours}}, 400);
+    EXPECT_EQ(error["__type"], "ValidationException") << hours;
+    EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("DurationHours"));
+  }
+  const json error =
+      Call("SearchTrainingPlanOfferings",
+           {{"StartTimeAfter", kStartSeconds + kDay}, {"EndTimeBefore", kStartSeconds}}, 400);
+  EXPECT_EQ(error["__type"], "ValidationException");
+}
+
+TEST_F(TrainingPlansTest, BuyDescribeAndWatchTheLifecycle) {
+  const json offering = Search(7, 2)["TrainingPlanOfferings"][0];
+  const json created =
+      Call("CreateTrainingPlan", {{"TrainingPlanName", "Demo-Plan"},
+                                  {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
+  EXPECT_EQ(created["TrainingPlanArn"],
+            "arn:aws:sagemaker:us-west-2:123456789012:training-plan/demo-plan");
+
+  json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "Demo-Plan"}});
+  EXPECT_EQ(plan["TrainingPlanName"], "Demo-Plan");
+  EXPECT_EQ(plan["Status"], "Active");  // the window starts now
+  EXPECT_EQ(plan["TotalInstanceCount"], 2);
+  EXPECT_EQ(plan["AvailableInstanceCount"], 2);
+  EXPECT_EQ(plan["InUseInstanceCount"], 0);
+  EXPECT_EQ(plan["UpfrontFee"], "18480.00");
+  EXPECT_EQ(plan["TargetResources"], json({"endpoint"}));
+  EXPECT_EQ(plan["StartTime"], kStartSeconds);
+  EXPECT_EQ(plan["EndTime"], kStartSeconds + 7 * kDay);
+  const json& summary = plan["ReservedCapacitySummaries"][0];
+  EXPECT_EQ(summary["AvailabilityZone"], "us-west-2a");
+  EXPECT_EQ(summary["Status"], "Active");
+
+  const json capacity =
+      Call("DescribeReservedCapacity", {{"ReservedCapacityArn", summary["ReservedCapacityArn"]}});
+  EXPECT_EQ(capacity["TotalInstanceCount"], 2);
+  EXPECT_EQ(capacity["InstanceType"], "ml.p5.48xlarge");
+
+  Advance(7 * kDay);
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "demo-plan"}})["Status"], "Expired");
+  EXPECT_EQ(Call("DescribeReservedCapacity",
+                 {{"ReservedCapacityArn", summary["ReservedCapacityArn"]}})["Status"],
+            "Expired");
+}
+
+TEST_F(TrainingPlansTest, AFutureWindowIsScheduledUntilItStarts) {
+  const json offering =
+      Search(1, 1, kStartSeconds + 3 * kDay, kStartSeconds + 10 * kDay)["TrainingPlanOfferings"][0];
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "later"},
+                              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "later"}})["Status"], "Scheduled");
+  Advance(3 * kDay);
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "later"}})["Status"], "Active");
+  Advance(kDay);
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "later"}})["Status"], "Expired");
+}
+
+TEST_F(TrainingPlansTest, SoldCapacityDisappearsFromLaterSearches) {
+  const json offerings = Search(7, 2)["TrainingPlanOfferings"];
+  ASSERT_EQ(offerings.size(), 3u);  // only zone a holds 2
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "all-of-zone-a"},
+                              {"TrainingPlanOfferingId", offerings[0]["TrainingPlanOfferingId"]}});
+  const json after = Search(7, 1, kStartSeconds, kStartSeconds + 8 * kDay)["TrainingPlanOfferings"];
+  for (const json& offering : after) {
+    const json& capacity = offering["ReservedCapacityOfferings"][0];
+    EXPECT_EQ(capacity["AvailabilityZone"], "us-west-2b") << "zone a is sold out for the week";
+  }
+  // Capacity taken since the search: the overlapping offering from the first search can't be sold.
+  const json error = Call("CreateTrainingPlan",
+                          {{"TrainingPlanName", "too-late"},
+                           {"TrainingPlanOfferingId", offerings[1]["TrainingPlanOfferingId"]}},
+                          400);
+  EXPECT_EQ(error["__type"], "ResourceLimitExceeded");
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "too-late"}}, 400)["__type"],
+            "ResourceNotFound");
+}
+
+TEST_F(TrainingPlansTest, CreateErrors) {
+  EXPECT_EQ(
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "p"}, {"TrainingPlanOfferingId", "tpo-unknown"}}, 400)["__type"],
+      "ResourceNotFound");
+  const json offerings = Search(1)["TrainingPlanOfferings"];
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "p"},
+                              {"TrainingPlanOfferingId", offerings[0]["TrainingPlanOfferingId"]}});
+  EXPECT_EQ(Call("CreateTrainingPlan",
+                 {{"TrainingPlanName", "P"},
+                  {"TrainingPlanOfferingId", offerings[1]["TrainingPlanOfferingId"]}},
+                 400)["__type"],
+            "ResourceInUse");
+  // The same offering can't be bought twice.
+  EXPECT_EQ(Call("CreateTrainingPlan",
+                 {{"TrainingPlanName", "q"},
+                  {"TrainingPlanOfferingId", offerings[0]["TrainingPlanOfferingId"]}},
+                 400)["__type"],
+            "ResourceNotFound");
+  // Offerings expire after 30 minutes of clock time.
+  Advance(31 * 60);
+  EXPECT_EQ(Call("CreateTrainingPlan",
+                 {{"TrainingPlanName", "r"},
+                  {"TrainingPlanOfferingId", offerings[2]["TrainingPlanOfferingId"]}},
+                 400)["__type"],
+            "ResourceNotFound");
+  EXPECT_EQ(Call("DescribeReservedCapacity",
+                 {{"ReservedCapacityArn",
+                   "arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity/rc-missing"}},
+                 400)["__type"],
+            "ResourceNotFound");
+}
+
+TEST_F(TrainingPlansTest, ListFiltersSortsAndPages) {
+  for (int i = 0; i < 3; ++i) {
+    const json offering = Search(1, 1, kStartSeconds + i * 2 * kDay,
+                                 kStartSeconds + 20 * kDay)["TrainingPlanOfferings"][0];
+    Call("CreateTrainingPlan", {{"TrainingPlanName", "plan-" + std::to_string(i)},
+                                {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
+  }
+  Advance(kDay + 3600);  // plan-0 expired, the others scheduled
+  std::vector<std::string> names;
+  json input = {{"MaxResults", 1}, {"SortBy", "StartTime"}, {"SortOrder", "Descending"}};
+  while (true) {
+    const json page = Call("ListTrainingPlans", input);
+    for (const json& plan : page["TrainingPlanSummaries"])
+      names.push_back(plan["TrainingPlanName"]);
+    if (!page.contains("NextToken")) break;
+    input["NextToken"] = page["NextToken"];
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"plan-2", "plan-1", "plan-0"}));
+  const json scheduled =
+      Call("ListTrainingPlans", {{"Filters", {{{"Name", "Status"}, {"Value", "Scheduled"}}}}});
+  EXPECT_EQ(scheduled["TrainingPlanSummaries"].size(), 2u);
+  const json started_later = Call(
+      "ListTrainingPlans", {{"StartTimeAfter", kStartSeconds}, {"SortBy", "TrainingPlanName"}});
+  ASSERT_EQ(started_later["TrainingPlanSummaries"].size(), 2u);
+  EXPECT_EQ(started_later["TrainingPlanSummaries"][0]["TrainingPlanName"], "plan-1");
+  EXPECT_EQ(Call("ListTrainingPlans", {{"NextToken", "bogus"}}, 400)["__type"],
+            "ValidationException");
+}
+
+class TrainingPlansRestartTest : public TrainingPlansTest {
+ protected:
+  TrainingPlansRestartTest() : TrainingPlansTest(db_.str()) {}
+  static inline testing::TempDbPath db_;
+};
+
+TEST_F(TrainingPlansRestartTest, TheLedgerIsRebuiltFromStoredPlans) {
+  const json offering = Search(7, 2)["TrainingPlanOfferings"][0];
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "kept"},
+                              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
+  router_.reset();
+  emulator_.reset();
+  Open();  // a restart on the same database
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "kept"}})["TotalInstanceCount"], 2);
+  EXPECT_EQ(Search(7, 2)["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0]["StartTime"],
+            kStartSeconds + 7 * kDay);
+}
+
+}  // namespace
+}  // namespace smemu
