@@ -214,7 +214,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
     ctx.ledger.Release(offering.pool, offering.window, offering.instance_count);
     return domain::ResourceInUse("Training plan " + name + " already exists.");
   }
-  ctx.offerings.erase(offering_id);
+  // The offering stays valid until it expires: it can be bought again while capacity lasts.
   return json{{"TrainingPlanArn", plan.arn}};
 }
 

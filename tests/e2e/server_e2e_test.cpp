@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -212,6 +213,60 @@ TEST(ServerE2E, BadStartupOptionsThrowReadableErrors) {
   EXPECT_THROW(Server(bad_account).Start(), std::invalid_argument);
   ServerOptions bad_db = TestOptions("/nonexistent-dir/state.db");
   EXPECT_THROW(Server(bad_db).Start(), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace smemu
+
+namespace smemu {
+namespace {
+
+TEST(ServerE2E, ConcurrentPurchasesOfOneOfferingNeverOversellThePool) {
+  testing::TempDbPath capacity_file;
+  {
+    std::ofstream out(capacity_file.str());
+    out << R"({"regions": {"us-east-1": {"us-east-1a": {"ml.p5.48xlarge": {"reservable": 3}}}},
+               "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55}}})";
+  }
+  ServerOptions options = TestOptions();
+  options.threads = 4;
+  options.capacity_path = capacity_file.str();
+  Server server(options);
+  const unsigned short port = server.Start();
+  HttpClient searcher(port);
+  const auto found =
+      searcher.Aws("SearchTrainingPlanOfferings",
+                   R"({"InstanceType":"ml.p5.48xlarge","InstanceCount":1,"DurationHours":168})");
+  ASSERT_EQ(found.status, 200) << found.body;
+  const std::string offering_id =
+      json::parse(found.body)["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"];
+
+  std::atomic<int> sold{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> buyers;
+  for (int t = 0; t < 8; ++t) {
+    buyers.emplace_back([&, t] {
+      HttpClient client(port);
+      for (int i = 0; i < 4; ++i) {
+        const auto reply = client.Aws(
+            "CreateTrainingPlan",
+            json{{"TrainingPlanName", "p-" + std::to_string(t) + "-" + std::to_string(i)},
+                 {"TrainingPlanOfferingId", offering_id}}
+                .dump());
+        if (reply.status == 200) {
+          ++sold;
+        } else {
+          EXPECT_THAT(reply.body, HasSubstr("ResourceLimitExceeded"));
+          ++refused;
+        }
+      }
+    });
+  }
+  for (auto& b : buyers) b.join();
+  EXPECT_EQ(sold.load(), 3);
+  EXPECT_EQ(refused.load(), 29);
+  const json listed = json::parse(searcher.Aws("ListTrainingPlans", R"({"MaxResults":100})").body);
+  EXPECT_EQ(listed["TrainingPlanSummaries"].size(), 3u);
 }
 
 }  // namespace

@@ -211,12 +211,17 @@ TEST_F(TrainingPlansTest, CreateErrors) {
                   {"TrainingPlanOfferingId", offerings[1]["TrainingPlanOfferingId"]}},
                  400)["__type"],
             "ResourceInUse");
-  // The same offering can't be bought twice.
+  // An offering can be bought again while its zone has capacity (zone a holds 2), then no more.
   EXPECT_EQ(Call("CreateTrainingPlan",
                  {{"TrainingPlanName", "q"},
+                  {"TrainingPlanOfferingId", offerings[0]["TrainingPlanOfferingId"]}})
+                .contains("TrainingPlanArn"),
+            true);
+  EXPECT_EQ(Call("CreateTrainingPlan",
+                 {{"TrainingPlanName", "q2"},
                   {"TrainingPlanOfferingId", offerings[0]["TrainingPlanOfferingId"]}},
                  400)["__type"],
-            "ResourceNotFound");
+            "ResourceLimitExceeded");
   // Offerings expire after 30 minutes of clock time.
   Advance(31 * 60);
   EXPECT_EQ(Call("CreateTrainingPlan",
