@@ -7,6 +7,8 @@ namespace smemu::ops {
 namespace {
 
 constexpr const char* kClockSetting = "virtual_clock";
+// Run-time pool changes (POST /_emulator/capacity), applied in order over the configuration.
+constexpr const char* kCapacitySetting = "capacity_changes";
 
 // The persisted clock: the virtual time and the base time it was read at, so a running clock keeps
 // its offset across a restart and a frozen one stays where it was.
@@ -55,8 +57,83 @@ void Emulator::RebuildLedgerLocked() {
   for (const domain::PoolSpec& pool : capacity_.pools) {
     ledger_.SetPool(pool.key, pool.reservable, pool.on_demand);
   }
-  RestoreTrainingPlans(store_, ledger_);
+  if (auto saved = store_.GetSetting(kCapacitySetting)) {
+    for (const auto& pool : nlohmann::json::parse(*saved)) {
+      ledger_.SetPool({pool.at("region"), pool.at("availability_zone"), pool.at("instance_type")},
+                      pool.at("reservable"), pool.at("on_demand"));
+    }
+  }
+  for (const PlanCommitment& plan : StoredPlanCommitments(store_)) {
+    ledger_.Restore(plan.pool, plan.window, plan.count);
+  }
   offerings_.clear();
+}
+
+PoolView Emulator::ViewLocked(const domain::PoolKey& key, TimePoint now) {
+  PoolView view;
+  view.key = key;
+  const auto* pool = ledger_.Find(key);
+  if (pool == nullptr) return view;
+  view.reservable = pool->reservable;
+  view.on_demand = pool->on_demand;
+  // The free count changes only where a reservation starts or ends; show a year ahead.
+  const domain::Window ahead{now, now + 366 * domain::kDay};
+  for (const auto& [from, committed] : pool->reserved.Steps(ahead)) {
+    view.free_from_now.emplace_back(from, std::max(0, pool->reservable - committed));
+  }
+  return view;
+}
+
+std::vector<PoolView> Emulator::Capacity(const std::string& region,
+                                         const std::string& instance_type) {
+  std::lock_guard lock(mutex_);
+  const TimePoint now = clock_.Now();
+  std::map<domain::PoolKey, PoolView> views;
+  for (const auto& [key, pool] : ledger_.pools()) {
+    if (!region.empty() && key.region != region) continue;
+    if (!instance_type.empty() && key.instance_type != instance_type) continue;
+    views.emplace(key, ViewLocked(key, now));
+  }
+  for (const PlanCommitment& plan : StoredPlanCommitments(store_)) {
+    auto it = views.find(plan.pool);
+    if (it == views.end()) continue;
+    it->second.reservations.push_back({plan.training_plan_arn, plan.window, plan.count});
+  }
+  std::vector<PoolView> result;
+  for (auto& [key, view] : views) result.push_back(std::move(view));
+  return result;
+}
+
+domain::Result<PoolView> Emulator::ChangeCapacity(const PoolChange& change) {
+  std::lock_guard lock(mutex_);
+  const TimePoint now = clock_.Now();
+  const auto* pool = ledger_.Find(change.key);
+  if (pool == nullptr && !capacity_.prices.count(change.key.instance_type)) {
+    return domain::ValidationException("No prices are configured for instance type " +
+                                       change.key.instance_type + ".");
+  }
+  const int reservable = change.reservable.value_or(pool ? pool->reservable : 0);
+  const int on_demand = change.on_demand.value_or(pool ? pool->on_demand : 0);
+  if (reservable < 0 || on_demand < 0) {
+    return domain::ValidationException("Instance counts must not be negative.");
+  }
+  // Plans already sold keep their instances: the pool can shrink only to what they still hold.
+  const int sold = pool ? pool->reserved.MaxCommitted({now, TimePoint::max()}) : 0;
+  if (reservable < sold) {
+    return domain::ValidationException(
+        "reservable cannot go below " + std::to_string(sold) +
+        ": that many instances of this pool are sold to training plans from now on.");
+  }
+  ledger_.SetPool(change.key, reservable, on_demand);
+  nlohmann::json saved = nlohmann::json::array();
+  if (auto previous = store_.GetSetting(kCapacitySetting)) saved = nlohmann::json::parse(*previous);
+  saved.push_back({{"region", change.key.region},
+                   {"availability_zone", change.key.availability_zone},
+                   {"instance_type", change.key.instance_type},
+                   {"reservable", reservable},
+                   {"on_demand", on_demand}});
+  store_.PutSetting(kCapacitySetting, saved.dump());
+  return ViewLocked(change.key, now);
 }
 
 bool Emulator::Emulates(const std::string& operation) const {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "domain/aws_error.hpp"
 #include "ops/context.hpp"
@@ -29,6 +30,27 @@ struct ClockChange {
   std::optional<TimePoint> set_to;
   std::optional<Millis> advance_by;
   std::optional<bool> frozen;
+};
+
+// One pool as the admin API shows it.
+struct PoolView {
+  domain::PoolKey key;
+  int reservable = 0;
+  int on_demand = 0;
+  struct Reservation {
+    std::string training_plan_arn;
+    domain::Window window;
+    int count = 0;
+  };
+  std::vector<Reservation> reservations;
+  std::vector<std::pair<TimePoint, int>> free_from_now;  // (from, free reservable instances)
+};
+
+// A run-time change of one pool's counts; unset counts are kept.
+struct PoolChange {
+  domain::PoolKey key;
+  std::optional<int> reservable;
+  std::optional<int> on_demand;
 };
 
 class Emulator {
@@ -52,11 +74,18 @@ class Emulator {
   // Deletes all resources of all accounts and puts the clock back to its start.
   void Reset();
 
+  // Every pool (optionally of one region and/or instance type) with its reservations.
+  std::vector<PoolView> Capacity(const std::string& region, const std::string& instance_type);
+  // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
+  // `reservable` below what is already sold from now on. Persisted across restarts.
+  domain::Result<PoolView> ChangeCapacity(const PoolChange& change);
+
   const VirtualClock& clock() const { return clock_; }
 
  private:
   void PersistClockLocked();
   void RebuildLedgerLocked();
+  PoolView ViewLocked(const domain::PoolKey& key, TimePoint now);
   Context MakeContextLocked(const Caller& caller);
 
   store::StateStore& store_;

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ops/context.hpp"
 
@@ -13,8 +14,16 @@ using HandlerTable = std::map<std::string, Handler, std::less<>>;
 void AddModelHandlers(HandlerTable& table);
 void AddTrainingPlanHandlers(HandlerTable& table);
 
-// Commits every stored training plan's capacity to the ledger (at start and after reset).
-void RestoreTrainingPlans(const store::StateStore& store, domain::CapacityLedger& ledger);
+// What a stored training plan holds of a pool.
+struct PlanCommitment {
+  std::string training_plan_arn;
+  domain::PoolKey pool;
+  domain::Window window;
+  int count = 0;
+};
+
+// Every sold plan of every account, oldest first (rebuilding the ledger, the admin view).
+std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store);
 
 // sagemaker-runtime InvokeEndpoint.
 domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Context& ctx);

@@ -331,11 +331,13 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
 
 }  // namespace
 
-void RestoreTrainingPlans(const store::StateStore& store, domain::CapacityLedger& ledger) {
+std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store) {
+  std::vector<PlanCommitment> commitments;
   for (const store::ResourceRow& row : store.AllOfKind(kPlanKind)) {
     const Plan plan = PlanFromRow(row);
-    ledger.Restore(plan.pool, plan.window, plan.instance_count);
+    commitments.push_back({plan.arn, plan.pool, plan.window, plan.instance_count});
   }
+  return commitments;
 }
 
 void AddTrainingPlanHandlers(HandlerTable& table) {

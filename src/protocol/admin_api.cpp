@@ -51,6 +51,73 @@ domain::Result<ops::ClockChange> ReadClockChange(const json& body) {
   return change;
 }
 
+// The value of `name` in the request's query string ("" when absent).
+std::string QueryParameter(const std::string& target, const std::string& name) {
+  const auto question = target.find('?');
+  if (question == std::string::npos) return "";
+  std::string_view query(target);
+  query.remove_prefix(question + 1);
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const auto equals = pair.find('=');
+    if (pair.substr(0, equals) == name) {
+      return equals == std::string_view::npos ? "" : std::string(pair.substr(equals + 1));
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return "";
+}
+
+json PoolJson(const ops::PoolView& pool) {
+  json reservations = json::array();
+  for (const auto& r : pool.reservations) {
+    reservations.push_back({{"training_plan_arn", r.training_plan_arn},
+                            {"start", domain::FormatIso8601(r.window.start)},
+                            {"end", domain::FormatIso8601(r.window.end)},
+                            {"count", r.count}});
+  }
+  json free = json::array();
+  for (const auto& [from, count] : pool.free_from_now) {
+    free.push_back({{"from", domain::FormatIso8601(from)}, {"free", count}});
+  }
+  return {{"region", pool.key.region},
+          {"availability_zone", pool.key.availability_zone},
+          {"instance_type", pool.key.instance_type},
+          {"reservable", pool.reservable},
+          {"on_demand", pool.on_demand},
+          {"reservations", std::move(reservations)},
+          {"free_reservable", std::move(free)}};
+}
+
+// Reads {"region", "availability_zone", "instance_type", "reservable"?, "on_demand"?}.
+domain::Result<ops::PoolChange> ReadPoolChange(const json& body) {
+  ops::PoolChange change;
+  for (const char* field : {"region", "availability_zone", "instance_type"}) {
+    if (!body.contains(field) || !body[field].is_string() ||
+        body[field].get<std::string>().empty()) {
+      return domain::ValidationException(std::string("'") + field + "' is required (a string).");
+    }
+  }
+  change.key = {body["region"], body["availability_zone"], body["instance_type"]};
+  for (const auto& [key, value] : body.items()) {
+    if (key == "reservable" || key == "on_demand") {
+      if (!value.is_number_integer() || value.get<long long>() < 0 ||
+          value.get<long long>() > 100000) {
+        return domain::ValidationException("'" + key + "' must be an integer from 0 to 100000.");
+      }
+      (key == "reservable" ? change.reservable : change.on_demand) = value.get<int>();
+    } else if (key != "region" && key != "availability_zone" && key != "instance_type") {
+      return domain::ValidationException("Unknown member '" + key + "'.");
+    }
+  }
+  if (!change.reservable && !change.on_demand) {
+    return domain::ValidationException("Give 'reservable', 'on_demand' or both.");
+  }
+  return change;
+}
+
 }  // namespace
 
 HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) const {
@@ -85,6 +152,25 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
     auto state = emulator_.ChangeClock(*change);
     if (!state) return fail(state.error());
     return reply(ClockJson(*state));
+  }
+  if (path == "/_emulator/capacity") {
+    if (request.method == "GET") {
+      json pools = json::array();
+      for (const ops::PoolView& pool :
+           emulator_.Capacity(QueryParameter(request.target, "region"),
+                              QueryParameter(request.target, "instance_type"))) {
+        pools.push_back(PoolJson(pool));
+      }
+      return reply({{"now", domain::FormatIso8601(emulator_.GetClock().now)}, {"pools", pools}});
+    }
+    if (request.method != "POST") return wrong_method("GET, POST");
+    auto body = ParseJsonObject(request.body, config_.max_json_depth);
+    if (!body) return fail(body.error());
+    auto change = ReadPoolChange(*body);
+    if (!change) return fail(change.error());
+    auto pool = emulator_.ChangeCapacity(*change);
+    if (!pool) return fail(pool.error());
+    return reply(PoolJson(*pool));
   }
   if (path == "/_emulator/reset") {
     if (request.method != "POST") return wrong_method("POST");

@@ -61,6 +61,10 @@ class TrainingPlansTest : public ::testing::Test {
     return body;
   }
 
+  json Admin(const std::string& method, const std::string& target, const std::string& body = "") {
+    return json::parse(router_->Handle({method, target, {}, body}).body);
+  }
+
   void Advance(long long seconds) {
     ASSERT_TRUE(emulator_->ChangeClock({std::nullopt, Millis{seconds * 1000}, std::nullopt}).ok());
   }
@@ -265,6 +269,57 @@ TEST_F(TrainingPlansTest, ListFiltersSortsAndPages) {
             "ValidationException");
 }
 
+TEST_F(TrainingPlansTest, TheAdminApiShowsPoolsReservationsAndFreeCounts) {
+  const json offering = Search(2, 2, kStartSeconds + kDay)["TrainingPlanOfferings"][0];
+  const json plan =
+      Call("CreateTrainingPlan", {{"TrainingPlanName", "shown"},
+                                  {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
+  const json view =
+      Admin("GET", "/_emulator/capacity?region=us-west-2&instance_type=ml.p5.48xlarge");
+  ASSERT_EQ(view["pools"].size(), 2u);
+  const json& zone_a = view["pools"][0];
+  EXPECT_EQ(zone_a["availability_zone"], "us-west-2a");
+  EXPECT_EQ(zone_a["reservable"], 2);
+  EXPECT_EQ(zone_a["on_demand"], 1);
+  ASSERT_EQ(zone_a["reservations"].size(), 1u);
+  EXPECT_EQ(zone_a["reservations"][0]["training_plan_arn"], plan["TrainingPlanArn"]);
+  EXPECT_EQ(zone_a["reservations"][0]["start"], "2027-01-26T00:00:00Z");
+  EXPECT_EQ(zone_a["reservations"][0]["count"], 2);
+  EXPECT_EQ(zone_a["free_reservable"], json::parse(R"([{"from":"2027-01-25T00:00:00Z","free":2},
+                            {"from":"2027-01-26T00:00:00Z","free":0},
+                            {"from":"2027-01-28T00:00:00Z","free":2}])"));
+  EXPECT_EQ(Admin("GET", "/_emulator/capacity?region=eu-west-1")["pools"].size(), 0u);
+}
+
+TEST_F(TrainingPlansTest, AdminCapacityChangesNeverTakeSoldInstances) {
+  const json offering = Search(2, 2)["TrainingPlanOfferings"][0];
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "sold"},
+                              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
+  const json refused = Admin("POST", "/_emulator/capacity",
+                             R"({"region":"us-west-2","availability_zone":"us-west-2a",
+                                 "instance_type":"ml.p5.48xlarge","reservable":1})");
+  EXPECT_EQ(refused["__type"], "ValidationException");
+  EXPECT_THAT(refused["message"].get<std::string>(), HasSubstr("cannot go below 2"));
+  const json crunch = Admin("POST", "/_emulator/capacity",
+                            R"({"region":"us-west-2","availability_zone":"us-west-2b",
+                                "instance_type":"ml.p5.48xlarge","reservable":0,"on_demand":0})");
+  EXPECT_EQ(crunch["reservable"], 0);
+  EXPECT_EQ(Search(2)["TrainingPlanOfferings"].size(), 3u) << "only zone a, after the sold window";
+  const json grown = Admin("POST", "/_emulator/capacity",
+                           R"({"region":"us-west-2","availability_zone":"us-west-2a",
+                               "instance_type":"ml.p5.48xlarge","reservable":5})");
+  EXPECT_EQ(grown["reservable"], 5);
+  EXPECT_EQ(grown["on_demand"], 1);  // kept
+  for (
+      const char* bad :
+      {R"({"region":"us-west-2"})",
+       R"({"region":"us-west-2","availability_zone":"us-west-2a","instance_type":"ml.p5.48xlarge"})",
+       R"({"region":"us-west-2","availability_zone":"us-west-2a","instance_type":"ml.p5.48xlarge","reservable":-1})",
+       R"({"region":"us-west-2","availability_zone":"us-west-2a","instance_type":"ml.g5.xlarge","reservable":1})"}) {
+    EXPECT_EQ(Admin("POST", "/_emulator/capacity", bad)["__type"], "ValidationException") << bad;
+  }
+}
+
 class TrainingPlansRestartTest : public TrainingPlansTest {
  protected:
   TrainingPlansRestartTest() : TrainingPlansTest(db_.str()) {}
@@ -275,12 +330,22 @@ TEST_F(TrainingPlansRestartTest, TheLedgerIsRebuiltFromStoredPlans) {
   const json offering = Search(7, 2)["TrainingPlanOfferings"][0];
   Call("CreateTrainingPlan", {{"TrainingPlanName", "kept"},
                               {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
+  Admin("POST", "/_emulator/capacity",
+        R"({"region":"us-west-2","availability_zone":"us-west-2b","instance_type":"ml.p5.48xlarge",
+            "reservable":4})");
   router_.reset();
   emulator_.reset();
   Open();  // a restart on the same database
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "kept"}})["TotalInstanceCount"], 2);
-  EXPECT_EQ(Search(7, 2)["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0]["StartTime"],
-            kStartSeconds + 7 * kDay);
+  EXPECT_EQ(Admin("GET", "/_emulator/capacity")["pools"][1]["reservable"], 4);
+  // Zone a is sold for the first week; zone b was grown to 4 before the restart.
+  std::map<std::string, long long> first_start;
+  for (const json& offering : Search(7, 2)["TrainingPlanOfferings"]) {
+    const json& capacity = offering["ReservedCapacityOfferings"][0];
+    first_start.emplace(capacity["AvailabilityZone"], capacity["StartTime"]);
+  }
+  EXPECT_EQ(first_start["us-west-2a"], kStartSeconds + 7 * kDay);
+  EXPECT_EQ(first_start["us-west-2b"], kStartSeconds);
 }
 
 }  // namespace

@@ -1,0 +1,771 @@
+// Training plans sold from the capacity ledger, through @aws-sdk/client-sagemaker:
+// SearchTrainingPlanOfferings, CreateTrainingPlan, DescribeTrainingPlan, ListTrainingPlans,
+// DescribeReservedCapacity, and statuses that follow the virtual clock.
+//
+// Every test starts its own emulator on a small capacity file of its own, so that capacity sold
+// and clock moves in one test cannot leak into another:
+//   us-west-2  us-west-2a  ml.p5.48xlarge    2 reservable   (55.00 per plan hour)
+//              us-west-2b  ml.p5.48xlarge    1 reservable
+//   us-east-1  us-east-1a..d ml.trn1.32xlarge 3 reservable each (12.345 per plan hour)
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CreateTrainingPlanCommand,
+  DescribeReservedCapacityCommand,
+  DescribeTrainingPlanCommand,
+  ListTrainingPlansCommand,
+  SearchTrainingPlanOfferingsCommand,
+  paginateListTrainingPlans,
+} from '@aws-sdk/client-sagemaker';
+import { startEmulator, sagemaker, admin, errorOf, assertRawError, UUID } from '../lib/emulator.mjs';
+
+const CLOCK_START = '2027-01-20T00:00:00Z';
+const T0 = Date.parse(CLOCK_START);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const ACCOUNT = '123456789012';
+const OTHER_ACCOUNT = '210987654321';
+const P5 = 'ml.p5.48xlarge';
+const TRN1 = 'ml.trn1.32xlarge';
+const OFFERING_ID = /^tpo-[0-9a-f]{64}$/;
+
+const CAPACITY = {
+  regions: {
+    'us-west-2': {
+      'us-west-2a': { [P5]: { reservable: 2, on_demand: 1 } },
+      'us-west-2b': { [P5]: { reservable: 1 } },
+    },
+    'us-east-1': {
+      'us-east-1a': { [TRN1]: { reservable: 3 } },
+      'us-east-1b': { [TRN1]: { reservable: 3 } },
+      'us-east-1c': { [TRN1]: { reservable: 3 } },
+      'us-east-1d': { [TRN1]: { reservable: 3 } },
+    },
+  },
+  prices: {
+    [P5]: { on_demand_hourly: 98.32, plan_hourly: 55.0 },
+    [TRN1]: { on_demand_hourly: 21.5, plan_hourly: 12.345 },
+  },
+};
+const workDir = mkdtempSync(join(tmpdir(), 'smemu-tp-'));
+const CAPACITY_FILE = join(workDir, 'capacity.json');
+writeFileSync(CAPACITY_FILE, JSON.stringify(CAPACITY));
+after(() => rmSync(workDir, { recursive: true, force: true }));
+
+const at = (ms) => new Date(ms);
+
+// Runs `fn` against a fresh emulator (frozen clock at CLOCK_START, the capacity file above).
+// `fn` gets { url, sm (123456789012, us-west-2), east (123456789012, us-east-1),
+// other (210987654321, us-west-2) }.
+async function withEmulator(fn) {
+  const emu = await startEmulator(['--clock-start', CLOCK_START, '--frozen-clock', '--capacity', CAPACITY_FILE]);
+  try {
+    await fn({
+      url: emu.url,
+      sm: sagemaker(emu.url),
+      east: sagemaker(emu.url, { region: 'us-east-1' }),
+      other: sagemaker(emu.url, { accessKeyId: OTHER_ACCOUNT }),
+    });
+  } finally {
+    await emu.stop();
+  }
+}
+
+async function setClock(url, body) {
+  const res = await admin(url, '/_emulator/clock', { method: 'POST', body });
+  assert.equal(res.status, 200, `clock change ${JSON.stringify(body)} failed: ${res.text}`);
+  return res.json;
+}
+const clockTo = (url, ms) => setClock(url, { now: new Date(ms).toISOString() });
+const advance = (url, seconds) => setClock(url, { advance_seconds: seconds });
+
+async function search(client, input) {
+  const res = await client.send(new SearchTrainingPlanOfferingsCommand(input));
+  assert.equal(res.$metadata.httpStatusCode, 200);
+  assert.ok(Array.isArray(res.TrainingPlanOfferings), 'TrainingPlanOfferings is always a list');
+  return res.TrainingPlanOfferings;
+}
+
+// "zone start-ISO end-ISO" of each offering's single reserved-capacity offering.
+function slots(offerings) {
+  return offerings.map((o) => {
+    assert.equal(o.ReservedCapacityOfferings?.length, 1, JSON.stringify(o));
+    const rc = o.ReservedCapacityOfferings[0];
+    assert.ok(rc.StartTime instanceof Date && rc.EndTime instanceof Date);
+    return `${rc.AvailabilityZone} ${rc.StartTime.toISOString()} ${rc.EndTime.toISOString()}`;
+  });
+}
+const slot = (zone, startMs, hours) =>
+  `${zone} ${new Date(startMs).toISOString()} ${new Date(startMs + hours * HOUR).toISOString()}`;
+
+// Searches a window that fits exactly one plan of `hours` from `startMs`, and buys the offering
+// in `zone` (default: the first one). Returns { arn, offering }.
+async function buyWindow(client, name, startMs, { hours = 24, count = 1, type = P5, zone, targets } = {}) {
+  const offerings = await search(client, {
+    InstanceType: type,
+    InstanceCount: count,
+    DurationHours: hours,
+    StartTimeAfter: at(startMs),
+    EndTimeBefore: at(startMs + hours * HOUR),
+    ...(targets ? { TargetResources: targets } : {}),
+  });
+  const offering = zone
+    ? offerings.find((o) => o.ReservedCapacityOfferings[0].AvailabilityZone === zone)
+    : offerings[0];
+  assert.ok(offering, `no offering${zone ? ` in ${zone}` : ''} for ${name}: ${JSON.stringify(offerings)}`);
+  assert.equal(offering.ReservedCapacityOfferings[0].StartTime.getTime(), startMs);
+  const res = await client.send(new CreateTrainingPlanCommand({
+    TrainingPlanName: name, TrainingPlanOfferingId: offering.TrainingPlanOfferingId,
+  }));
+  return { arn: res.TrainingPlanArn, offering };
+}
+
+// The call must fail with `code` at HTTP 400, as the SDK decodes it and as it went over the wire.
+async function expectError(client, promise, code) {
+  const err = await errorOf(promise);
+  assert.equal(err.name, code, `unexpected error: ${err.stack}`);
+  assert.equal(err.$fault, 'client');
+  assert.equal(err.$metadata.httpStatusCode, 400);
+  assert.match(err.$metadata.requestId ?? '', UUID);
+  assert.equal(typeof err.message, 'string');
+  assert.notEqual(err.message, '');
+  assert.notEqual(err.message, 'UnknownError');
+  assertRawError(client, { status: 400, code, message: err.message });
+  return err;
+}
+
+const describePlan = (client, name) => client.send(new DescribeTrainingPlanCommand({ TrainingPlanName: name }));
+const listPlans = (client, input = {}) => client.send(new ListTrainingPlansCommand(input));
+const planArn = (name, { account = ACCOUNT, region = 'us-west-2' } = {}) =>
+  `arn:aws:sagemaker:${region}:${account}:training-plan/${name.toLowerCase()}`;
+const RC_ARN = /^arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity\/rc-[0-9a-f]+$/;
+
+// ------------------------------------------------------------------------------------ search
+
+test('search: per zone the earliest window and two alternatives a day apart, by start then zone', async () => {
+  await withEmulator(async ({ sm }) => {
+    const offerings = await search(sm, {
+      TargetResources: ['endpoint'], InstanceType: P5, InstanceCount: 1, DurationHours: 168,
+      StartTimeAfter: at(T0), EndTimeBefore: new Date('2027-02-03T00:00:00Z'),
+    });
+    assert.deepEqual(slots(offerings), [
+      slot('us-west-2a', T0, 168), slot('us-west-2b', T0, 168),
+      slot('us-west-2a', T0 + DAY, 168), slot('us-west-2b', T0 + DAY, 168),
+      slot('us-west-2a', T0 + 2 * DAY, 168), slot('us-west-2b', T0 + 2 * DAY, 168),
+    ]);
+    for (const o of offerings) {
+      assert.match(o.TrainingPlanOfferingId, OFFERING_ID);
+      assert.deepEqual(o.TargetResources, ['endpoint']);
+      assert.ok(o.RequestedStartTimeAfter instanceof Date);
+      assert.deepEqual(o.RequestedStartTimeAfter, new Date('2027-01-20T00:00:00.000Z'));
+      assert.ok(o.RequestedEndTimeBefore instanceof Date);
+      assert.deepEqual(o.RequestedEndTimeBefore, new Date('2027-02-03T00:00:00.000Z'));
+      assert.equal(o.DurationHours, 168);
+      assert.equal(o.DurationMinutes, 0);
+      assert.equal(o.UpfrontFee, '9240.00', '168 h x 1 x 55.00');
+      assert.equal(o.CurrencyCode, 'USD');
+      const [rc] = o.ReservedCapacityOfferings;
+      assert.equal(rc.ReservedCapacityType, 'Instance');
+      assert.equal(rc.InstanceType, P5);
+      assert.equal(rc.InstanceCount, 1);
+      assert.equal(rc.DurationHours, 168);
+      assert.equal(rc.DurationMinutes, 0);
+    }
+    assert.equal(new Set(offerings.map((o) => o.TrainingPlanOfferingId)).size, offerings.length,
+      'each offering has its own id');
+  });
+});
+
+test('search defaults: 1 instance, 24 hours, from now, for 8 weeks, for training jobs', async () => {
+  await withEmulator(async ({ sm }) => {
+    const offerings = await search(sm, { InstanceType: P5 });
+    assert.deepEqual(slots(offerings), [
+      slot('us-west-2a', T0, 24), slot('us-west-2b', T0, 24),
+      slot('us-west-2a', T0 + DAY, 24), slot('us-west-2b', T0 + DAY, 24),
+      slot('us-west-2a', T0 + 2 * DAY, 24), slot('us-west-2b', T0 + 2 * DAY, 24),
+    ]);
+    for (const o of offerings) {
+      assert.deepEqual(o.TargetResources, ['training-job']);
+      assert.deepEqual(o.RequestedStartTimeAfter, at(T0));
+      assert.deepEqual(o.RequestedEndTimeBefore, new Date('2027-03-17T00:00:00.000Z'), 'now + 8 weeks');
+      assert.equal(o.DurationHours, 24);
+      assert.equal(o.DurationMinutes, 0);
+      assert.equal(o.ReservedCapacityOfferings[0].InstanceCount, 1);
+      assert.equal(o.UpfrontFee, '1320.00', '24 h x 1 x 55.00');
+    }
+  });
+});
+
+test('search: the same search gives the same offering ids', async () => {
+  await withEmulator(async ({ sm }) => {
+    const input = { InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0 + 5 * DAY) };
+    const first = await search(sm, input);
+    const second = await search(sm, input);
+    assert.equal(first.length, 6);
+    assert.deepEqual(second.map((o) => o.TrainingPlanOfferingId), first.map((o) => o.TrainingPlanOfferingId));
+    for (const o of first) assert.match(o.TrainingPlanOfferingId, OFFERING_ID);
+    // A different search (another duration) gives other offerings with other ids.
+    const other = await search(sm, { ...input, DurationHours: 72 });
+    const firstIds = new Set(first.map((o) => o.TrainingPlanOfferingId));
+    assert.ok(other.length > 0);
+    assert.ok(other.every((o) => !firstIds.has(o.TrainingPlanOfferingId)));
+  });
+});
+
+test('search: starts are whole hours, and never earlier than now', async () => {
+  await withEmulator(async ({ url, sm }) => {
+    const half = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 30 * 60_000) });
+    assert.equal(half.length, 6);
+    assert.equal(slots(half)[0], slot('us-west-2a', T0 + HOUR, 24), 'rounded up to 01:00');
+    assert.equal(slots(half)[2], slot('us-west-2a', T0 + HOUR + DAY, 24));
+    assert.deepEqual(half[0].RequestedStartTimeAfter, at(T0 + 30 * 60_000));
+
+    // The clock moves to 01:30; a StartTimeAfter in the past means "from now".
+    await advance(url, 90 * 60);
+    const past = await search(sm, { InstanceType: P5, StartTimeAfter: new Date('2026-12-01T00:00:00Z') });
+    assert.equal(past.length, 6);
+    assert.deepEqual(slots(past).slice(0, 2),
+      [slot('us-west-2a', T0 + 2 * HOUR, 24), slot('us-west-2b', T0 + 2 * HOUR, 24)]);
+    assert.deepEqual(past[0].RequestedStartTimeAfter, at(T0 + 90 * 60_000));
+    const dflt = await search(sm, { InstanceType: P5 });
+    assert.equal(slots(dflt)[0], slot('us-west-2a', T0 + 2 * HOUR, 24));
+    assert.deepEqual(dflt[0].RequestedStartTimeAfter, at(T0 + 90 * 60_000));
+    assert.deepEqual(dflt[0].RequestedEndTimeBefore, at(T0 + 90 * 60_000 + 56 * DAY));
+  });
+});
+
+test('search: InstanceCount beyond a zone leaves that zone out; the fee scales with the count', async () => {
+  await withEmulator(async ({ sm }) => {
+    const two = await search(sm, { InstanceType: P5, InstanceCount: 2, StartTimeAfter: at(T0) });
+    assert.deepEqual(slots(two), [
+      slot('us-west-2a', T0, 24), slot('us-west-2a', T0 + DAY, 24), slot('us-west-2a', T0 + 2 * DAY, 24),
+    ]);
+    for (const o of two) {
+      assert.equal(o.ReservedCapacityOfferings[0].InstanceCount, 2);
+      assert.equal(o.UpfrontFee, '2640.00', '24 h x 2 x 55.00');
+    }
+    assert.deepEqual(await search(sm, { InstanceType: P5, InstanceCount: 3 }), []);
+  });
+});
+
+test('search: no capacity of that type or in that region is an empty list, not an error', async () => {
+  await withEmulator(async ({ url, sm }) => {
+    assert.deepEqual(await search(sm, { InstanceType: 'ml.p4d.24xlarge' }), []);
+    const ireland = sagemaker(url, { region: 'eu-west-1' });
+    assert.deepEqual(await search(ireland, { InstanceType: P5 }), []);
+    const east = sagemaker(url, { region: 'us-east-1' });
+    assert.deepEqual(await search(east, { InstanceType: P5 }), [], 'us-east-1 has no p5 in this file');
+  });
+});
+
+test('search: at most 10 offerings, sorted by start then zone', async () => {
+  await withEmulator(async ({ east }) => {
+    const offerings = await search(east, { InstanceType: TRN1, StartTimeAfter: at(T0) });
+    const zones = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'];
+    assert.deepEqual(slots(offerings), [
+      ...zones.map((z) => slot(z, T0, 24)),
+      ...zones.map((z) => slot(z, T0 + DAY, 24)),
+      slot('us-east-1a', T0 + 2 * DAY, 24), slot('us-east-1b', T0 + 2 * DAY, 24),
+    ]);
+    for (const o of offerings) assert.equal(o.UpfrontFee, '296.28', '24 h x 1 x 12.345');
+  });
+});
+
+test('search: only windows that fit entirely before EndTimeBefore are offered', async () => {
+  await withEmulator(async ({ sm }) => {
+    const tight = await search(sm, {
+      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0), EndTimeBefore: at(T0 + 48 * HOUR),
+    });
+    assert.deepEqual(slots(tight), [slot('us-west-2a', T0, 48), slot('us-west-2b', T0, 48)]);
+    const tooShort = await search(sm, {
+      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0), EndTimeBefore: at(T0 + 47 * HOUR),
+    });
+    assert.deepEqual(tooShort, []);
+    const oneMore = await search(sm, {
+      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0), EndTimeBefore: at(T0 + 49 * HOUR),
+    });
+    assert.deepEqual(slots(oneMore), [slot('us-west-2a', T0, 48), slot('us-west-2b', T0, 48)],
+      'the next start a day later would not fit');
+  });
+});
+
+test('search: DurationHours must be whole days from 24 to 4368', async () => {
+  await withEmulator(async ({ sm }) => {
+    for (const hours of [25, 23, 36, 4392]) {
+      await expectError(sm, sm.send(new SearchTrainingPlanOfferingsCommand({ InstanceType: P5, DurationHours: hours })),
+        'ValidationException');
+    }
+    const longest = await search(sm, {
+      InstanceType: P5, DurationHours: 4368, StartTimeAfter: at(T0), EndTimeBefore: at(T0 + 200 * DAY),
+    });
+    assert.ok(longest.length > 0);
+    assert.equal(slots(longest)[0], slot('us-west-2a', T0, 4368));
+    assert.equal(longest[0].DurationHours, 4368);
+    assert.equal(longest[0].UpfrontFee, '240240.00', '4368 h x 1 x 55.00');
+  });
+});
+
+// ------------------------------------------------------------------------------------ purchase
+
+test('buy an offering, then describe it, list it and describe its reserved capacity', async () => {
+  await withEmulator(async ({ sm }) => {
+    const start = T0 + 3 * DAY;
+    const offerings = await search(sm, {
+      InstanceType: P5, InstanceCount: 2, DurationHours: 72, TargetResources: ['endpoint'],
+      StartTimeAfter: at(start), EndTimeBefore: at(start + 10 * DAY),
+    });
+    const offering = offerings[0];
+    assert.equal(slots([offering])[0], slot('us-west-2a', start, 72));
+    const created = await sm.send(new CreateTrainingPlanCommand({
+      TrainingPlanName: 'My-P5-Plan', TrainingPlanOfferingId: offering.TrainingPlanOfferingId,
+      Tags: [{ Key: 'team', Value: 'ml' }],
+    }));
+    assert.equal(created.$metadata.httpStatusCode, 200);
+    assert.equal(created.TrainingPlanArn, planArn('My-P5-Plan'));
+
+    const d = await describePlan(sm, 'my-p5-PLAN');
+    assert.equal(d.TrainingPlanArn, created.TrainingPlanArn);
+    assert.equal(d.TrainingPlanName, 'My-P5-Plan', 'the name keeps the caller\'s case');
+    assert.equal(d.Status, 'Scheduled');
+    assert.equal(d.DurationHours, 72);
+    assert.equal(d.DurationMinutes, 0);
+    assert.ok(d.StartTime instanceof Date && d.EndTime instanceof Date);
+    assert.deepEqual(d.StartTime, new Date('2027-01-23T00:00:00.000Z'));
+    assert.deepEqual(d.EndTime, new Date('2027-01-26T00:00:00.000Z'));
+    assert.equal(d.UpfrontFee, '7920.00', '72 h x 2 x 55.00');
+    assert.equal(d.UpfrontFee, offering.UpfrontFee);
+    assert.equal(d.CurrencyCode, 'USD');
+    assert.equal(d.TotalInstanceCount, 2);
+    assert.equal(d.AvailableInstanceCount, 2);
+    assert.equal(d.InUseInstanceCount, 0);
+    assert.deepEqual(d.TargetResources, ['endpoint']);
+    assert.equal(d.ReservedCapacitySummaries?.length, 1);
+    const rc = d.ReservedCapacitySummaries[0];
+    assert.match(rc.ReservedCapacityArn, RC_ARN);
+    assert.equal(rc.ReservedCapacityType, 'Instance');
+    assert.equal(rc.InstanceType, P5);
+    assert.equal(rc.TotalInstanceCount, 2);
+    assert.equal(rc.Status, 'Scheduled');
+    assert.equal(rc.AvailabilityZone, 'us-west-2a');
+    assert.equal(rc.DurationHours, 72);
+    assert.equal(rc.DurationMinutes, 0);
+    assert.deepEqual(rc.StartTime, new Date('2027-01-23T00:00:00.000Z'));
+    assert.deepEqual(rc.EndTime, new Date('2027-01-26T00:00:00.000Z'));
+
+    const listed = await listPlans(sm);
+    assert.equal(listed.TrainingPlanSummaries.length, 1);
+    assert.equal(listed.NextToken, undefined);
+    const s = listed.TrainingPlanSummaries[0];
+    assert.equal(s.TrainingPlanArn, d.TrainingPlanArn);
+    assert.equal(s.TrainingPlanName, 'My-P5-Plan');
+    assert.equal(s.Status, 'Scheduled');
+    assert.deepEqual(s.StartTime, d.StartTime);
+    assert.deepEqual(s.EndTime, d.EndTime);
+    assert.equal(s.DurationHours, 72);
+    assert.equal(s.UpfrontFee, '7920.00');
+    assert.equal(s.CurrencyCode, 'USD');
+    assert.equal(s.TotalInstanceCount, 2);
+    assert.deepEqual(s.TargetResources, ['endpoint']);
+
+    const r = await sm.send(new DescribeReservedCapacityCommand({ ReservedCapacityArn: rc.ReservedCapacityArn }));
+    assert.equal(r.ReservedCapacityArn, rc.ReservedCapacityArn);
+    assert.equal(r.ReservedCapacityType, 'Instance');
+    assert.equal(r.Status, 'Scheduled');
+    assert.equal(r.AvailabilityZone, 'us-west-2a');
+    assert.equal(r.DurationHours, 72);
+    assert.equal(r.DurationMinutes, 0);
+    assert.deepEqual(r.StartTime, new Date('2027-01-23T00:00:00.000Z'));
+    assert.deepEqual(r.EndTime, new Date('2027-01-26T00:00:00.000Z'));
+    assert.equal(r.InstanceType, P5);
+    assert.equal(r.TotalInstanceCount, 2);
+    assert.equal(r.AvailableInstanceCount, 2);
+    assert.equal(r.InUseInstanceCount, 0);
+  });
+});
+
+test('a plan starting now is Active at once', async () => {
+  await withEmulator(async ({ sm }) => {
+    await buyWindow(sm, 'starts-now', T0, { hours: 168, targets: ['endpoint'] });
+    const d = await describePlan(sm, 'starts-now');
+    assert.equal(d.Status, 'Active');
+    assert.equal(d.ReservedCapacitySummaries[0].Status, 'Active');
+    assert.deepEqual(d.StartTime, at(T0));
+    assert.deepEqual(d.EndTime, new Date('2027-01-27T00:00:00.000Z'));
+    assert.equal(d.UpfrontFee, '9240.00');
+  });
+});
+
+// ------------------------------------------------------------------------------------ capacity
+
+test('capacity runs out: a sold zone is no longer offered for that window, then nothing is', async () => {
+  await withEmulator(async ({ sm }) => {
+    const start = T0 + 7 * DAY;
+    const window = { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) };
+    assert.deepEqual(slots(await search(sm, window)), [slot('us-west-2a', start, 24), slot('us-west-2b', start, 24)]);
+
+    // us-west-2a holds 2: one plan of 1 leaves 1 there, the second sells the zone out.
+    await buyWindow(sm, 'zone-a-1', start, { zone: 'us-west-2a' });
+    assert.deepEqual(slots(await search(sm, window)), [slot('us-west-2a', start, 24), slot('us-west-2b', start, 24)]);
+    assert.deepEqual(await search(sm, { ...window, InstanceCount: 2 }), [], 'only 1 left in us-west-2a');
+    await buyWindow(sm, 'zone-a-2', start, { zone: 'us-west-2a' });
+    assert.deepEqual(slots(await search(sm, window)), [slot('us-west-2b', start, 24)]);
+
+    // us-west-2b holds 1; once it is sold the window has nothing left anywhere.
+    await buyWindow(sm, 'zone-b-1', start, { zone: 'us-west-2b' });
+    assert.deepEqual(await search(sm, window), []);
+
+    // Overlapping windows are sold out too; the windows before and after are untouched.
+    assert.deepEqual(await search(sm, {
+      InstanceType: P5, StartTimeAfter: at(start - 12 * HOUR), EndTimeBefore: at(start + DAY + 11 * HOUR),
+    }), []);
+    assert.deepEqual(slots(await search(sm, { InstanceType: P5, StartTimeAfter: at(start + DAY), EndTimeBefore: at(start + 2 * DAY) })),
+      [slot('us-west-2a', start + DAY, 24), slot('us-west-2b', start + DAY, 24)]);
+    assert.deepEqual(slots(await search(sm, { InstanceType: P5, StartTimeAfter: at(start - DAY), EndTimeBefore: at(start) })),
+      [slot('us-west-2a', start - DAY, 24), slot('us-west-2b', start - DAY, 24)]);
+  });
+});
+
+test('capacity: a search around a sold stretch offers the first free window after it', async () => {
+  await withEmulator(async ({ sm }) => {
+    // Sell us-west-2a (2 instances) for a week from now.
+    await buyWindow(sm, 'week-a', T0, { hours: 168, count: 2, zone: 'us-west-2a' });
+    const offerings = await search(sm, { InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0) });
+    assert.deepEqual(slots(offerings), [
+      slot('us-west-2b', T0, 48),
+      slot('us-west-2b', T0 + DAY, 48),
+      slot('us-west-2b', T0 + 2 * DAY, 48),
+      slot('us-west-2a', T0 + 7 * DAY, 48),
+      slot('us-west-2a', T0 + 8 * DAY, 48),
+      slot('us-west-2a', T0 + 9 * DAY, 48),
+    ]);
+  });
+});
+
+test('capacity: alternatives skip a sold stretch, each at least a day after the one before', async () => {
+  await withEmulator(async ({ sm }) => {
+    // Sell us-west-2b (1 instance) over [day 1.5, day 2.5).
+    await buyWindow(sm, 'half-days', T0 + 36 * HOUR, { zone: 'us-west-2b' });
+    const fromNow = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0) });
+    assert.deepEqual(slots(fromNow), [
+      slot('us-west-2a', T0, 24), slot('us-west-2b', T0, 24),
+      slot('us-west-2a', T0 + DAY, 24),
+      slot('us-west-2a', T0 + 2 * DAY, 24),
+      slot('us-west-2b', T0 + 60 * HOUR, 24),
+      slot('us-west-2b', T0 + 84 * HOUR, 24),
+    ]);
+    // From 12:00 on day 0 the first us-west-2b window ends exactly where the sold stretch begins.
+    const fromNoon = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 12 * HOUR) });
+    assert.deepEqual(slots(fromNoon).filter((s) => s.startsWith('us-west-2b')), [
+      slot('us-west-2b', T0 + 12 * HOUR, 24),
+      slot('us-west-2b', T0 + 60 * HOUR, 24),
+      slot('us-west-2b', T0 + 84 * HOUR, 24),
+    ]);
+  });
+});
+
+test('capacity is shared by all accounts, plans are not', async () => {
+  await withEmulator(async ({ sm, other }) => {
+    const start = T0 + 2 * DAY;
+    const window = { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) };
+    await buyWindow(sm, 'shared-a', start, { count: 2, zone: 'us-west-2a' });
+    // The other account sees the same physical region: us-west-2a is gone for it as well.
+    assert.deepEqual(slots(await search(other, window)), [slot('us-west-2b', start, 24)]);
+    await buyWindow(other, 'shared-b', start, { zone: 'us-west-2b' });
+    assert.deepEqual(await search(sm, window), [], 'the other account bought the last zone');
+
+    // Each account sees only its own plan.
+    assert.deepEqual((await listPlans(sm)).TrainingPlanSummaries.map((p) => p.TrainingPlanName), ['shared-a']);
+    assert.deepEqual((await listPlans(other)).TrainingPlanSummaries.map((p) => p.TrainingPlanName), ['shared-b']);
+    await expectError(other, describePlan(other, 'shared-a'), 'ResourceNotFound');
+    const mine = await describePlan(sm, 'shared-a');
+    const rcArn = mine.ReservedCapacitySummaries[0].ReservedCapacityArn;
+    await expectError(other, other.send(new DescribeReservedCapacityCommand({ ReservedCapacityArn: rcArn })),
+      'ResourceNotFound');
+    const theirs = await describePlan(other, 'shared-b');
+    assert.equal(theirs.TrainingPlanArn, planArn('shared-b', { account: OTHER_ACCOUNT }));
+    // The same name is free in the other account.
+    const again = await buyWindow(other, 'shared-a', start + DAY);
+    assert.equal(again.arn, planArn('shared-a', { account: OTHER_ACCOUNT }));
+  });
+});
+
+// ------------------------------------------------------------------------------------ errors
+
+test('CreateTrainingPlan with an unknown offering is ResourceNotFound', async () => {
+  await withEmulator(async ({ sm }) => {
+    await expectError(sm, sm.send(new CreateTrainingPlanCommand({
+      TrainingPlanName: 'no-offering', TrainingPlanOfferingId: `tpo-${'0'.repeat(64)}`,
+    })), 'ResourceNotFound');
+    await expectError(sm, describePlan(sm, 'no-offering'), 'ResourceNotFound');
+  });
+});
+
+test('CreateTrainingPlan with a name in use (any case) is ResourceInUse and sells nothing', async () => {
+  await withEmulator(async ({ sm }) => {
+    const start = T0 + DAY;
+    const window = { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) };
+    const { arn, offering } = await buyWindow(sm, 'Dup-Plan', start, { zone: 'us-west-2b' });
+    // Zone b is sold out now; a fresh offering in zone a is left.
+    const [left] = await search(sm, window);
+    assert.equal(slots([left])[0], slot('us-west-2a', start, 24));
+    for (const name of ['Dup-Plan', 'dup-plan', 'DUP-PLAN']) {
+      await expectError(sm, sm.send(new CreateTrainingPlanCommand({
+        TrainingPlanName: name, TrainingPlanOfferingId: left.TrainingPlanOfferingId,
+      })), 'ResourceInUse');
+    }
+    // Nothing was sold: both us-west-2a instances are still free, and the first plan is untouched.
+    assert.deepEqual(slots(await search(sm, { ...window, InstanceCount: 2 })), [slot('us-west-2a', start, 24)]);
+    const d = await describePlan(sm, 'dup-plan');
+    assert.equal(d.TrainingPlanArn, arn);
+    assert.equal(d.TrainingPlanName, 'Dup-Plan');
+    assert.equal(d.ReservedCapacitySummaries[0].AvailabilityZone, 'us-west-2b');
+    assert.equal(offering.ReservedCapacityOfferings[0].AvailabilityZone, 'us-west-2b');
+    assert.equal((await listPlans(sm)).TrainingPlanSummaries.length, 1);
+  });
+});
+
+test('buying one offering more often than the zone holds is ResourceLimitExceeded and sells nothing', async () => {
+  await withEmulator(async ({ sm }) => {
+    const start = T0 + 4 * DAY;
+    const [offering] = await search(sm, { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) });
+    assert.equal(slots([offering])[0], slot('us-west-2a', start, 24));
+    // us-west-2a holds 2: the same offering can be bought twice, not three times.
+    for (const name of ['rle-1', 'rle-2']) {
+      await sm.send(new CreateTrainingPlanCommand({ TrainingPlanName: name, TrainingPlanOfferingId: offering.TrainingPlanOfferingId }));
+    }
+    await expectError(sm, sm.send(new CreateTrainingPlanCommand({
+      TrainingPlanName: 'rle-3', TrainingPlanOfferingId: offering.TrainingPlanOfferingId,
+    })), 'ResourceLimitExceeded');
+    await expectError(sm, describePlan(sm, 'rle-3'), 'ResourceNotFound');
+    assert.deepEqual((await listPlans(sm, { SortBy: 'TrainingPlanName' })).TrainingPlanSummaries.map((p) => p.TrainingPlanName),
+      ['rle-1', 'rle-2']);
+    // us-west-2b was not touched by the failed purchase.
+    assert.deepEqual(slots(await search(sm, { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) })),
+      [slot('us-west-2b', start, 24)]);
+  });
+});
+
+test('an offering whose capacity another purchase took is ResourceLimitExceeded', async () => {
+  await withEmulator(async ({ sm, other }) => {
+    const start = T0 + 6 * DAY;
+    const window = { InstanceType: P5, InstanceCount: 2, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) };
+    const [mine] = await search(sm, window);
+    const [theirs] = await search(other, window);
+    assert.equal(slots([mine])[0], slot('us-west-2a', start, 24));
+    await other.send(new CreateTrainingPlanCommand({ TrainingPlanName: 'first', TrainingPlanOfferingId: theirs.TrainingPlanOfferingId }));
+    await expectError(sm, sm.send(new CreateTrainingPlanCommand({
+      TrainingPlanName: 'second', TrainingPlanOfferingId: mine.TrainingPlanOfferingId,
+    })), 'ResourceLimitExceeded');
+    assert.deepEqual((await listPlans(sm)).TrainingPlanSummaries, []);
+  });
+});
+
+test('DescribeTrainingPlan and DescribeReservedCapacity of missing resources are ResourceNotFound', async () => {
+  await withEmulator(async ({ sm }) => {
+    await expectError(sm, describePlan(sm, 'never-bought'), 'ResourceNotFound');
+    await expectError(sm, sm.send(new DescribeReservedCapacityCommand({
+      ReservedCapacityArn: 'arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity/rc-0123456789abcdef',
+    })), 'ResourceNotFound');
+  });
+});
+
+test('offerings can be bought for 30 minutes of virtual time', async () => {
+  await withEmulator(async ({ url, sm }) => {
+    const start = T0 + 10 * DAY;
+    const offerings = await search(sm, { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) });
+    assert.equal(offerings.length, 2);
+    const [a, b] = offerings;
+    await advance(url, 29 * 60);
+    const ok = await sm.send(new CreateTrainingPlanCommand({ TrainingPlanName: 'in-time', TrainingPlanOfferingId: a.TrainingPlanOfferingId }));
+    assert.equal(ok.TrainingPlanArn, planArn('in-time'));
+    await advance(url, 2 * 60); // 31 minutes after the search
+    await expectError(sm, sm.send(new CreateTrainingPlanCommand({
+      TrainingPlanName: 'too-late', TrainingPlanOfferingId: b.TrainingPlanOfferingId,
+    })), 'ResourceNotFound');
+    await expectError(sm, sm.send(new CreateTrainingPlanCommand({
+      TrainingPlanName: 'too-late', TrainingPlanOfferingId: a.TrainingPlanOfferingId,
+    })), 'ResourceNotFound');
+    await expectError(sm, describePlan(sm, 'too-late'), 'ResourceNotFound');
+    // Nothing was sold by the late attempts: us-west-2b is still free for that day.
+    const again = await search(sm, { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) });
+    assert.deepEqual(slots(again), [slot('us-west-2a', start, 24), slot('us-west-2b', start, 24)]);
+    // Searching again gives the same ids, and they can be bought for another 30 minutes.
+    assert.deepEqual(again.map((o) => o.TrainingPlanOfferingId), [a.TrainingPlanOfferingId, b.TrainingPlanOfferingId]);
+    await advance(url, 29 * 60);
+    const late = await sm.send(new CreateTrainingPlanCommand({ TrainingPlanName: 'too-late', TrainingPlanOfferingId: b.TrainingPlanOfferingId }));
+    assert.equal(late.TrainingPlanArn, planArn('too-late'));
+  });
+});
+
+// ------------------------------------------------------------------------------------ status
+
+test('status follows the clock: Scheduled, Active at StartTime, Expired at EndTime', async () => {
+  await withEmulator(async ({ url, sm }) => {
+    const start = Date.parse('2027-01-22T00:00:00Z');
+    const end = start + 48 * HOUR;
+    await buyWindow(sm, 'lifecycle', start, { hours: 48 });
+    const rcArn = (await describePlan(sm, 'lifecycle')).ReservedCapacitySummaries[0].ReservedCapacityArn;
+
+    const expectStatus = async (status) => {
+      const d = await describePlan(sm, 'lifecycle');
+      assert.equal(d.Status, status, 'DescribeTrainingPlan');
+      assert.equal(d.ReservedCapacitySummaries[0].Status, status, 'ReservedCapacitySummaries');
+      const r = await sm.send(new DescribeReservedCapacityCommand({ ReservedCapacityArn: rcArn }));
+      assert.equal(r.Status, status, 'DescribeReservedCapacity');
+      const listed = await listPlans(sm);
+      assert.equal(listed.TrainingPlanSummaries[0].Status, status, 'ListTrainingPlans');
+      const filtered = await listPlans(sm, { Filters: [{ Name: 'Status', Value: status }] });
+      assert.deepEqual(filtered.TrainingPlanSummaries.map((p) => p.TrainingPlanName), ['lifecycle']);
+      for (const otherStatus of ['Scheduled', 'Active', 'Expired'].filter((s) => s !== status)) {
+        const none = await listPlans(sm, { Filters: [{ Name: 'Status', Value: otherStatus }] });
+        assert.deepEqual(none.TrainingPlanSummaries, [], `filter ${otherStatus}`);
+      }
+    };
+    await expectStatus('Scheduled');
+    await clockTo(url, start - 1000);
+    await expectStatus('Scheduled');
+    await clockTo(url, start);
+    await expectStatus('Active');
+    await clockTo(url, end - 1000);
+    await expectStatus('Active');
+    await clockTo(url, end);
+    await expectStatus('Expired');
+    await advance(url, 30 * 86400);
+    await expectStatus('Expired');
+  });
+});
+
+// ------------------------------------------------------------------------------------ listing
+
+// Five plans in us-east-1, one day each, bought in an order unlike both their names and starts.
+const LISTED = [
+  { name: 'plan-c', day: 1 },
+  { name: 'plan-a', day: 2 },
+  { name: 'plan-e', day: 3 },
+  { name: 'plan-b', day: 4 },
+  { name: 'plan-d', day: 5 },
+];
+const BUY_ORDER = ['plan-b', 'plan-e', 'plan-c', 'plan-d', 'plan-a'];
+const BY_START = LISTED.map((p) => p.name);
+
+async function buyListed(east) {
+  for (const name of BUY_ORDER) {
+    const { day } = LISTED.find((p) => p.name === name);
+    await buyWindow(east, name, T0 + day * DAY, { type: TRN1 });
+  }
+}
+
+async function collect(client, input, pageSize) {
+  const pages = [];
+  for await (const page of paginateListTrainingPlans({ client, pageSize }, input)) pages.push(page);
+  return pages;
+}
+const names = (pages) => pages.flatMap((p) => p.TrainingPlanSummaries.map((s) => s.TrainingPlanName));
+
+test('paginateListTrainingPlans walks the plans by StartTime (the default), both ways, and by name', async () => {
+  await withEmulator(async ({ east }) => {
+    await buyListed(east);
+    const asc = await collect(east, {}, 2);
+    assert.deepEqual(asc.map((p) => p.TrainingPlanSummaries.length), [2, 2, 1]);
+    assert.deepEqual(names(asc), BY_START);
+    assert.equal(typeof asc[0].NextToken, 'string');
+    assert.equal(typeof asc[1].NextToken, 'string');
+    assert.notEqual(asc[0].NextToken, asc[1].NextToken);
+    assert.equal(asc[2].NextToken, undefined);
+    for (const s of asc.flatMap((p) => p.TrainingPlanSummaries)) {
+      const { day } = LISTED.find((p) => p.name === s.TrainingPlanName);
+      assert.ok(s.StartTime instanceof Date && s.EndTime instanceof Date);
+      assert.equal(s.StartTime.getTime(), T0 + day * DAY, s.TrainingPlanName);
+      assert.equal(s.EndTime.getTime(), T0 + (day + 1) * DAY, s.TrainingPlanName);
+      assert.equal(s.TrainingPlanArn, planArn(s.TrainingPlanName, { region: 'us-east-1' }));
+      assert.equal(s.UpfrontFee, '296.28');
+    }
+
+    assert.deepEqual(names(await collect(east, { SortBy: 'StartTime', SortOrder: 'Ascending' }, 2)), BY_START);
+    const desc = await collect(east, { SortBy: 'StartTime', SortOrder: 'Descending' }, 2);
+    assert.deepEqual(desc.map((p) => p.TrainingPlanSummaries.length), [2, 2, 1]);
+    assert.deepEqual(names(desc), [...BY_START].reverse());
+    assert.deepEqual(names(await collect(east, { SortBy: 'TrainingPlanName' }, 3)),
+      ['plan-a', 'plan-b', 'plan-c', 'plan-d', 'plan-e']);
+    assert.deepEqual(names(await collect(east, { SortBy: 'TrainingPlanName', SortOrder: 'Descending' }, 1)),
+      ['plan-e', 'plan-d', 'plan-c', 'plan-b', 'plan-a']);
+
+    // One page by hand: MaxResults caps it and NextToken resumes it.
+    const first = await listPlans(east, { MaxResults: 3 });
+    assert.deepEqual(first.TrainingPlanSummaries.map((s) => s.TrainingPlanName), BY_START.slice(0, 3));
+    const rest = await listPlans(east, { MaxResults: 3, NextToken: first.NextToken });
+    assert.deepEqual(rest.TrainingPlanSummaries.map((s) => s.TrainingPlanName), BY_START.slice(3));
+    assert.equal(rest.NextToken, undefined);
+  });
+});
+
+test('ListTrainingPlans StartTimeAfter and StartTimeBefore are exclusive bounds on the start', async () => {
+  await withEmulator(async ({ east }) => {
+    await buyListed(east);
+    const list = async (input) => (await listPlans(east, input)).TrainingPlanSummaries.map((s) => s.TrainingPlanName);
+    assert.deepEqual(await list({ StartTimeAfter: at(T0 + 2 * DAY) }), ['plan-e', 'plan-b', 'plan-d']);
+    assert.deepEqual(await list({ StartTimeAfter: at(T0 + 2 * DAY - 1000) }), ['plan-a', 'plan-e', 'plan-b', 'plan-d']);
+    assert.deepEqual(await list({ StartTimeBefore: at(T0 + 4 * DAY) }), ['plan-c', 'plan-a', 'plan-e']);
+    assert.deepEqual(await list({ StartTimeBefore: at(T0 + 4 * DAY + 1000) }), ['plan-c', 'plan-a', 'plan-e', 'plan-b']);
+    assert.deepEqual(await list({ StartTimeAfter: at(T0 + 2 * DAY), StartTimeBefore: at(T0 + 4 * DAY) }), ['plan-e']);
+    assert.deepEqual(await list({ StartTimeAfter: at(T0 + 5 * DAY) }), []);
+  });
+});
+
+test('ListTrainingPlans Status filter and SortBy Status follow the clock', async () => {
+  await withEmulator(async ({ url, east }) => {
+    await buyListed(east);
+    const list = async (input) => (await listPlans(east, input)).TrainingPlanSummaries.map((s) => s.TrainingPlanName);
+    const withStatus = (status) => ({ Filters: [{ Name: 'Status', Value: status }] });
+    assert.deepEqual(await list(withStatus('Scheduled')), BY_START);
+    assert.deepEqual(await list(withStatus('Active')), []);
+    assert.deepEqual(await list(withStatus('Expired')), []);
+
+    // Day 3, 01:00: plan-c (day 1) and plan-a (day 2) are over, plan-e (day 3) runs.
+    await clockTo(url, T0 + 3 * DAY + HOUR);
+    assert.deepEqual(await list(withStatus('Active')), ['plan-e']);
+    assert.deepEqual(await list(withStatus('Expired')), ['plan-c', 'plan-a']);
+    assert.deepEqual(await list(withStatus('Scheduled')), ['plan-b', 'plan-d']);
+    const paged = await collect(east, withStatus('Scheduled'), 1);
+    assert.deepEqual(paged.map((p) => p.TrainingPlanSummaries.map((s) => s.TrainingPlanName)), [['plan-b'], ['plan-d']]);
+    assert.equal(paged[1].NextToken, undefined);
+    assert.deepEqual(await list({ ...withStatus('Expired'), SortOrder: 'Descending' }), ['plan-a', 'plan-c']);
+    assert.deepEqual(await list({ ...withStatus('Scheduled'), StartTimeAfter: at(T0 + 4 * DAY) }), ['plan-d']);
+
+    const byStatus = await listPlans(east, { SortBy: 'Status' });
+    assert.deepEqual(byStatus.TrainingPlanSummaries.map((s) => s.Status),
+      ['Active', 'Expired', 'Expired', 'Scheduled', 'Scheduled']);
+    const byStatusDesc = await listPlans(east, { SortBy: 'Status', SortOrder: 'Descending' });
+    assert.deepEqual(byStatusDesc.TrainingPlanSummaries.map((s) => s.Status),
+      ['Scheduled', 'Scheduled', 'Expired', 'Expired', 'Active']);
+    const pagedByStatus = await collect(east, { SortBy: 'Status' }, 2);
+    assert.deepEqual(pagedByStatus.map((p) => p.TrainingPlanSummaries.length), [2, 2, 1]);
+    assert.deepEqual(pagedByStatus.flatMap((p) => p.TrainingPlanSummaries.map((s) => s.Status)),
+      ['Active', 'Expired', 'Expired', 'Scheduled', 'Scheduled']);
+    assert.deepEqual([...names(pagedByStatus)].sort(), [...BY_START].sort(), 'every plan exactly once');
+  });
+});
+
+test('ListTrainingPlans returns 10 plans per page by default; other regions and accounts see none', async () => {
+  await withEmulator(async ({ url, east, sm }) => {
+    const all = [];
+    for (let day = 1; day <= 12; day += 1) {
+      const name = `many-${String(day).padStart(2, '0')}`;
+      await buyWindow(east, name, T0 + day * DAY, { type: TRN1 });
+      all.push(name);
+    }
+    const first = await listPlans(east);
+    assert.deepEqual(first.TrainingPlanSummaries.map((s) => s.TrainingPlanName), all.slice(0, 10));
+    assert.equal(typeof first.NextToken, 'string');
+    const second = await listPlans(east, { NextToken: first.NextToken });
+    assert.deepEqual(second.TrainingPlanSummaries.map((s) => s.TrainingPlanName), all.slice(10));
+    assert.equal(second.NextToken, undefined);
+
+    assert.deepEqual((await listPlans(sm)).TrainingPlanSummaries, [], 'us-west-2 of the same account');
+    const otherEast = sagemaker(url, { accessKeyId: OTHER_ACCOUNT, region: 'us-east-1' });
+    assert.deepEqual((await listPlans(otherEast)).TrainingPlanSummaries, [], 'another account in us-east-1');
+  });
+});
