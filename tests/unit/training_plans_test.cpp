@@ -340,8 +340,8 @@ TEST_F(TrainingPlansRestartTest, TheLedgerIsRebuiltFromStoredPlans) {
   EXPECT_EQ(Admin("GET", "/_emulator/capacity")["pools"][1]["reservable"], 4);
   // Zone a is sold for the first week; zone b was grown to 4 before the restart.
   std::map<std::string, long long> first_start;
-  for (const json& offering : Search(7, 2)["TrainingPlanOfferings"]) {
-    const json& capacity = offering["ReservedCapacityOfferings"][0];
+  for (const json& found : Search(7, 2)["TrainingPlanOfferings"]) {
+    const json& capacity = found["ReservedCapacityOfferings"][0];
     first_start.emplace(capacity["AvailabilityZone"], capacity["StartTime"]);
   }
   EXPECT_EQ(first_start["us-west-2a"], kStartSeconds + 7 * kDay);
