@@ -340,7 +340,8 @@ TEST_F(TrainingPlansRestartTest, TheLedgerIsRebuiltFromStoredPlans) {
   EXPECT_EQ(Admin("GET", "/_emulator/capacity")["pools"][1]["reservable"], 4);
   // Zone a is sold for the first week; zone b was grown to 4 before the restart.
   std::map<std::string, long long> first_start;
-  for (const json& found : Search(7, 2)["TrainingPlanOfferings"]) {
+  const json after_restart = Search(7, 2);
+  for (const json& found : after_restart["TrainingPlanOfferings"]) {
     const json& capacity = found["ReservedCapacityOfferings"][0];
     first_start.emplace(capacity["AvailabilityZone"], capacity["StartTime"]);
   }
