@@ -23,14 +23,15 @@ std::string Sha256Hex(const std::string& text) {
   return hex;
 }
 
-std::string OfferingId(const std::string& account, const Offering& offering) {
-  std::string canonical = account + "|" + offering.pool.region + "|" +
+std::string OfferingId(const std::string& salt, const Offering& offering,
+                       const std::string& prefix = "tpo-") {
+  std::string canonical = salt + "|" + offering.pool.region + "|" +
                           offering.pool.availability_zone + "|" + offering.pool.instance_type +
                           "|" + std::to_string(offering.instance_count) + "|" +
                           std::to_string(offering.window.start.time_since_epoch().count()) + "|" +
                           std::to_string(offering.window.end.time_since_epoch().count());
   for (const auto& target : offering.target_resources) canonical += "|" + target;
-  return "tpo-" + Sha256Hex(canonical);
+  return prefix + Sha256Hex(canonical);
 }
 
 }  // namespace
@@ -93,6 +94,29 @@ std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const Capaci
     return a.window.start < b.window.start;
   });
   if (offerings.size() > kMaxOfferings) offerings.resize(kMaxOfferings);
+  return offerings;
+}
+
+std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
+                                               const CapacityConfig& config,
+                                               const std::string& plan_arn, const PoolKey& pool,
+                                               int count, TimePoint plan_end,
+                                               const std::vector<Millis>& durations) {
+  std::vector<Offering> offerings;
+  auto price = config.prices.find(pool.instance_type);
+  if (price == config.prices.end()) return offerings;
+  for (Millis duration : durations) {
+    const Window window{plan_end, plan_end + duration};
+    if (ledger.FreeReservable(pool, window) < count) continue;
+    Offering offering;
+    offering.pool = pool;
+    offering.instance_count = count;
+    offering.window = window;
+    offering.upfront_fee =
+        static_cast<double>(DurationHours(window)) * count * price->second.plan_hourly;
+    offering.id = OfferingId(plan_arn, offering, "tpeo-");
+    offerings.push_back(std::move(offering));
+  }
   return offerings;
 }
 

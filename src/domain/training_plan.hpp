@@ -63,6 +63,14 @@ std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const Capaci
                                       const std::string& account, const std::string& region,
                                       const OfferingRequest& request);
 
+// Extension offerings for a plan of `count` instances in `pool` that ends at `plan_end`: windows of
+// each of `durations` that start when the plan ends and are free throughout. Ids start "tpeo-".
+std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
+                                               const CapacityConfig& config,
+                                               const std::string& plan_arn, const PoolKey& pool,
+                                               int count, TimePoint plan_end,
+                                               const std::vector<Millis>& durations);
+
 // "Scheduled" before the window, "Active" inside it, "Expired" after.
 std::string PlanStatusAt(const Window& window, TimePoint now);
 

@@ -30,6 +30,7 @@ struct RememberedOffering {
   std::string account;
   std::string region;
   TimePoint expires;
+  std::string extends_plan;  // for an extension offering: the plan's name
 };
 using OfferingBook = std::map<std::string, RememberedOffering, std::less<>>;
 

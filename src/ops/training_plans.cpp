@@ -27,8 +27,15 @@ struct Plan {
   int instance_count = 0;
   domain::Window window;
   std::vector<std::string> target_resources;
-  std::string upfront_fee;
+  std::string upfront_fee;  // everything paid: the plan and its extensions
   std::string reserved_capacity_id;
+  struct Extension {
+    std::string offering_id;
+    TimePoint extended_at;
+    domain::Window window;
+    std::string upfront_fee;
+  };
+  std::vector<Extension> extensions;
 };
 
 json PlanDoc(const Plan& plan) {
@@ -39,7 +46,18 @@ json PlanDoc(const Plan& plan) {
           {"StartMs", plan.window.start.time_since_epoch().count()},
           {"EndMs", plan.window.end.time_since_epoch().count()},
           {"UpfrontFee", plan.upfront_fee},
-          {"ReservedCapacityId", plan.reserved_capacity_id}};
+          {"ReservedCapacityId", plan.reserved_capacity_id},
+          {"Extensions", [&] {
+             json list = json::array();
+             for (const auto& e : plan.extensions) {
+               list.push_back({{"OfferingId", e.offering_id},
+                               {"ExtendedAtMs", e.extended_at.time_since_epoch().count()},
+                               {"StartMs", e.window.start.time_since_epoch().count()},
+                               {"EndMs", e.window.end.time_since_epoch().count()},
+                               {"UpfrontFee", e.upfront_fee}});
+             }
+             return list;
+           }()}};
 }
 
 Plan PlanFromRow(const store::ResourceRow& row) {
@@ -54,6 +72,13 @@ Plan PlanFromRow(const store::ResourceRow& row) {
   plan.target_resources = doc.at("TargetResources").get<std::vector<std::string>>();
   plan.upfront_fee = doc.at("UpfrontFee");
   plan.reserved_capacity_id = doc.at("ReservedCapacityId");
+  for (const json& e : doc.value("Extensions", json::array())) {
+    plan.extensions.push_back({e.at("OfferingId"),
+                               TimePoint{Millis{e.at("ExtendedAtMs").get<int64_t>()}},
+                               {TimePoint{Millis{e.at("StartMs").get<int64_t>()}},
+                                TimePoint{Millis{e.at("EndMs").get<int64_t>()}}},
+                               e.at("UpfrontFee")});
+  }
   return plan;
 }
 
@@ -121,12 +146,61 @@ std::vector<std::string> AllInstanceTypes(const Context& ctx) {
   return types;
 }
 
-Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
-  if (in.contains("TrainingPlanArn") || in.contains("UltraServerType") ||
-      in.contains("UltraServerCount")) {
-    return domain::ValidationException(
-        "Plan extensions and UltraServer offerings are not emulated yet; search by InstanceType.");
+// The caller's plan named by an ARN of its account and region.
+std::optional<store::ResourceRow> PlanByArn(const Context& ctx, const std::string& arn) {
+  const std::string prefix = SageMakerArn(ctx.caller, kPlanKind, "");
+  if (arn.rfind(prefix, 0) != 0) return std::nullopt;
+  return ctx.store.Get(
+      {ctx.caller.account, ctx.caller.region, kPlanKind, arn.substr(prefix.size())});
+}
+
+json ExtensionOfferingJson(const domain::Offering& offering) {
+  return {{"TrainingPlanExtensionOfferingId", offering.id},
+          {"AvailabilityZone", offering.pool.availability_zone},
+          {"StartDate", WriteTimestamp(offering.window.start)},
+          {"EndDate", WriteTimestamp(offering.window.end)},
+          {"DurationHours", domain::DurationHours(offering.window)},
+          {"UpfrontFee", domain::FormatFee(offering.upfront_fee)},
+          {"CurrencyCode", kCurrency}};
+}
+
+// Extension offerings for a plan: windows that start when it ends, in its zone.
+Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
+  const std::string arn = in["TrainingPlanArn"];
+  const auto row = PlanByArn(ctx, arn);
+  if (!row) return domain::ResourceNotFound("Training plan " + arn + " not found.");
+  const Plan plan = PlanFromRow(*row);
+  std::vector<Millis> durations = {domain::kDay, 7 * domain::kDay};
+  if (in.contains("DurationHours")) {
+    const long long hours = in["DurationHours"].get<long long>();
+    if (hours < 24 || hours > 4368 || hours % 24 != 0) {
+      return domain::ValidationException(
+          "DurationHours must be a whole number of days from 24 to 4368 hours (1 to 182 days); "
+          "got " +
+          std::to_string(hours) + ".");
+    }
+    durations = {hours * domain::kHour};
   }
+  json extensions = json::array();
+  if (plan.window.end > ctx.now) {  // an expired plan can no longer be extended
+    for (const domain::Offering& offering :
+         domain::SearchExtensionOfferings(ctx.ledger, ctx.capacity, plan.arn, plan.pool,
+                                          plan.instance_count, plan.window.end, durations)) {
+      ctx.offerings[offering.id] = {offering, ctx.caller.account, ctx.caller.region,
+                                    ctx.now + domain::kOfferingLifetime, plan.name};
+      extensions.push_back(ExtensionOfferingJson(offering));
+    }
+  }
+  return json{{"TrainingPlanOfferings", json::array()},
+              {"TrainingPlanExtensionOfferings", std::move(extensions)}};
+}
+
+Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
+  if (in.contains("UltraServerType") || in.contains("UltraServerCount")) {
+    return domain::ValidationException(
+        "UltraServer offerings are not emulated; search by InstanceType and InstanceCount.");
+  }
+  if (in.contains("TrainingPlanArn")) return SearchExtensionOfferings(in, ctx);
   domain::SearchInput search;
   if (in.contains("InstanceType")) search.instance_type = in["InstanceType"].get<std::string>();
   if (in.contains("InstanceCount")) search.instance_count = in["InstanceCount"].get<long long>();
@@ -143,7 +217,7 @@ Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
   for (const domain::Offering& offering : domain::SearchOfferings(
            ctx.ledger, ctx.capacity, ctx.caller.account, ctx.caller.region, *request)) {
     ctx.offerings[offering.id] = {offering, ctx.caller.account, ctx.caller.region,
-                                  ctx.now + domain::kOfferingLifetime};
+                                  ctx.now + domain::kOfferingLifetime, ""};
     offerings.push_back(OfferingJson(offering));
   }
   return json{{"TrainingPlanOfferings", std::move(offerings)}};
@@ -167,7 +241,8 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   const std::string offering_id = in.at("TrainingPlanOfferingId");
   auto found = ctx.offerings.find(offering_id);
   if (found == ctx.offerings.end() || found->second.account != ctx.caller.account ||
-      found->second.region != ctx.caller.region || found->second.expires <= ctx.now) {
+      found->second.region != ctx.caller.region || found->second.expires <= ctx.now ||
+      !found->second.extends_plan.empty()) {
     return domain::ResourceNotFound("Training plan offering " + offering_id +
                                     " was not found or has expired; search again.");
   }
@@ -247,6 +322,89 @@ Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
               {"AvailableInstanceCount", plan.instance_count},
               {"InUseInstanceCount", 0}};
   PutWindow(out, plan.window, "StartTime", "EndTime");
+  return out;
+}
+
+json ExtensionJson(const Plan::Extension& extension, const Plan& plan, TimePoint now) {
+  return {{"TrainingPlanExtensionOfferingId", extension.offering_id},
+          {"ExtendedAt", WriteTimestamp(extension.extended_at)},
+          {"StartDate", WriteTimestamp(extension.window.start)},
+          {"EndDate", WriteTimestamp(extension.window.end)},
+          {"Status", domain::PlanStatusAt(extension.window, now)},
+          {"PaymentStatus", "Completed"},
+          {"AvailabilityZone", plan.pool.availability_zone},
+          {"DurationHours", domain::DurationHours(extension.window)},
+          {"UpfrontFee", extension.upfront_fee},
+          {"CurrencyCode", kCurrency}};
+}
+
+Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
+  const std::string offering_id = in.at("TrainingPlanExtensionOfferingId");
+  auto found = ctx.offerings.find(offering_id);
+  if (found == ctx.offerings.end() || found->second.account != ctx.caller.account ||
+      found->second.region != ctx.caller.region || found->second.expires <= ctx.now ||
+      found->second.extends_plan.empty()) {
+    return domain::ResourceNotFound("Training plan extension offering " + offering_id +
+                                    " was not found or has expired; search again.");
+  }
+  const domain::Offering offering = found->second.offering;
+  const store::ResourceKey key{ctx.caller.account, ctx.caller.region, kPlanKind,
+                               found->second.extends_plan};
+  auto row = ctx.store.Get(key);
+  if (!row) return domain::ResourceNotFound("Training plan " + key.name + " not found.");
+  Plan plan = PlanFromRow(*row);
+  if (plan.window.end != offering.window.start) {
+    return domain::ValidationException("Training plan " + plan.name +
+                                       " no longer ends where this extension offering starts; "
+                                       "search for extension offerings again.");
+  }
+  if (!ctx.ledger.Reserve(plan.pool, offering.window, plan.instance_count)) {
+    return domain::ResourceLimitExceeded("The capacity of extension offering " + offering_id +
+                                         " is no longer available.");
+  }
+  const Plan::Extension extension{offering_id, ctx.now, offering.window,
+                                  domain::FormatFee(offering.upfront_fee)};
+  plan.extensions.push_back(extension);
+  plan.window.end = offering.window.end;
+  plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
+  row->doc = PlanDoc(plan).dump();
+  row->modified = ctx.now;
+  try {
+    ctx.store.Update(*row);
+  } catch (...) {
+    ctx.ledger.Release(plan.pool, offering.window, plan.instance_count);
+    throw;
+  }
+  ctx.offerings.erase(found);
+  return json{{"TrainingPlanExtensions", json::array({ExtensionJson(extension, plan, ctx.now)})}};
+}
+
+Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) {
+  const std::string arn = in.at("TrainingPlanArn");
+  const auto row = PlanByArn(ctx, arn);
+  if (!row) return domain::ResourceNotFound("Training plan " + arn + " not found.");
+  const Plan plan = PlanFromRow(*row);
+  const size_t limit = static_cast<size_t>(in.value("MaxResults", 10));
+  size_t first = 0;
+  if (const std::string token = in.value("NextToken", ""); !token.empty()) {
+    const auto decoded = Base64Decode(token);
+    const json cursor = decoded ? json::parse(*decoded, nullptr, false) : json();
+    if (!cursor.is_object() || !cursor.contains("next") || !cursor["next"].is_number_unsigned() ||
+        cursor.value("plan", "") != plan.arn) {
+      return domain::ValidationException(
+          "Invalid pagination token because of a malformed NextToken.");
+    }
+    first = cursor["next"].get<size_t>();
+  }
+  json extensions = json::array();
+  size_t i = first;
+  for (; i < plan.extensions.size() && extensions.size() < limit; ++i) {
+    extensions.push_back(ExtensionJson(plan.extensions[i], plan, ctx.now));
+  }
+  json out = {{"TrainingPlanExtensions", std::move(extensions)}};
+  if (i < plan.extensions.size()) {
+    out["NextToken"] = Base64Encode(json{{"plan", plan.arn}, {"next", i}}.dump());
+  }
   return out;
 }
 
@@ -346,6 +504,8 @@ void AddTrainingPlanHandlers(HandlerTable& table) {
   table.emplace("DescribeTrainingPlan", &DescribeTrainingPlan);
   table.emplace("ListTrainingPlans", &ListTrainingPlans);
   table.emplace("DescribeReservedCapacity", &DescribeReservedCapacity);
+  table.emplace("ExtendTrainingPlan", &ExtendTrainingPlan);
+  table.emplace("DescribeTrainingPlanExtensionHistory", &DescribeTrainingPlanExtensionHistory);
 }
 
 }  // namespace smemu::ops

@@ -320,6 +320,80 @@ TEST_F(TrainingPlansTest, AdminCapacityChangesNeverTakeSoldInstances) {
   }
 }
 
+TEST_F(TrainingPlansTest, ExtendAPlanWhereItEnds) {
+  const json offering = Search(7, 2)["TrainingPlanOfferings"][0];
+  const std::string arn =
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "grow"},
+            {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  const json search = Call("SearchTrainingPlanOfferings", {{"TrainingPlanArn", arn}});
+  EXPECT_EQ(search["TrainingPlanOfferings"], json::array());
+  const json& extensions = search["TrainingPlanExtensionOfferings"];
+  ASSERT_EQ(extensions.size(), 2u);  // one day and one week
+  EXPECT_THAT(extensions[0]["TrainingPlanExtensionOfferingId"].get<std::string>(),
+              ::testing::StartsWith("tpeo-"));
+  EXPECT_EQ(extensions[0]["StartDate"], kStartSeconds + 7 * kDay);
+  EXPECT_EQ(extensions[0]["EndDate"], kStartSeconds + 8 * kDay);
+  EXPECT_EQ(extensions[0]["AvailabilityZone"], "us-west-2a");
+  EXPECT_EQ(extensions[0]["UpfrontFee"], "2640.00");  // 24 h x 2 x 55
+  // An extension offering is not a plan offering.
+  EXPECT_EQ(Call("CreateTrainingPlan",
+                 {{"TrainingPlanName", "x"},
+                  {"TrainingPlanOfferingId", extensions[0]["TrainingPlanExtensionOfferingId"]}},
+                 400)["__type"],
+            "ResourceNotFound");
+
+  const json extended =
+      Call("ExtendTrainingPlan",
+           {{"TrainingPlanExtensionOfferingId", extensions[1]["TrainingPlanExtensionOfferingId"]}});
+  ASSERT_EQ(extended["TrainingPlanExtensions"].size(), 1u);
+  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["EndDate"], kStartSeconds + 14 * kDay);
+  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["ExtendedAt"], kStartSeconds);
+  const json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "grow"}});
+  EXPECT_EQ(plan["EndTime"], kStartSeconds + 14 * kDay);
+  EXPECT_EQ(plan["DurationHours"], 14 * 24);
+  EXPECT_EQ(plan["UpfrontFee"], "36960.00");  // two weeks of 2 x 55
+  EXPECT_EQ(Search(7, 1, kStartSeconds,
+                   kStartSeconds + 15 * kDay)["TrainingPlanOfferings"][0]
+                                             ["ReservedCapacityOfferings"][0]["AvailabilityZone"],
+            "us-west-2b");  // zone a is held for two weeks now
+
+  // The one-day offering started where the plan used to end: it no longer fits.
+  EXPECT_EQ(
+      Call("ExtendTrainingPlan",
+           {{"TrainingPlanExtensionOfferingId", extensions[0]["TrainingPlanExtensionOfferingId"]}},
+           400)["__type"],
+      "ValidationException");
+  const json history = Call("DescribeTrainingPlanExtensionHistory", {{"TrainingPlanArn", arn}});
+  ASSERT_EQ(history["TrainingPlanExtensions"].size(), 1u);
+  EXPECT_EQ(history["TrainingPlanExtensions"][0]["DurationHours"], 168);
+  EXPECT_EQ(Call("DescribeTrainingPlanExtensionHistory",
+                 {{"TrainingPlanArn",
+                   "arn:aws:sagemaker:us-west-2:123456789012:training-plan/nothing-here"}},
+                 400)["__type"],
+            "ResourceNotFound");
+  EXPECT_EQ(Call("ExtendTrainingPlan", {{"TrainingPlanExtensionOfferingId", "tpeo-unknown"}},
+                 400)["__type"],
+            "ResourceNotFound");
+}
+
+TEST_F(TrainingPlansTest, NoExtensionWhenTheFollowingWindowIsSold) {
+  const json first = Search(7, 2)["TrainingPlanOfferings"][0];
+  const std::string arn =
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "first"},
+            {"TrainingPlanOfferingId", first["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  const json next =
+      Search(1, 1, kStartSeconds + 7 * kDay, kStartSeconds + 8 * kDay)["TrainingPlanOfferings"][0];
+  ASSERT_EQ(next["ReservedCapacityOfferings"][0]["AvailabilityZone"], "us-west-2a");
+  Call("CreateTrainingPlan",
+       {{"TrainingPlanName", "next"}, {"TrainingPlanOfferingId", next["TrainingPlanOfferingId"]}});
+  EXPECT_EQ(
+      Call("SearchTrainingPlanOfferings",
+           {{"TrainingPlanArn", arn}, {"DurationHours", 24}})["TrainingPlanExtensionOfferings"],
+      json::array());
+}
+
 class TrainingPlansRestartTest : public TrainingPlansTest {
  protected:
   TrainingPlansRestartTest() : TrainingPlansTest(db_.str()) {}

@@ -1,0 +1,546 @@
+#!/usr/bin/env bash
+# Real-client test of training plans: the Debian AWS CLI v2 (/usr/bin/aws) against a
+# sagemaker-emulator binary serving a small capacity file of its own.
+#
+#   tests/cli/training_plans_cli_test.sh /path/to/sagemaker-emulator
+#
+# Covers the AWS blog walkthrough (search an offering, buy it, describe and list the plan,
+# describe its reserved capacity), statuses that follow the virtual clock, capacity running out,
+# every error code of the training-plan operations, and the ledger surviving a restart.
+#
+# The Debian CLI's bundled botocore predates the newer SageMaker operations, so it is pointed
+# at the project's own model subset (api/ at the repo root) through AWS_DATA_PATH.
+# Only /usr/bin/aws and /usr/bin/python3 are used (never whatever is first on PATH).
+# Prints one "ok - ..." / "not ok - ..." line per check and ends with "N passed, M failed".
+set -uo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 /path/to/sagemaker-emulator" >&2
+  exit 2
+fi
+BIN=$1
+if [[ ! -x $BIN ]]; then
+  echo "error: $BIN is not an executable file" >&2
+  exit 2
+fi
+AWS=/usr/bin/aws
+PY=/usr/bin/python3
+for tool in "$AWS" "$PY"; do
+  if [[ ! -x $tool ]]; then
+    echo "error: $tool is missing (Debian packages awscli and python3)" >&2
+    exit 2
+  fi
+done
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/smemu-tp-cli.XXXXXX")
+DB=$WORK/state.db
+SERVER_PID=""
+PORT=""
+ENDPOINT=""
+
+# A clean, self-contained client environment.
+unset PYTHONPATH PYTHONHOME
+export PYTHONNOUSERSITE=1  # the CLI and helpers must use Debian's own botocore
+unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_SESSION_TOKEN AWS_SECURITY_TOKEN AWS_ENDPOINT_URL \
+      AWS_CA_BUNDLE AWS_RETRY_MODE AWS_DEFAULT_OUTPUT AWS_CLI_AUTO_PROMPT
+export AWS_DATA_PATH=$REPO_ROOT/api
+export AWS_ACCESS_KEY_ID=123456789012
+export AWS_SECRET_ACCESS_KEY=x
+export AWS_DEFAULT_REGION=us-west-2
+export AWS_PAGER=""
+export AWS_CONFIG_FILE=/dev/null
+export AWS_SHARED_CREDENTIALS_FILE=/dev/null
+export AWS_MAX_ATTEMPTS=1
+export AWS_EC2_METADATA_DISABLED=true
+export NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost
+
+ACCOUNT=123456789012
+REGION=us-west-2
+PLAN_ARN_PREFIX="arn:aws:sagemaker:$REGION:$ACCOUNT:training-plan/"
+
+PASSED=0
+FAILED=0
+
+cleanup() {
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null
+    for _ in $(seq 1 50); do
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" 2>/dev/null
+  fi
+  if [[ -n ${KEEP_WORK:-} ]]; then
+    echo "# work files kept in $WORK" >&2
+  else
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
+not_ok() {
+  FAILED=$((FAILED + 1))
+  echo "not ok - $1"
+  shift
+  local detail
+  for detail in "$@"; do printf '%s\n' "$detail" | sed 's/^/#   /'; done
+}
+
+# ---------------------------------------------------------------- server control
+# start_server EXTRA_ARGS... : starts the binary on port 0 with the temp-file database.
+start_server() {
+  local n=$((${SERVER_STARTS:-0} + 1))
+  SERVER_STARTS=$n
+  SERVER_OUT=$WORK/server$n.out
+  SERVER_ERR=$WORK/server$n.err
+  "$BIN" --port 0 --db "$DB" "$@" >"$SERVER_OUT" 2>"$SERVER_ERR" &
+  SERVER_PID=$!
+  local line=""
+  for _ in $(seq 1 100); do  # up to 10 s for the first complete line
+    if [[ $(wc -l <"$SERVER_OUT") -ge 1 ]]; then line=$(head -n 1 "$SERVER_OUT"); break; fi
+    kill -0 "$SERVER_PID" 2>/dev/null || { line=$(head -n 1 "$SERVER_OUT"); break; }
+    sleep 0.1
+  done
+  if [[ $line =~ ^sagemaker-emulator\ listening\ on\ http://127\.0\.0\.1:([0-9]+)$ ]]; then
+    PORT=${BASH_REMATCH[1]}
+    ENDPOINT=http://127.0.0.1:$PORT
+    return 0
+  fi
+  echo "# server did not announce itself; stdout: '$line'; stderr:" >&2
+  sed 's/^/#   /' "$SERVER_ERR" >&2
+  return 1
+}
+
+# stop_server: SIGTERM, wait up to 10 s; sets STOP_STATUS (exit status, or "timeout").
+stop_server() {
+  STOP_STATUS=""
+  [[ -z $SERVER_PID ]] && { STOP_STATUS="not running"; return; }
+  kill -TERM "$SERVER_PID" 2>/dev/null
+  for _ in $(seq 1 100); do
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -KILL "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" 2>/dev/null
+    STOP_STATUS="timeout"
+  else
+    wait "$SERVER_PID"
+    STOP_STATUS=$?
+  fi
+  SERVER_PID=""
+}
+
+# admin METHOD PATH [JSON]: calls the emulator's admin API; prints the body.
+admin() {
+  "$PY" - "$ENDPOINT$2" "$1" "${3:-}" <<'EOF'
+import sys, urllib.request
+url, method, body = sys.argv[1], sys.argv[2], sys.argv[3]
+req = urllib.request.Request(url, method=method, data=body.encode() if body else None,
+                             headers={"Content-Type": "application/json"})
+with urllib.request.urlopen(req, timeout=10) as r:
+    sys.stdout.write(r.read().decode())
+EOF
+}
+
+# ---------------------------------------------------------------- CLI runner
+# sm SUBCOMMAND ARGS... : runs "aws sagemaker ..." and sets RC, OUT (file), ERR (file).
+CALLS=0
+sm() {
+  CALLS=$((CALLS + 1))
+  OUT=$WORK/call$CALLS.out
+  ERR=$WORK/call$CALLS.err
+  "$AWS" sagemaker "$@" --endpoint-url "$ENDPOINT" --output json >"$OUT" 2>"$ERR"
+  RC=$?
+}
+
+# jget FILE EXPR: evaluates a Python expression over the parsed JSON document `d`.
+# Strings are printed raw, None as "<none>", everything else as compact JSON.
+jget() {
+  "$PY" - "$1" "$2" <<'EOF'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    v = eval(sys.argv[2], {"d": d, "sorted": sorted, "len": len, "all": all, "any": any, "set": set})
+except Exception as e:  # unparsable output, missing key, ...
+    print("<error: %s: %s>" % (type(e).__name__, e))
+    sys.exit(0)
+if v is None:
+    print("<none>")
+elif isinstance(v, str):
+    print(v)
+else:
+    print(json.dumps(v, separators=(",", ":"), sort_keys=True))
+EOF
+}
+
+# ---------------------------------------------------------------- assertions
+call_context() { printf 'exit=%s\nstdout: %s\nstderr: %s\n' "$RC" "$(head -c 600 "$OUT")" "$(head -c 600 "$ERR")"; }
+
+expect_success() {  # NAME
+  if [[ $RC -eq 0 ]]; then ok "$1"; else not_ok "$1" "$(call_context)"; fi
+}
+
+expect_eq() {  # NAME EXPECTED ACTUAL
+  if [[ "$3" == "$2" ]]; then ok "$1"; else not_ok "$1" "expected: $2" "actual:   $3"; fi
+}
+
+expect_match() {  # NAME ERE ACTUAL
+  if [[ "$3" =~ $2 ]]; then ok "$1"; else not_ok "$1" "expected to match: $2" "actual: $3"; fi
+}
+
+# expect_aws_code NAME OPERATION CODE
+# The call must fail with the CLI's service-error exit status 254 and print
+#   An error occurred (CODE) when calling the OPERATION operation: <a non-empty message>
+# CLI v2 inserts " (reached max retries: N)" before the colon when the retry budget is spent,
+# which is always the case with AWS_MAX_ATTEMPTS=1. The texts of these errors are the emulator's
+# own (AWS does not publish them), so only the code is checked.
+expect_aws_code() {
+  local name=$1 op=$2 code=$3
+  if [[ $RC -ne 254 ]]; then
+    not_ok "$name" "expected exit status 254" "$(call_context)"; return
+  fi
+  if "$PY" - "$ERR" "$op" "$code" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+op, code = sys.argv[2:4]
+pattern = (r"^An error occurred \(" + re.escape(code) + r"\) when calling the " + re.escape(op) +
+           r" operation( \(reached max retries: \d+\))?: \S.*$")
+sys.exit(0 if re.search(pattern, text, re.M) else 1)
+EOF
+  then ok "$name"; else
+    not_ok "$name" "expected stderr line: An error occurred ($code) when calling the $op operation: ..." \
+      "actual stderr: $(cat "$ERR")"
+  fi
+}
+
+# ---------------------------------------------------------------- helpers for training plans
+# offers FILE: "zone@StartTime" of each offering in a search result, as compact JSON.
+offers() {
+  jget "$1" '[o["ReservedCapacityOfferings"][0]["AvailabilityZone"] + "@" + o["ReservedCapacityOfferings"][0]["StartTime"] for o in d["TrainingPlanOfferings"]]'
+}
+# offer_id FILE ZONE: the id of the first offering in ZONE ("<none>" if there is none).
+offer_id() {
+  jget "$1" '([o["TrainingPlanOfferingId"] for o in d["TrainingPlanOfferings"] if o["ReservedCapacityOfferings"][0]["AvailabilityZone"] == "'"$2"'"] + [None])[0]'
+}
+# search_day START END: a 24-hour search of ml.p5.48xlarge between START and END (ISO 8601).
+search_day() {
+  sm search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 24 \
+    --start-time-after "$1" --end-time-before "$2"
+}
+# set_clock JSON EXPECTED_NOW: moves the virtual clock through the admin API and checks it.
+set_clock() {
+  local answer
+  answer=$(admin POST /_emulator/clock "$1" 2>&1)
+  if [[ $answer == *"\"now\":\"$2\""* ]]; then ok "clock set to $2"; else not_ok "clock set to $2" "answer: $answer"; fi
+}
+# plan_names FILE: the TrainingPlanName of each summary of a list-training-plans answer.
+plan_names() { jget "$1" '[p["TrainingPlanName"] for p in d["TrainingPlanSummaries"]]'; }
+
+TS='+00:00'  # how CLI v2 prints the UTC offset of a timestamp
+
+# ---------------------------------------------------------------- the tests
+T0=$(date +%s.%N)
+echo "# binary: $BIN"
+echo "# AWS_DATA_PATH=$AWS_DATA_PATH"
+echo "# $("$AWS" --version 2>&1)"
+
+# us-west-2a holds 2 reservable ml.p5.48xlarge, us-west-2b holds 1; a plan hour costs 55.00.
+CAPACITY=$WORK/capacity.json
+cat >"$CAPACITY" <<'EOF'
+{"regions": {"us-west-2": {"us-west-2a": {"ml.p5.48xlarge": {"reservable": 2, "on_demand": 1}},
+                           "us-west-2b": {"ml.p5.48xlarge": {"reservable": 1}}}},
+ "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}}
+EOF
+
+if ! start_server --clock-start 2027-01-20T00:00:00Z --frozen-clock --capacity "$CAPACITY"; then
+  not_ok "server starts and prints its listening line"
+  echo "$PASSED passed, $FAILED failed"
+  exit 1
+fi
+ok "server starts and prints its listening line (port $PORT)"
+
+# ================================================================ 1. the AWS blog walkthrough
+# Search a week of one ml.p5.48xlarge for an endpoint within two weeks, exactly as typed by a user.
+CALLS=$((CALLS + 1))
+OFFERING_ID=$("$AWS" sagemaker search-training-plan-offerings --target-resources endpoint \
+  --instance-type ml.p5.48xlarge --instance-count 1 --duration-hours 168 \
+  --start-time-after 2027-01-20T00:00:00Z --end-time-before 2027-02-03T00:00:00Z \
+  --endpoint-url "$ENDPOINT" --query 'TrainingPlanOfferings[0].TrainingPlanOfferingId' --output text \
+  2>"$WORK/blog-search.err")
+rc=$?
+expect_eq "blog: search-training-plan-offerings --output text succeeds" 0 "$rc"
+expect_match "blog: the first offering id is tpo- and 64 hex digits" '^tpo-[0-9a-f]{64}$' "$OFFERING_ID"
+
+sm search-training-plan-offerings --target-resources endpoint --instance-type ml.p5.48xlarge \
+  --instance-count 1 --duration-hours 168 --start-time-after 2027-01-20T00:00:00Z \
+  --end-time-before 2027-02-03T00:00:00Z
+expect_success "blog: the same search with JSON output succeeds"
+expect_eq "blog: the same search gives the same first offering id" "$OFFERING_ID" \
+  "$(jget "$OUT" 'd["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"]')"
+expect_eq "blog: per zone the earliest week and two more a day apart, by start then zone" \
+  "[\"us-west-2a@2027-01-20T00:00:00$TS\",\"us-west-2b@2027-01-20T00:00:00$TS\",\"us-west-2a@2027-01-21T00:00:00$TS\",\"us-west-2b@2027-01-21T00:00:00$TS\",\"us-west-2a@2027-01-22T00:00:00$TS\",\"us-west-2b@2027-01-22T00:00:00$TS\"]" \
+  "$(offers "$OUT")"
+expect_eq "blog: the first offering's terms" \
+  "[\"endpoint\"]|2027-01-20T00:00:00$TS|2027-02-03T00:00:00$TS|168|0|9240.00|USD" \
+  "$(jget "$OUT" '"|".join(str(x) if not isinstance(x, list) else "[\"" + "\",\"".join(x) + "\"]" for x in [d["TrainingPlanOfferings"][0][k] for k in ["TargetResources", "RequestedStartTimeAfter", "RequestedEndTimeBefore", "DurationHours", "DurationMinutes", "UpfrontFee", "CurrencyCode"]])')"
+expect_eq "blog: the first offering's reserved capacity" \
+  "Instance|ml.p5.48xlarge|1|us-west-2a|168|0|2027-01-20T00:00:00$TS|2027-01-27T00:00:00$TS" \
+  "$(jget "$OUT" '"|".join(str(d["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0].get(k)) for k in ["ReservedCapacityType", "InstanceType", "InstanceCount", "AvailabilityZone", "DurationHours", "DurationMinutes", "StartTime", "EndTime"])')"
+expect_eq "blog: every offering is for 1 instance, a week, the endpoint, at 9240.00 USD" "true" \
+  "$(jget "$OUT" 'all(o["UpfrontFee"] == "9240.00" and o["TargetResources"] == ["endpoint"] and o["DurationHours"] == 168 and o["ReservedCapacityOfferings"][0]["InstanceCount"] == 1 for o in d["TrainingPlanOfferings"])')"
+
+sm create-training-plan --training-plan-name P5-Endpoint-Plan --training-plan-offering-id "$OFFERING_ID"
+expect_success "blog: create-training-plan succeeds"
+expect_eq "blog: create-training-plan returns the lower-cased TrainingPlanArn" \
+  "${PLAN_ARN_PREFIX}p5-endpoint-plan" "$(jget "$OUT" 'd.get("TrainingPlanArn")')"
+
+sm describe-training-plan --training-plan-name P5-Endpoint-Plan
+expect_success "blog: describe-training-plan succeeds"
+expect_eq "blog: TrainingPlanArn and TrainingPlanName" "${PLAN_ARN_PREFIX}p5-endpoint-plan|P5-Endpoint-Plan" \
+  "$(jget "$OUT" 'd["TrainingPlanArn"] + "|" + d["TrainingPlanName"]')"
+expect_eq "blog: a plan that starts now is Active" "Active" "$(jget "$OUT" 'd.get("Status")')"
+expect_eq "blog: StartTime, EndTime, DurationHours, DurationMinutes" \
+  "2027-01-20T00:00:00$TS|2027-01-27T00:00:00$TS|168|0" \
+  "$(jget "$OUT" '"|".join(str(d.get(k)) for k in ["StartTime", "EndTime", "DurationHours", "DurationMinutes"])')"
+expect_eq "blog: UpfrontFee 9240.00 USD" "9240.00|USD" "$(jget "$OUT" 'd.get("UpfrontFee") + "|" + d.get("CurrencyCode")')"
+expect_eq "blog: Total/Available/InUse instance counts 1/1/0" "1|1|0" \
+  "$(jget "$OUT" '"|".join(str(d.get(k)) for k in ["TotalInstanceCount", "AvailableInstanceCount", "InUseInstanceCount"])')"
+expect_eq "blog: TargetResources is [\"endpoint\"]" '["endpoint"]' "$(jget "$OUT" 'd.get("TargetResources")')"
+expect_eq "blog: one reserved capacity" 1 "$(jget "$OUT" 'len(d.get("ReservedCapacitySummaries", []))')"
+RC_ARN=$(jget "$OUT" 'd["ReservedCapacitySummaries"][0]["ReservedCapacityArn"]')
+expect_match "blog: ReservedCapacityArn is …:reserved-capacity/rc-<hex>" \
+  "^arn:aws:sagemaker:us-west-2:$ACCOUNT:reserved-capacity/rc-[0-9a-f]+$" "$RC_ARN"
+expect_eq "blog: the reserved capacity summary" \
+  "Instance|ml.p5.48xlarge|1|Active|us-west-2a|168|0|2027-01-20T00:00:00$TS|2027-01-27T00:00:00$TS" \
+  "$(jget "$OUT" '"|".join(str(d["ReservedCapacitySummaries"][0].get(k)) for k in ["ReservedCapacityType", "InstanceType", "TotalInstanceCount", "Status", "AvailabilityZone", "DurationHours", "DurationMinutes", "StartTime", "EndTime"])')"
+
+sm describe-training-plan --training-plan-name p5-endpoint-PLAN
+expect_eq "blog: describe-training-plan finds the plan under another letter case" "P5-Endpoint-Plan" \
+  "$(jget "$OUT" 'd.get("TrainingPlanName")')"
+
+sm list-training-plans
+expect_success "blog: list-training-plans succeeds"
+expect_eq "blog: list-training-plans lists the plan" '["P5-Endpoint-Plan"]' "$(plan_names "$OUT")"
+expect_eq "blog: the summary carries ARN, status, times, fee and counts" \
+  "${PLAN_ARN_PREFIX}p5-endpoint-plan|Active|2027-01-20T00:00:00$TS|2027-01-27T00:00:00$TS|168|9240.00|USD|1" \
+  "$(jget "$OUT" '"|".join(str(d["TrainingPlanSummaries"][0].get(k)) for k in ["TrainingPlanArn", "Status", "StartTime", "EndTime", "DurationHours", "UpfrontFee", "CurrencyCode", "TotalInstanceCount"])')"
+
+sm describe-reserved-capacity --reserved-capacity-arn "$RC_ARN"
+expect_success "blog: describe-reserved-capacity with the ARN from the summary succeeds"
+expect_eq "blog: describe-reserved-capacity" \
+  "$RC_ARN|Instance|Active|us-west-2a|168|0|2027-01-20T00:00:00$TS|2027-01-27T00:00:00$TS|ml.p5.48xlarge|1|1|0" \
+  "$(jget "$OUT" '"|".join(str(d.get(k)) for k in ["ReservedCapacityArn", "ReservedCapacityType", "Status", "AvailabilityZone", "DurationHours", "DurationMinutes", "StartTime", "EndTime", "InstanceType", "TotalInstanceCount", "AvailableInstanceCount", "InUseInstanceCount"])')"
+
+# The week is sold in us-west-2a once, so 1 of its 2 instances is left; us-west-2b is untouched.
+sm search-training-plan-offerings --target-resources endpoint --instance-type ml.p5.48xlarge \
+  --instance-count 2 --duration-hours 168 --start-time-after 2027-01-20T00:00:00Z \
+  --end-time-before 2027-01-27T00:00:00Z
+expect_eq "blog: two instances for that week are no longer offered anywhere" '[]' "$(offers "$OUT")"
+
+# ================================================================ 2. capacity running out
+search_day 2027-03-01T00:00:00Z 2027-03-02T00:00:00Z
+expect_eq "capacity: 1 March is offered in both zones" \
+  "[\"us-west-2a@2027-03-01T00:00:00$TS\",\"us-west-2b@2027-03-01T00:00:00$TS\"]" "$(offers "$OUT")"
+MARCH_A=$(offer_id "$OUT" us-west-2a)
+MARCH_B=$(offer_id "$OUT" us-west-2b)
+sm create-training-plan --training-plan-name march-a-1 --training-plan-offering-id "$MARCH_A"
+expect_success "capacity: buy 1 of the 2 instances of us-west-2a on 1 March"
+search_day 2027-03-01T00:00:00Z 2027-03-02T00:00:00Z
+expect_eq "capacity: with 1 of 2 sold, both zones are still offered" \
+  "[\"us-west-2a@2027-03-01T00:00:00$TS\",\"us-west-2b@2027-03-01T00:00:00$TS\"]" "$(offers "$OUT")"
+sm create-training-plan --training-plan-name march-a-2 --training-plan-offering-id "$MARCH_A"
+expect_success "capacity: the same offering can be bought again while capacity lasts"
+search_day 2027-03-01T00:00:00Z 2027-03-02T00:00:00Z
+expect_eq "capacity: with us-west-2a sold out, only us-west-2b is offered" \
+  "[\"us-west-2b@2027-03-01T00:00:00$TS\"]" "$(offers "$OUT")"
+sm create-training-plan --training-plan-name march-b-1 --training-plan-offering-id "$MARCH_B"
+expect_success "capacity: buy us-west-2b on 1 March"
+search_day 2027-03-01T00:00:00Z 2027-03-02T00:00:00Z
+expect_success "capacity: a search with nothing free still succeeds"
+expect_eq "capacity: with every zone sold, the list is empty" '[]' "$(jget "$OUT" 'd.get("TrainingPlanOfferings")')"
+search_day 2027-02-28T12:00:00Z 2027-03-02T11:00:00Z
+expect_eq "capacity: no day overlapping the sold one is offered" '[]' "$(offers "$OUT")"
+search_day 2027-03-02T00:00:00Z 2027-03-03T00:00:00Z
+expect_eq "capacity: the next day is offered in both zones again" \
+  "[\"us-west-2a@2027-03-02T00:00:00$TS\",\"us-west-2b@2027-03-02T00:00:00$TS\"]" "$(offers "$OUT")"
+
+# ================================================================ 3. errors
+sm create-training-plan --training-plan-name no-such-offering \
+  --training-plan-offering-id "tpo-0000000000000000000000000000000000000000000000000000000000000000"
+expect_aws_code "errors: an unknown offering is ResourceNotFound" CreateTrainingPlan ResourceNotFound
+
+search_day 2027-04-01T00:00:00Z 2027-04-02T00:00:00Z
+APRIL1_B=$(offer_id "$OUT" us-west-2b)
+sm create-training-plan --training-plan-name P5-Endpoint-Plan --training-plan-offering-id "$APRIL1_B"
+expect_aws_code "errors: a name already used is ResourceInUse" CreateTrainingPlan ResourceInUse
+sm create-training-plan --training-plan-name p5-ENDPOINT-plan --training-plan-offering-id "$APRIL1_B"
+expect_aws_code "errors: a name used in another letter case is ResourceInUse" CreateTrainingPlan ResourceInUse
+search_day 2027-04-01T00:00:00Z 2027-04-02T00:00:00Z
+expect_eq "errors: the refused purchases sold nothing (us-west-2b is still offered)" \
+  "[\"us-west-2a@2027-04-01T00:00:00$TS\",\"us-west-2b@2027-04-01T00:00:00$TS\"]" "$(offers "$OUT")"
+sm describe-training-plan --training-plan-name P5-Endpoint-Plan
+expect_eq "errors: the existing plan is unchanged" "us-west-2a|2027-01-20T00:00:00$TS" \
+  "$(jget "$OUT" 'd["ReservedCapacitySummaries"][0]["AvailabilityZone"] + "|" + d["StartTime"]')"
+
+# Capacity taken since the search: us-west-2a holds 2, so its offering sells twice, not three times.
+search_day 2027-04-10T00:00:00Z 2027-04-11T00:00:00Z
+APRIL10_A=$(offer_id "$OUT" us-west-2a)
+sm create-training-plan --training-plan-name april-1 --training-plan-offering-id "$APRIL10_A"
+expect_success "errors: first purchase of the 10 April offering"
+sm create-training-plan --training-plan-name april-2 --training-plan-offering-id "$APRIL10_A"
+expect_success "errors: second purchase of the 10 April offering"
+sm create-training-plan --training-plan-name april-3 --training-plan-offering-id "$APRIL10_A"
+expect_aws_code "errors: a third purchase is ResourceLimitExceeded" CreateTrainingPlan ResourceLimitExceeded
+sm describe-training-plan --training-plan-name april-3
+expect_aws_code "errors: the refused plan does not exist" DescribeTrainingPlan ResourceNotFound
+search_day 2027-04-10T00:00:00Z 2027-04-11T00:00:00Z
+expect_eq "errors: the refused purchase sold nothing (us-west-2b is still offered)" \
+  "[\"us-west-2b@2027-04-10T00:00:00$TS\"]" "$(offers "$OUT")"
+
+sm describe-training-plan --training-plan-name never-bought
+expect_aws_code "errors: describe-training-plan of a missing plan is ResourceNotFound" DescribeTrainingPlan \
+  ResourceNotFound
+sm describe-reserved-capacity \
+  --reserved-capacity-arn "arn:aws:sagemaker:us-west-2:$ACCOUNT:reserved-capacity/rc-0123456789abcdef"
+expect_aws_code "errors: describe-reserved-capacity of an unknown ARN is ResourceNotFound" \
+  DescribeReservedCapacity ResourceNotFound
+sm search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 25
+expect_aws_code "errors: --duration-hours 25 is a ValidationException" SearchTrainingPlanOfferings \
+  ValidationException
+sm search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 4392
+expect_aws_code "errors: --duration-hours 4392 (over 182 days) is a ValidationException" \
+  SearchTrainingPlanOfferings ValidationException
+
+# Offerings can be bought for 30 minutes of virtual time.
+search_day 2027-04-20T00:00:00Z 2027-04-21T00:00:00Z
+APRIL20_A=$(offer_id "$OUT" us-west-2a)
+APRIL20_B=$(offer_id "$OUT" us-west-2b)
+set_clock '{"advance_seconds": 1740}' 2027-01-20T00:29:00Z
+sm create-training-plan --training-plan-name in-time --training-plan-offering-id "$APRIL20_A"
+expect_success "errors: an offering can still be bought 29 minutes after the search"
+set_clock '{"advance_seconds": 120}' 2027-01-20T00:31:00Z
+sm create-training-plan --training-plan-name too-late --training-plan-offering-id "$APRIL20_B"
+expect_aws_code "errors: 31 minutes after the search the offering is ResourceNotFound" CreateTrainingPlan \
+  ResourceNotFound
+sm describe-training-plan --training-plan-name too-late
+expect_aws_code "errors: the expired purchase created nothing" DescribeTrainingPlan ResourceNotFound
+
+# ================================================================ 4. Scheduled -> Active -> Expired
+"$AWS" sagemaker search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 48 \
+  --start-time-after 2027-02-10T00:00:00Z --end-time-before 2027-02-12T00:00:00Z \
+  --endpoint-url "$ENDPOINT" --query 'TrainingPlanOfferings[0].TrainingPlanOfferingId' --output text \
+  >"$WORK/life.id" 2>"$WORK/life.err"
+sm create-training-plan --training-plan-name lifecycle-plan --training-plan-offering-id "$(cat "$WORK/life.id")"
+expect_success "status: buy 48 hours from 10 February"
+
+# check_status STATUS WHAT: describe-training-plan, its reserved-capacity summary and
+# describe-reserved-capacity all say STATUS. The Status filter of list-training-plans is checked
+# once per status.
+check_status() {
+  local want=$1 got
+  sm describe-training-plan --training-plan-name lifecycle-plan
+  got=$(jget "$OUT" 'd.get("Status") + "|" + d["ReservedCapacitySummaries"][0]["Status"]')
+  local rc_arn
+  rc_arn=$(jget "$OUT" 'd["ReservedCapacitySummaries"][0]["ReservedCapacityArn"]')
+  sm describe-reserved-capacity --reserved-capacity-arn "$rc_arn"
+  got="$got|$(jget "$OUT" 'd.get("Status")')"
+  expect_eq "status: $2" "$want|$want|$want" "$got"
+}
+check_status Scheduled "before it starts the plan is Scheduled"
+sm list-training-plans --filters Name=Status,Value=Scheduled --start-time-before 2027-03-01T00:00:00Z
+expect_eq "status: the plan is listed as Scheduled" '["lifecycle-plan"]' "$(plan_names "$OUT")"
+set_clock '{"now": "2027-02-09T23:59:59Z"}' 2027-02-09T23:59:59Z
+check_status Scheduled "one second before StartTime it is still Scheduled"
+set_clock '{"now": "2027-02-10T00:00:00Z"}' 2027-02-10T00:00:00Z
+check_status Active "at StartTime it is Active"
+sm list-training-plans --filters Name=Status,Value=Active
+expect_eq "status: only the running plan is listed as Active" '["lifecycle-plan"]' "$(plan_names "$OUT")"
+sm list-training-plans --filters Name=Status,Value=Expired
+expect_eq "status: the blog plan has expired" '["P5-Endpoint-Plan"]' "$(plan_names "$OUT")"
+set_clock '{"advance_seconds": 172799}' 2027-02-11T23:59:59Z
+check_status Active "one second before EndTime it is still Active"
+set_clock '{"advance_seconds": 1}' 2027-02-12T00:00:00Z
+check_status Expired "at EndTime it is Expired"
+sm list-training-plans --filters Name=Status,Value=Expired
+expect_eq "status: both ended plans are listed as Expired, by StartTime" '["P5-Endpoint-Plan","lifecycle-plan"]' \
+  "$(plan_names "$OUT")"
+sm list-training-plans --filters Name=Status,Value=Active
+expect_eq "status: no plan is Active now" '[]' "$(plan_names "$OUT")"
+
+# ================================================================ 5. listing
+# Names compare case-insensitively (they are case-insensitive identifiers), so P5-Endpoint-Plan
+# sorts among the p's.
+ALL_BY_NAME='["april-1","april-2","in-time","lifecycle-plan","march-a-1","march-a-2","march-b-1","P5-Endpoint-Plan"]'
+"$AWS" sagemaker list-training-plans --sort-by TrainingPlanName --page-size 3 --endpoint-url "$ENDPOINT" \
+  --output json --debug >"$WORK/paged.out" 2>"$WORK/paged.err"
+rc=$?
+expect_eq "list: --page-size 3 succeeds" 0 "$rc"
+expect_eq "list: --sort-by TrainingPlanName --page-size 3 returns all 8 plans in name order" "$ALL_BY_NAME" \
+  "$(plan_names "$WORK/paged.out")"
+expect_eq "list: the paginated output has no NextToken" "<none>" "$(jget "$WORK/paged.out" 'd.get("NextToken")')"
+expect_eq "list: --page-size 3 took 3 ListTrainingPlans requests (3+3+2)" 3 \
+  "$(grep -c 'Making request for OperationModel(name=ListTrainingPlans)' "$WORK/paged.err")"
+sm list-training-plans --sort-by TrainingPlanName --sort-order Descending
+expect_eq "list: --sort-order Descending reverses the name order" \
+  "$(jget "$WORK/paged.out" '[p["TrainingPlanName"] for p in d["TrainingPlanSummaries"]][::-1]')" "$(plan_names "$OUT")"
+sm list-training-plans
+expect_eq "list: by default the plans are sorted by StartTime ascending" "true" \
+  "$(jget "$OUT" 'len(d["TrainingPlanSummaries"]) == 8 and [p["StartTime"] for p in d["TrainingPlanSummaries"]] == sorted(p["StartTime"] for p in d["TrainingPlanSummaries"])')"
+expect_eq "list: the first two by StartTime" '["P5-Endpoint-Plan","lifecycle-plan"]' \
+  "$(jget "$OUT" '[p["TrainingPlanName"] for p in d["TrainingPlanSummaries"]][:2]')"
+sm list-training-plans --max-items 5 --page-size 2
+expect_eq "list: --max-items 5 returns 5 plans" 5 "$(jget "$OUT" 'len(d["TrainingPlanSummaries"])')"
+TOKEN=$(jget "$OUT" 'd.get("NextToken")')
+FIRST5=$(plan_names "$OUT")
+sm list-training-plans --max-items 5 --page-size 2 --starting-token "$TOKEN"
+expect_eq "list: --starting-token resumes with the other 3 plans" \
+  "8|true|<none>" \
+  "$("$PY" -c 'import json,sys; a=json.loads(sys.argv[1]); b=json.loads(sys.argv[2]); print("%d|%s" % (len(a+b), str(sorted(a+b)==sorted(json.loads(sys.argv[3]))).lower()))' "$FIRST5" "$(plan_names "$OUT")" "$ALL_BY_NAME")|$(jget "$OUT" 'd.get("NextToken")')"
+sm list-training-plans --start-time-after 2027-03-01T00:00:00Z --sort-by TrainingPlanName
+expect_eq "list: --start-time-after is exclusive" '["april-1","april-2","in-time"]' "$(plan_names "$OUT")"
+sm list-training-plans --start-time-before 2027-03-01T00:00:00Z --sort-by TrainingPlanName
+expect_eq "list: --start-time-before is exclusive" '["lifecycle-plan","P5-Endpoint-Plan"]' "$(plan_names "$OUT")"
+sm list-training-plans --start-time-after 2027-02-28T23:59:59Z --start-time-before 2027-03-01T00:00:01Z \
+  --sort-by TrainingPlanName
+expect_eq "list: both bounds together" '["march-a-1","march-a-2","march-b-1"]' "$(plan_names "$OUT")"
+AWS_ACCESS_KEY_ID=210987654321 sm list-training-plans
+expect_eq "list: another account sees none of these plans" '[]' "$(plan_names "$OUT")"
+AWS_ACCESS_KEY_ID=210987654321 search_day 2027-03-01T00:00:00Z 2027-03-02T00:00:00Z
+expect_eq "capacity: another account finds 1 March sold out too (capacity is shared)" '[]' "$(offers "$OUT")"
+
+# ================================================================ 6. the ledger survives a restart
+expect_eq "server printed exactly one line on stdout" 1 "$(wc -l <"$SERVER_OUT" | tr -d ' ')"
+stop_server
+expect_eq "SIGTERM stops the server with exit status 0" 0 "$STOP_STATUS"
+if start_server --frozen-clock --capacity "$CAPACITY"; then
+  ok "server restarts on the same database file (port $PORT)"
+else
+  not_ok "server restarts on the same database file"
+fi
+search_day 2027-03-01T00:00:00Z 2027-03-02T00:00:00Z
+expect_eq "restart: 1 March is still sold out" '[]' "$(offers "$OUT")"
+search_day 2027-04-10T00:00:00Z 2027-04-11T00:00:00Z
+expect_eq "restart: on 10 April only us-west-2b is still offered" \
+  "[\"us-west-2b@2027-04-10T00:00:00$TS\"]" "$(offers "$OUT")"
+sm describe-training-plan --training-plan-name march-b-1
+expect_eq "restart: a sold plan is still there, Scheduled" "Scheduled|us-west-2b|2027-03-01T00:00:00$TS" \
+  "$(jget "$OUT" 'd.get("Status") + "|" + d["ReservedCapacitySummaries"][0]["AvailabilityZone"] + "|" + d["StartTime"]')"
+sm describe-training-plan --training-plan-name lifecycle-plan
+expect_eq "restart: the clock continued, so the lifecycle plan is still Expired" "Expired" \
+  "$(jget "$OUT" 'd.get("Status")')"
+sm list-training-plans --sort-by TrainingPlanName
+expect_eq "restart: list-training-plans lists the same 8 plans" "$ALL_BY_NAME" "$(plan_names "$OUT")"
+
+stop_server
+expect_eq "second SIGTERM also exits with status 0" 0 "$STOP_STATUS"
+
+T1=$(date +%s.%N)
+echo "# $CALLS CLI calls in $("$PY" -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$T0" "$T1") s"
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
