@@ -5,9 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "apimodel/embedded_models.hpp"
 #include "apimodel/validator.hpp"
+#include "domain/training_plan.hpp"
 #include "ops/emulator.hpp"
 #include "protocol/router.hpp"
 #include "store/state_store.hpp"
@@ -50,6 +52,53 @@ void BM_RouterDescribeModel(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(router.Handle(describe).status);
 }
 BENCHMARK(BM_RouterDescribeModel);
+
+// A region with four zones of one instance type and 100,000 sold plans of 1 to 14 days spread over
+// a year: the ledger a busy demo server holds.
+struct LoadedLedger {
+  domain::CapacityLedger ledger;
+  domain::CapacityConfig config;
+  TimePoint start{Millis{1800835200000}};
+
+  explicit LoadedLedger(int plans) {
+    config.prices["ml.p5.48xlarge"] = {98.32, 55.0};
+    const char* zones[] = {"us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d"};
+    for (const char* zone : zones) {
+      ledger.SetPool({"us-west-2", zone, "ml.p5.48xlarge"}, plans, 0);
+    }
+    std::mt19937 random(42);
+    for (int i = 0; i < plans; ++i) {
+      const domain::PoolKey pool{"us-west-2", zones[random() % 4], "ml.p5.48xlarge"};
+      const TimePoint from = start + static_cast<int>(random() % (365 * 24)) * domain::kHour;
+      const auto length = static_cast<int>(1 + random() % 14) * domain::kDay;
+      ledger.Restore(pool, {from, from + length}, 1 + static_cast<int>(random() % 4));
+    }
+  }
+};
+
+void BM_SearchOfferings(benchmark::State& state) {
+  const LoadedLedger loaded(static_cast<int>(state.range(0)));
+  domain::OfferingRequest request;
+  request.instance_types = {"ml.p5.48xlarge"};
+  request.instance_count = 8;
+  request.duration = 7 * domain::kDay;
+  request.start_after = loaded.start + 90 * domain::kDay;
+  request.end_before = request.start_after + domain::kDefaultSearchHorizon;
+  request.target_resources = {"training-job"};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(domain::SearchOfferings(loaded.ledger, loaded.config, "000000000000",
+                                                     "us-west-2", request));
+  }
+}
+BENCHMARK(BM_SearchOfferings)->Arg(1000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+
+void BM_LedgerFreeCount(benchmark::State& state) {
+  const LoadedLedger loaded(static_cast<int>(state.range(0)));
+  const domain::PoolKey pool{"us-west-2", "us-west-2a", "ml.p5.48xlarge"};
+  const domain::Window week{loaded.start + 100 * domain::kDay, loaded.start + 107 * domain::kDay};
+  for (auto _ : state) benchmark::DoNotOptimize(loaded.ledger.FreeReservable(pool, week));
+}
+BENCHMARK(BM_LedgerFreeCount)->Arg(100000);
 
 }  // namespace
 }  // namespace smemu
