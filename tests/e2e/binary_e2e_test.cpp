@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "e2e/http_client.hpp"
@@ -161,6 +162,20 @@ TEST(Binary, BadOptionsFailWithAMessage) {
   EXPECT_THAT(bad_db.output(), HasSubstr("/nonexistent-dir/x.db"));
   Process bad_format({"--log-format", "xml"});
   EXPECT_NE(bad_format.Wait(std::chrono::seconds(5)), 0);
+}
+
+TEST(Binary, ABadCapacityFileStopsTheServerNamingTheField) {
+  testing::TempDbPath capacity;
+  {
+    std::ofstream out(capacity.str());
+    out << R"({"regions": {"us-west-2": {"us-west-2a": {"ml.p5.48xlarge": {"reservable": "two"}}}},
+               "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 1, "plan_hourly": 1}}})";
+  }
+  Process server({"--port", "0", "--db", ":memory:", "--capacity", capacity.str()});
+  EXPECT_EQ(server.Wait(std::chrono::seconds(5)), 1);
+  EXPECT_THAT(server.output(),
+              HasSubstr("regions.us-west-2.us-west-2a.ml.p5.48xlarge.reservable: must be an "
+                        "integer"));
 }
 
 TEST(Binary, APortInUseIsAStartupError) {
