@@ -7,6 +7,7 @@
 
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
+#include "ops/plan_records.hpp"
 #include "ops/wire_values.hpp"
 
 namespace smemu::ops {
@@ -15,76 +16,7 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kPlanKind = "training-plan";
-constexpr const char* kCapacityKind = "reserved-capacity";
 constexpr const char* kCurrency = "USD";
-
-// A sold plan as kept in the store's JSON document.
-struct Plan {
-  std::string name;
-  std::string arn;
-  domain::PoolKey pool;
-  int instance_count = 0;
-  domain::Window window;
-  std::vector<std::string> target_resources;
-  std::string upfront_fee;  // everything paid: the plan and its extensions
-  std::string reserved_capacity_id;
-  struct Extension {
-    std::string offering_id;
-    TimePoint extended_at;
-    domain::Window window;
-    std::string upfront_fee;
-  };
-  std::vector<Extension> extensions;
-};
-
-json PlanDoc(const Plan& plan) {
-  return {{"TargetResources", plan.target_resources},
-          {"InstanceType", plan.pool.instance_type},
-          {"InstanceCount", plan.instance_count},
-          {"AvailabilityZone", plan.pool.availability_zone},
-          {"StartMs", plan.window.start.time_since_epoch().count()},
-          {"EndMs", plan.window.end.time_since_epoch().count()},
-          {"UpfrontFee", plan.upfront_fee},
-          {"ReservedCapacityId", plan.reserved_capacity_id},
-          {"Extensions", [&] {
-             json list = json::array();
-             for (const auto& e : plan.extensions) {
-               list.push_back({{"OfferingId", e.offering_id},
-                               {"ExtendedAtMs", e.extended_at.time_since_epoch().count()},
-                               {"StartMs", e.window.start.time_since_epoch().count()},
-                               {"EndMs", e.window.end.time_since_epoch().count()},
-                               {"UpfrontFee", e.upfront_fee}});
-             }
-             return list;
-           }()}};
-}
-
-Plan PlanFromRow(const store::ResourceRow& row) {
-  const json doc = json::parse(row.doc);
-  Plan plan;
-  plan.name = row.key.name;
-  plan.arn = row.arn;
-  plan.pool = {row.key.region, doc.at("AvailabilityZone"), doc.at("InstanceType")};
-  plan.instance_count = doc.at("InstanceCount");
-  plan.window = {TimePoint{Millis{doc.at("StartMs").get<int64_t>()}},
-                 TimePoint{Millis{doc.at("EndMs").get<int64_t>()}}};
-  plan.target_resources = doc.at("TargetResources").get<std::vector<std::string>>();
-  plan.upfront_fee = doc.at("UpfrontFee");
-  plan.reserved_capacity_id = doc.at("ReservedCapacityId");
-  for (const json& e : doc.value("Extensions", json::array())) {
-    plan.extensions.push_back({e.at("OfferingId"),
-                               TimePoint{Millis{e.at("ExtendedAtMs").get<int64_t>()}},
-                               {TimePoint{Millis{e.at("StartMs").get<int64_t>()}},
-                                TimePoint{Millis{e.at("EndMs").get<int64_t>()}}},
-                               e.at("UpfrontFee")});
-  }
-  return plan;
-}
-
-std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
-  return SageMakerArn(caller, kCapacityKind, id);
-}
 
 void PutWindow(json& out, const domain::Window& window, const char* start_member,
                const char* end_member) {
@@ -144,14 +76,6 @@ std::vector<std::string> AllInstanceTypes(const Context& ctx) {
   std::vector<std::string> types;
   for (const auto& [type, prices] : ctx.capacity.prices) types.push_back(type);
   return types;
-}
-
-// The caller's plan named by an ARN of its account and region.
-std::optional<store::ResourceRow> PlanByArn(const Context& ctx, const std::string& arn) {
-  const std::string prefix = SageMakerArn(ctx.caller, kPlanKind, "");
-  if (arn.rfind(prefix, 0) != 0) return std::nullopt;
-  return ctx.store.Get(
-      {ctx.caller.account, ctx.caller.region, kPlanKind, arn.substr(prefix.size())});
 }
 
 json ExtensionOfferingJson(const domain::Offering& offering) {
@@ -302,18 +226,12 @@ Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
 
 Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
   const std::string arn = in.at("ReservedCapacityArn");
-  const std::string prefix = ReservedCapacityArn(ctx.caller, "");
   const auto not_found = domain::ResourceNotFound("Reserved capacity " + arn + " not found.");
-  if (arn.rfind(prefix, 0) != 0) return not_found;
-  const auto capacity = ctx.store.Get(
-      {ctx.caller.account, ctx.caller.region, kCapacityKind, arn.substr(prefix.size())});
-  if (!capacity) return not_found;
-  const std::string plan_name = json::parse(capacity->doc).at("TrainingPlanName");
-  const auto plan_row =
-      ctx.store.Get({ctx.caller.account, ctx.caller.region, kPlanKind, plan_name});
-  if (!plan_row) return not_found;
-  const Plan plan = PlanFromRow(*plan_row);
-  json out = {{"ReservedCapacityArn", capacity->arn},
+  if (arn.rfind(ReservedCapacityArn(ctx.caller, ""), 0) != 0) return not_found;
+  const auto found = PlanByReservationArn(ctx, arn);
+  if (!found) return not_found;
+  const Plan& plan = *found;
+  json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id)},
               {"ReservedCapacityType", "Instance"},
               {"Status", domain::PlanStatusAt(plan.window, ctx.now)},
               {"AvailabilityZone", plan.pool.availability_zone},

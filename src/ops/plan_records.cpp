@@ -1,0 +1,77 @@
+#include "ops/plan_records.hpp"
+
+#include "ops/arn.hpp"
+
+namespace smemu::ops {
+
+using nlohmann::json;
+
+json PlanDoc(const Plan& plan) {
+  return {{"TargetResources", plan.target_resources},
+          {"InstanceType", plan.pool.instance_type},
+          {"InstanceCount", plan.instance_count},
+          {"AvailabilityZone", plan.pool.availability_zone},
+          {"StartMs", plan.window.start.time_since_epoch().count()},
+          {"EndMs", plan.window.end.time_since_epoch().count()},
+          {"UpfrontFee", plan.upfront_fee},
+          {"ReservedCapacityId", plan.reserved_capacity_id},
+          {"Extensions", [&] {
+             json list = json::array();
+             for (const auto& e : plan.extensions) {
+               list.push_back({{"OfferingId", e.offering_id},
+                               {"ExtendedAtMs", e.extended_at.time_since_epoch().count()},
+                               {"StartMs", e.window.start.time_since_epoch().count()},
+                               {"EndMs", e.window.end.time_since_epoch().count()},
+                               {"UpfrontFee", e.upfront_fee}});
+             }
+             return list;
+           }()}};
+}
+
+Plan PlanFromRow(const store::ResourceRow& row) {
+  const json doc = json::parse(row.doc);
+  Plan plan;
+  plan.name = row.key.name;
+  plan.arn = row.arn;
+  plan.pool = {row.key.region, doc.at("AvailabilityZone"), doc.at("InstanceType")};
+  plan.instance_count = doc.at("InstanceCount");
+  plan.window = {TimePoint{Millis{doc.at("StartMs").get<int64_t>()}},
+                 TimePoint{Millis{doc.at("EndMs").get<int64_t>()}}};
+  plan.target_resources = doc.at("TargetResources").get<std::vector<std::string>>();
+  plan.upfront_fee = doc.at("UpfrontFee");
+  plan.reserved_capacity_id = doc.at("ReservedCapacityId");
+  for (const json& e : doc.value("Extensions", json::array())) {
+    plan.extensions.push_back({e.at("OfferingId"),
+                               TimePoint{Millis{e.at("ExtendedAtMs").get<int64_t>()}},
+                               {TimePoint{Millis{e.at("StartMs").get<int64_t>()}},
+                                TimePoint{Millis{e.at("EndMs").get<int64_t>()}}},
+                               e.at("UpfrontFee")});
+  }
+  return plan;
+}
+
+std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
+  return SageMakerArn(caller, kCapacityKind, id);
+}
+
+std::optional<store::ResourceRow> PlanByArn(const Context& ctx, const std::string& arn) {
+  const std::string prefix = SageMakerArn(ctx.caller, kPlanKind, "");
+  if (arn.rfind(prefix, 0) != 0) return std::nullopt;
+  return ctx.store.Get(
+      {ctx.caller.account, ctx.caller.region, kPlanKind, arn.substr(prefix.size())});
+}
+
+std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& arn) {
+  if (auto row = PlanByArn(ctx, arn)) return PlanFromRow(*row);
+  const std::string prefix = ReservedCapacityArn(ctx.caller, "");
+  if (arn.rfind(prefix, 0) != 0) return std::nullopt;
+  const auto capacity = ctx.store.Get(
+      {ctx.caller.account, ctx.caller.region, kCapacityKind, arn.substr(prefix.size())});
+  if (!capacity) return std::nullopt;
+  const std::string plan_name = json::parse(capacity->doc).at("TrainingPlanName");
+  const auto plan = ctx.store.Get({ctx.caller.account, ctx.caller.region, kPlanKind, plan_name});
+  if (!plan) return std::nullopt;
+  return PlanFromRow(*plan);
+}
+
+}  // namespace smemu::ops
