@@ -39,6 +39,7 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
       capacity_(std::move(capacity)) {
   AddModelHandlers(handlers_);
   AddTrainingPlanHandlers(handlers_);
+  AddEndpointConfigHandlers(handlers_);
   invoke_endpoint_ = &ops::InvokeEndpoint;
   if (!clock_start.start) {
     if (auto saved = store_.GetSetting(kClockSetting)) {

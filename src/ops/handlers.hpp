@@ -13,6 +13,7 @@ using HandlerTable = std::map<std::string, Handler, std::less<>>;
 
 void AddModelHandlers(HandlerTable& table);
 void AddTrainingPlanHandlers(HandlerTable& table);
+void AddEndpointConfigHandlers(HandlerTable& table);
 
 // What a stored training plan holds of a pool.
 struct PlanCommitment {

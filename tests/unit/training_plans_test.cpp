@@ -4,13 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apimodel/embedded_models.hpp"
-#include "apimodel/validator.hpp"
-#include "config/capacity_config.hpp"
-#include "ops/emulator.hpp"
-#include "protocol/router.hpp"
-#include "store/state_store.hpp"
 #include "test_support.hpp"
+#include "unit/emulator_fixture.hpp"
 
 namespace smemu {
 namespace {
@@ -18,72 +13,8 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-const TimePoint kStart{Millis{1800835200000}};  // 2027-01-25T00:00:00Z
-constexpr long long kStartSeconds = 1800835200;
-constexpr long long kDay = 86400;
-
-const char* kCapacity = R"({
-  "regions": {"us-west-2": {
-    "us-west-2a": {"ml.p5.48xlarge": {"reservable": 2, "on_demand": 1}},
-    "us-west-2b": {"ml.p5.48xlarge": {"reservable": 1, "on_demand": 0}}}},
-  "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}})";
-
-const std::string kAuth =
-    "AWS4-HMAC-SHA256 Credential=123456789012/20270125/us-west-2/sagemaker/aws4_request, "
-    "SignedHeaders=host, Signature=0";
-
-class TrainingPlansTest : public ::testing::Test {
- protected:
-  explicit TrainingPlansTest(const std::string& db = ":memory:") : store_(db) { Open(); }
-
-  void Open() {
-    emulator_ =
-        std::make_unique<ops::Emulator>(store_, base_clock_, ops::ClockStart{kStart, true},
-                                        config::ParseCapacityConfig(kCapacity, "test capacity"));
-    router_ =
-        std::make_unique<protocol::Router>(*emulator_, apimodel::ControlPlaneModel(),
-                                           apimodel::RuntimeModel(), protocol::RouterConfig{});
-  }
-
-  json Call(const std::string& operation, const json& input, int expected_status = 200) {
-    const protocol::HttpResponse response =
-        router_->Handle({"POST",
-                         "/",
-                         {{"X-Amz-Target", "SageMaker." + operation}, {"Authorization", kAuth}},
-                         input.dump()});
-    const json body = json::parse(response.body);
-    EXPECT_EQ(response.status, expected_status) << operation << " " << response.body;
-    if (response.status == 200) {
-      const auto* spec = apimodel::ControlPlaneModel().FindOperation(operation);
-      EXPECT_THAT(apimodel::CheckResponse(*spec->output, body), ::testing::IsEmpty())
-          << operation << " answered " << response.body;
-    }
-    return body;
-  }
-
-  json Admin(const std::string& method, const std::string& target, const std::string& body = "") {
-    return json::parse(router_->Handle({method, target, {}, body}).body);
-  }
-
-  void Advance(long long seconds) {
-    ASSERT_TRUE(emulator_->ChangeClock({std::nullopt, Millis{seconds * 1000}, std::nullopt}).ok());
-  }
-
-  json Search(long long days, int count = 1, long long after = kStartSeconds,
-              long long before = kStartSeconds + 28 * kDay) {
-    return Call("SearchTrainingPlanOfferings", {{"InstanceType", "ml.p5.48xlarge"},
-                                                {"InstanceCount", count},
-                                                {"DurationHours", days * 24},
-                                                {"StartTimeAfter", after},
-                                                {"EndTimeBefore", before},
-                                                {"TargetResources", {"endpoint"}}});
-  }
-
-  ManualClock base_clock_{TimePoint{Millis{0}}};
-  store::StateStore store_;
-  std::unique_ptr<ops::Emulator> emulator_;
-  std::unique_ptr<protocol::Router> router_;
-};
+using namespace smemu::testing;  // kStart, kStartSeconds, kDay and the fixture
+using TrainingPlansTest = EmulatorFixture;
 
 TEST_F(TrainingPlansTest, SearchFindsTheEarliestWindowPerZoneAndAlternativesOnLaterDays) {
   const json result = Search(7);
@@ -394,9 +325,9 @@ TEST_F(TrainingPlansTest, NoExtensionWhenTheFollowingWindowIsSold) {
       json::array());
 }
 
-class TrainingPlansRestartTest : public TrainingPlansTest {
+class TrainingPlansRestartTest : public testing::EmulatorFixture {
  protected:
-  TrainingPlansRestartTest() : TrainingPlansTest(db_.str()) {}
+  TrainingPlansRestartTest() : EmulatorFixture(db_.str()) {}
   static inline testing::TempDbPath db_;
 };
 

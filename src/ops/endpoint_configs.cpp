@@ -1,0 +1,174 @@
+// CreateEndpointConfig, DescribeEndpointConfig, ListEndpointConfigs, DeleteEndpointConfig.
+// A variant with a CapacityReservationConfig is checked against the training plan it names.
+#include "ops/arn.hpp"
+#include "ops/handlers.hpp"
+#include "ops/listing.hpp"
+#include "ops/plan_records.hpp"
+#include "ops/wire_values.hpp"
+
+namespace smemu::ops {
+namespace {
+
+using domain::Result;
+using nlohmann::json;
+
+constexpr const char* kKind = "endpoint-config";
+constexpr const char* kModelKind = "model";
+
+// Members of CreateEndpointConfigInput that DescribeEndpointConfig echoes back.
+constexpr const char* kDescribedMembers[] = {
+    "ProductionVariants",   "DataCaptureConfig", "KmsKeyId",
+    "AsyncInferenceConfig", "ExplainerConfig",   "ShadowProductionVariants",
+    "ExecutionRoleArn",     "VpcConfig",         "EnableNetworkIsolation",
+    "MetricsConfig"};
+
+store::ResourceKey KeyOf(const Context& ctx, const std::string& name) {
+  return {ctx.caller.account, ctx.caller.region, kKind, name};
+}
+
+domain::AwsError ConfigNotFound(const Context& ctx, const std::string& name) {
+  return domain::ValidationException("Could not find endpoint configuration \"" +
+                                     SageMakerArn(ctx.caller, kKind, name) + "\".");
+}
+
+domain::Status RequireModel(const Context& ctx, const json& variant, const char* member) {
+  if (!variant.contains(member)) return domain::Ok();
+  const std::string model = variant[member];
+  if (ctx.store.Get({ctx.caller.account, ctx.caller.region, kModelKind, model})) {
+    return domain::Ok();
+  }
+  return domain::ValidationException("Could not find model \"" +
+                                     SageMakerArn(ctx.caller, kModelKind, model) + "\".");
+}
+
+// A variant that reserves capacity must name a live plan bought for endpoints, of its instance
+// type, holding at least its initial instance count.
+domain::Status CheckReservation(const Context& ctx, const json& variant) {
+  const json& reservation = variant["CapacityReservationConfig"];
+  const std::string variant_name = variant["VariantName"];
+  if (!reservation.contains("MlReservationArn")) {
+    return domain::ValidationException(
+        "MlReservationArn is required in the "
+        "CapacityReservationConfig of variant " +
+        variant_name + ".");
+  }
+  const std::string arn = reservation["MlReservationArn"];
+  const auto plan = PlanByReservationArn(ctx, arn);
+  if (!plan) {
+    return domain::ValidationException("The MlReservationArn " + arn +
+                                       " does not name a training plan or reserved capacity of "
+                                       "this account and region.");
+  }
+  if (domain::PlanStatusAt(plan->window, ctx.now) == "Expired") {
+    return domain::ValidationException("Training plan " + plan->arn +
+                                       " has expired and cannot back an endpoint.");
+  }
+  const auto& targets = plan->target_resources;
+  if (std::find(targets.begin(), targets.end(), "endpoint") == targets.end()) {
+    return domain::ValidationException("Training plan " + plan->arn +
+                                       " was not bought for endpoints (its TargetResources do not "
+                                       "include endpoint).");
+  }
+  if (variant.value("InstanceType", "") != plan->pool.instance_type) {
+    return domain::ValidationException("The InstanceType of variant " + variant_name + " must be " +
+                                       plan->pool.instance_type +
+                                       ", the instance type of training plan " + plan->arn + ".");
+  }
+  const int requested = variant.value("InitialInstanceCount", 1);
+  if (requested > plan->instance_count) {
+    return domain::ValidationException(
+        "Requested instance count (" + std::to_string(requested) + ") exceeds reserved capacity (" +
+        std::to_string(plan->instance_count) + ") for training plan.");
+  }
+  return domain::Ok();
+}
+
+domain::Status CheckVariants(const Context& ctx, const json& variants) {
+  for (const json& variant : variants) {
+    if (auto ok = RequireModel(ctx, variant, "ModelName"); !ok) return ok;
+    for (const json& pool : variant.value("InstancePools", json::array())) {
+      if (auto ok = RequireModel(ctx, pool, "ModelNameOverride"); !ok) return ok;
+    }
+    if (variant.contains("CapacityReservationConfig")) {
+      if (auto ok = CheckReservation(ctx, variant); !ok) return ok;
+    }
+  }
+  return domain::Ok();
+}
+
+// The service fills in a variant's default weight when it describes it.
+json DescribedVariants(json variants) {
+  for (json& variant : variants) {
+    if (!variant.contains("InitialVariantWeight")) variant["InitialVariantWeight"] = 1.0;
+  }
+  return variants;
+}
+
+Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
+  const std::string name = in.at("EndpointConfigName");
+  if (auto ok = CheckVariants(ctx, in.at("ProductionVariants")); !ok) return ok.error();
+  if (in.contains("ShadowProductionVariants")) {
+    if (auto ok = CheckVariants(ctx, in["ShadowProductionVariants"]); !ok) return ok.error();
+  }
+  json doc = json::object();
+  for (const char* member : kDescribedMembers) {
+    if (auto it = in.find(member); it != in.end() && !it->is_null()) doc[member] = *it;
+  }
+  doc["ProductionVariants"] = DescribedVariants(doc["ProductionVariants"]);
+  if (doc.contains("ShadowProductionVariants")) {
+    doc["ShadowProductionVariants"] = DescribedVariants(doc["ShadowProductionVariants"]);
+  }
+  store::Tags tags;
+  for (const json& tag : in.value("Tags", json::array())) {
+    tags.emplace_back(tag.at("Key").get<std::string>(), tag.value("Value", ""));
+  }
+  const std::string arn = SageMakerArn(ctx.caller, kKind, name);
+  if (!ctx.store.Insert({KeyOf(ctx, name), arn, "", ctx.now, ctx.now, doc.dump()}, tags)) {
+    return domain::ValidationException("Cannot create already existing endpoint configuration \"" +
+                                       arn + "\".");
+  }
+  return json{{"EndpointConfigArn", arn}};
+}
+
+Result<json> DescribeEndpointConfig(const json& in, Context& ctx) {
+  const std::string name = in.at("EndpointConfigName");
+  const auto row = ctx.store.Get(KeyOf(ctx, name));
+  if (!row) return ConfigNotFound(ctx, name);
+  json out = json::parse(row->doc);
+  out["EndpointConfigName"] = row->key.name;
+  out["EndpointConfigArn"] = row->arn;
+  out["CreationTime"] = WriteTimestamp(row->created);
+  return out;
+}
+
+Result<json> DeleteEndpointConfig(const json& in, Context& ctx) {
+  const std::string name = in.at("EndpointConfigName");
+  if (!ctx.store.Delete(KeyOf(ctx, name))) return ConfigNotFound(ctx, name);
+  return json::object();
+}
+
+Result<json> ListEndpointConfigs(const json& in, Context& ctx) {
+  auto query = ReadListRequest(in, kKind, ctx);
+  if (!query) return query.error();
+  const store::ListPage page = ctx.store.List(*query);
+  json configs = json::array();
+  for (const store::ResourceRow& row : page.rows) {
+    configs.push_back({{"EndpointConfigName", row.key.name},
+                       {"EndpointConfigArn", row.arn},
+                       {"CreationTime", WriteTimestamp(row.created)}});
+  }
+  json out = {{"EndpointConfigs", std::move(configs)}};
+  WriteNextToken(*query, page, out);
+  return out;
+}
+
+}  // namespace
+
+void AddEndpointConfigHandlers(HandlerTable& table) {
+  table.emplace("CreateEndpointConfig", &CreateEndpointConfig);
+  table.emplace("DescribeEndpointConfig", &DescribeEndpointConfig);
+  table.emplace("DeleteEndpointConfig", &DeleteEndpointConfig);
+  table.emplace("ListEndpointConfigs", &ListEndpointConfigs);
+}
+
+}  // namespace smemu::ops
