@@ -118,10 +118,7 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
   if (doc.contains("ShadowProductionVariants")) {
     doc["ShadowProductionVariants"] = DescribedVariants(doc["ShadowProductionVariants"]);
   }
-  store::Tags tags;
-  for (const json& tag : in.value("Tags", json::array())) {
-    tags.emplace_back(tag.at("Key").get<std::string>(), tag.value("Value", ""));
-  }
+  const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
   if (!ctx.store.Insert({KeyOf(ctx, name), arn, "", ctx.now, ctx.now, doc.dump()}, tags)) {
     return domain::ValidationException("Cannot create already existing endpoint configuration \"" +
@@ -148,18 +145,7 @@ Result<json> DeleteEndpointConfig(const json& in, Context& ctx) {
 }
 
 Result<json> ListEndpointConfigs(const json& in, Context& ctx) {
-  auto query = ReadListRequest(in, kKind, ctx);
-  if (!query) return query.error();
-  const store::ListPage page = ctx.store.List(*query);
-  json configs = json::array();
-  for (const store::ResourceRow& row : page.rows) {
-    configs.push_back({{"EndpointConfigName", row.key.name},
-                       {"EndpointConfigArn", row.arn},
-                       {"CreationTime", WriteTimestamp(row.created)}});
-  }
-  json out = {{"EndpointConfigs", std::move(configs)}};
-  WriteNextToken(*query, page, out);
-  return out;
+  return ListSimple(in, ctx, {kKind, "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn"});
 }
 
 }  // namespace

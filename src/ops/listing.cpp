@@ -64,4 +64,28 @@ void WriteNextToken(const store::ListQuery& query, const store::ListPage& page, 
   out["NextToken"] = Base64Encode(cursor.dump());
 }
 
+domain::Result<json> ListSimple(const json& input, const Context& ctx,
+                                const SimpleListing& listing) {
+  auto query = ReadListRequest(input, listing.kind, ctx);
+  if (!query) return query.error();
+  const store::ListPage page = ctx.store.List(*query);
+  json items = json::array();
+  for (const store::ResourceRow& row : page.rows) {
+    items.push_back({{listing.name_member, row.key.name},
+                     {listing.arn_member, row.arn},
+                     {"CreationTime", WriteTimestamp(row.created)}});
+  }
+  json out = {{listing.list_member, std::move(items)}};
+  WriteNextToken(*query, page, out);
+  return out;
+}
+
+store::Tags ReadTags(const json& input) {
+  store::Tags tags;
+  for (const json& tag : input.value("Tags", json::array())) {
+    tags.emplace_back(tag.at("Key").get<std::string>(), tag.value("Value", ""));
+  }
+  return tags;
+}
+
 }  // namespace smemu::ops

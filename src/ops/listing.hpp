@@ -21,4 +21,18 @@ domain::Result<store::ListQuery> ReadListRequest(const nlohmann::json& input,
 void WriteNextToken(const store::ListQuery& query, const store::ListPage& page,
                     nlohmann::json& out);
 
+// A whole List* operation whose summaries are just name, ARN and creation time (ListModels,
+// ListEndpointConfigs): e.g. members {"Models", "ModelName", "ModelArn"}.
+struct SimpleListing {
+  const char* kind;
+  const char* list_member;
+  const char* name_member;
+  const char* arn_member;
+};
+domain::Result<nlohmann::json> ListSimple(const nlohmann::json& input, const Context& ctx,
+                                          const SimpleListing& listing);
+
+// The request's Tags as (key, value) pairs, in order.
+store::Tags ReadTags(const nlohmann::json& input);
+
 }  // namespace smemu::ops

@@ -47,10 +47,7 @@ Result<json> CreateModel(const json& in, Context& ctx) {
   }
   if (!doc.contains("EnableNetworkIsolation")) doc["EnableNetworkIsolation"] = false;
 
-  store::Tags tags;
-  for (const json& tag : in.value("Tags", json::array())) {
-    tags.emplace_back(tag.at("Key").get<std::string>(), tag.value("Value", ""));
-  }
+  const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
   const store::ResourceRow row{KeyOf(ctx, name), arn, "", ctx.now, ctx.now, doc.dump()};
   if (!ctx.store.Insert(row, tags)) {
@@ -77,18 +74,7 @@ Result<json> DeleteModel(const json& in, Context& ctx) {
 }
 
 Result<json> ListModels(const json& in, Context& ctx) {
-  auto query = ReadListRequest(in, kKind, ctx);
-  if (!query) return query.error();
-  const store::ListPage page = ctx.store.List(*query);
-  json models = json::array();
-  for (const store::ResourceRow& row : page.rows) {
-    models.push_back({{"ModelName", row.key.name},
-                      {"ModelArn", row.arn},
-                      {"CreationTime", WriteTimestamp(row.created)}});
-  }
-  json out = {{"Models", std::move(models)}};
-  WriteNextToken(*query, page, out);
-  return out;
+  return ListSimple(in, ctx, {kKind, "Models", "ModelName", "ModelArn"});
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
+#include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/wire_values.hpp"
 
@@ -189,10 +190,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   plan.upfront_fee = domain::FormatFee(offering.upfront_fee);
   plan.reserved_capacity_id = ReservedCapacityId(plan.arn, ctx.now);
 
-  store::Tags tags;
-  for (const json& tag : in.value("Tags", json::array())) {
-    tags.emplace_back(tag.at("Key").get<std::string>(), tag.value("Value", ""));
-  }
+  const store::Tags tags = ReadTags(in);
   const std::string status = domain::PlanStatusAt(plan.window, ctx.now);
   const store::ResourceRow plan_row{key, plan.arn, status, ctx.now, ctx.now, PlanDoc(plan).dump()};
   const store::ResourceRow capacity_row{
