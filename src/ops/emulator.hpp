@@ -80,8 +80,6 @@ class Emulator {
   // `reservable` below what is already sold from now on. Persisted across restarts.
   domain::Result<PoolView> ChangeCapacity(const PoolChange& change);
 
-  const VirtualClock& clock() const { return clock_; }
-
  private:
   void PersistClockLocked();
   void RebuildLedgerLocked();
