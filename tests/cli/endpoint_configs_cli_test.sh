@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# Real-client test of endpoint configs: the Debian AWS CLI v2 (/usr/bin/aws) against a
+# sagemaker-emulator binary serving a small capacity file of its own.
+#
+#   tests/cli/endpoint_configs_cli_test.sh /path/to/sagemaker-emulator
+#
+# Covers the AWS blog walkthrough for endpoints on a training plan (search an endpoint offering,
+# buy it, create a model, create an endpoint config whose variant reserves the plan's capacity),
+# describe-endpoint-config, a variant asking for more instances than the plan holds,
+# list-endpoint-configs, and delete-endpoint-config with the error for a missing config.
+# Each aws call costs 1-2 s, so there are few of them and each is checked closely.
+#
+# The Debian CLI's bundled botocore predates the newer SageMaker operations, so it is pointed
+# at the project's own model subset (api/ at the repo root) through AWS_DATA_PATH.
+# Only /usr/bin/aws and /usr/bin/python3 are used (never whatever is first on PATH).
+# Prints one "ok - ..." / "not ok - ..." line per check and ends with "N passed, M failed".
+set -uo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 /path/to/sagemaker-emulator" >&2
+  exit 2
+fi
+BIN=$1
+if [[ ! -x $BIN ]]; then
+  echo "error: $BIN is not an executable file" >&2
+  exit 2
+fi
+AWS=/usr/bin/aws
+PY=/usr/bin/python3
+for tool in "$AWS" "$PY"; do
+  if [[ ! -x $tool ]]; then
+    echo "error: $tool is missing (Debian packages awscli and python3)" >&2
+    exit 2
+  fi
+done
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/smemu-ec-cli.XXXXXX")
+DB=$WORK/state.db
+SERVER_PID=""
+PORT=""
+ENDPOINT=""
+
+# A clean, self-contained client environment.
+unset PYTHONPATH PYTHONHOME
+export PYTHONNOUSERSITE=1  # the CLI and helpers must use Debian's own botocore
+unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_SESSION_TOKEN AWS_SECURITY_TOKEN AWS_ENDPOINT_URL \
+      AWS_CA_BUNDLE AWS_RETRY_MODE AWS_DEFAULT_OUTPUT AWS_CLI_AUTO_PROMPT
+export AWS_DATA_PATH=$REPO_ROOT/api
+export AWS_ACCESS_KEY_ID=123456789012
+export AWS_SECRET_ACCESS_KEY=x
+export AWS_DEFAULT_REGION=us-west-2
+export AWS_PAGER=""
+export AWS_CONFIG_FILE=/dev/null
+export AWS_SHARED_CREDENTIALS_FILE=/dev/null
+export AWS_MAX_ATTEMPTS=1
+export AWS_EC2_METADATA_DISABLED=true
+export NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost
+
+ACCOUNT=123456789012
+REGION=us-west-2
+ARN_PREFIX="arn:aws:sagemaker:$REGION:$ACCOUNT"
+
+PASSED=0
+FAILED=0
+
+cleanup() {
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null
+    for _ in $(seq 1 50); do
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" 2>/dev/null
+  fi
+  if [[ -n ${KEEP_WORK:-} ]]; then
+    echo "# work files kept in $WORK" >&2
+  else
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
+not_ok() {
+  FAILED=$((FAILED + 1))
+  echo "not ok - $1"
+  shift
+  local detail
+  for detail in "$@"; do printf '%s\n' "$detail" | sed 's/^/#   /'; done
+}
+
+# ---------------------------------------------------------------- server control
+# start_server EXTRA_ARGS... : starts the binary on port 0 with the temp-file database.
+start_server() {
+  SERVER_OUT=$WORK/server.out
+  SERVER_ERR=$WORK/server.err
+  "$BIN" --port 0 --db "$DB" "$@" >"$SERVER_OUT" 2>"$SERVER_ERR" &
+  SERVER_PID=$!
+  local line=""
+  for _ in $(seq 1 100); do  # up to 10 s for the first complete line
+    if [[ $(wc -l <"$SERVER_OUT") -ge 1 ]]; then line=$(head -n 1 "$SERVER_OUT"); break; fi
+    kill -0 "$SERVER_PID" 2>/dev/null || { line=$(head -n 1 "$SERVER_OUT"); break; }
+    sleep 0.1
+  done
+  if [[ $line =~ ^sagemaker-emulator\ listening\ on\ http://127\.0\.0\.1:([0-9]+)$ ]]; then
+    PORT=${BASH_REMATCH[1]}
+    ENDPOINT=http://127.0.0.1:$PORT
+    return 0
+  fi
+  echo "# server did not announce itself; stdout: '$line'; stderr:" >&2
+  sed 's/^/#   /' "$SERVER_ERR" >&2
+  return 1
+}
+
+# stop_server: SIGTERM, wait up to 10 s; sets STOP_STATUS (exit status, or "timeout").
+stop_server() {
+  STOP_STATUS=""
+  [[ -z $SERVER_PID ]] && { STOP_STATUS="not running"; return; }
+  kill -TERM "$SERVER_PID" 2>/dev/null
+  for _ in $(seq 1 100); do
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -KILL "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" 2>/dev/null
+    STOP_STATUS="timeout"
+  else
+    wait "$SERVER_PID"
+    STOP_STATUS=$?
+  fi
+  SERVER_PID=""
+}
+
+# ---------------------------------------------------------------- CLI runner
+# sm SUBCOMMAND ARGS... : runs "aws sagemaker ..." and sets RC, OUT (file), ERR (file).
+CALLS=0
+sm() {
+  CALLS=$((CALLS + 1))
+  OUT=$WORK/call$CALLS.out
+  ERR=$WORK/call$CALLS.err
+  "$AWS" sagemaker "$@" --endpoint-url "$ENDPOINT" --output json >"$OUT" 2>"$ERR"
+  RC=$?
+}
+
+# jget FILE EXPR: evaluates a Python expression over the parsed JSON document `d`.
+# Strings are printed raw, None as "<none>", everything else as compact JSON with sorted keys.
+jget() {
+  "$PY" - "$1" "$2" <<'EOF'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    v = eval(sys.argv[2], {"d": d, "sorted": sorted, "len": len})
+except Exception as e:  # unparsable output, missing key, ...
+    print("<error: %s: %s>" % (type(e).__name__, e))
+    sys.exit(0)
+if v is None:
+    print("<none>")
+elif isinstance(v, str):
+    print(v)
+else:
+    print(json.dumps(v, separators=(",", ":"), sort_keys=True))
+EOF
+}
+
+# ---------------------------------------------------------------- assertions
+call_context() { printf 'exit=%s\nstdout: %s\nstderr: %s\n' "$RC" "$(head -c 600 "$OUT")" "$(head -c 600 "$ERR")"; }
+
+expect_success() {  # NAME
+  if [[ $RC -eq 0 ]]; then ok "$1"; else not_ok "$1" "$(call_context)"; fi
+}
+
+expect_eq() {  # NAME EXPECTED ACTUAL
+  if [[ "$3" == "$2" ]]; then ok "$1"; else not_ok "$1" "expected: $2" "actual:   $3"; fi
+}
+
+expect_match() {  # NAME ERE ACTUAL
+  if [[ "$3" =~ $2 ]]; then ok "$1"; else not_ok "$1" "expected to match: $2" "actual: $3"; fi
+}
+
+# expect_aws_error NAME OPERATION CODE MESSAGE
+# The call must fail with the CLI's service-error exit status 254 and print
+#   An error occurred (CODE) when calling the OPERATION operation: MESSAGE
+# CLI v2 inserts " (reached max retries: N)" before the colon when the retry budget is spent,
+# which is always the case with AWS_MAX_ATTEMPTS=1; that insertion is allowed, nothing else.
+expect_aws_error() {
+  local name=$1 op=$2 code=$3 message=$4
+  if [[ $RC -ne 254 ]]; then
+    not_ok "$name" "expected exit status 254" "$(call_context)"; return
+  fi
+  if "$PY" - "$ERR" "$op" "$code" "$message" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+op, code, message = sys.argv[2:5]
+pattern = (r"^An error occurred \(" + re.escape(code) + r"\) when calling the " + re.escape(op) +
+           r" operation( \(reached max retries: \d+\))?: " + re.escape(message) + r"$")
+sys.exit(0 if re.search(pattern, text, re.M) else 1)
+EOF
+  then ok "$name"; else
+    not_ok "$name" "expected stderr line: An error occurred ($code) when calling the $op operation: $message" \
+      "actual stderr: $(cat "$ERR")"
+  fi
+}
+
+# config_names FILE: the EndpointConfigName of each summary of a list-endpoint-configs answer.
+config_names() { jget "$1" '[c["EndpointConfigName"] for c in d["EndpointConfigs"]]'; }
+
+# production_variants COUNT: the blog's variant list, with InitialInstanceCount COUNT.
+production_variants() {
+  printf '[{"VariantName":"AllTraffic","ModelName":"%s","InstanceType":"ml.p5.48xlarge","InitialInstanceCount":%s,"CapacityReservationConfig":{"CapacityReservationPreference":"capacity-reservations-only","MlReservationArn":"%s"}}]' \
+    "$MODEL" "$1" "$PLAN_ARN"
+}
+
+TS='+00:00'  # how CLI v2 prints the UTC offset of a timestamp
+
+# ---------------------------------------------------------------- the tests
+T0=$(date +%s.%N)
+echo "# binary: $BIN"
+echo "# AWS_DATA_PATH=$AWS_DATA_PATH"
+echo "# $("$AWS" --version 2>&1)"
+
+# us-west-2a holds 2 reservable ml.p5.48xlarge; a plan hour costs 55.00.
+CAPACITY=$WORK/capacity.json
+cat >"$CAPACITY" <<'EOF'
+{"regions": {"us-west-2": {"us-west-2a": {"ml.p5.48xlarge": {"reservable": 2}}}},
+ "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}}
+EOF
+
+if ! start_server --clock-start 2027-01-20T00:00:00Z --frozen-clock --capacity "$CAPACITY"; then
+  not_ok "server starts and prints its listening line"
+  echo "$PASSED passed, $FAILED failed"
+  exit 1
+fi
+ok "server starts and prints its listening line (port $PORT)"
+
+# ================================================================ 1. the AWS blog walkthrough
+# A week of two ml.p5.48xlarge for an inference endpoint, as typed by a user.
+CALLS=$((CALLS + 1))
+OFFERING_ID=$("$AWS" sagemaker search-training-plan-offerings --target-resources endpoint \
+  --instance-type ml.p5.48xlarge --instance-count 2 --duration-hours 168 \
+  --start-time-after 2027-01-20T00:00:00Z --end-time-before 2027-01-27T00:00:00Z \
+  --endpoint-url "$ENDPOINT" --query 'TrainingPlanOfferings[0].TrainingPlanOfferingId' --output text \
+  2>"$WORK/blog-search.err")
+rc=$?
+expect_eq "blog: search-training-plan-offerings --output text succeeds" 0 "$rc"
+expect_match "blog: the offering id is tpo- and 64 hex digits" '^tpo-[0-9a-f]{64}$' "$OFFERING_ID"
+
+sm create-training-plan --training-plan-name P5-Endpoint-Plan --training-plan-offering-id "$OFFERING_ID"
+expect_success "blog: create-training-plan succeeds"
+PLAN_ARN=$(jget "$OUT" 'd.get("TrainingPlanArn")')
+expect_eq "blog: the plan's ARN" "$ARN_PREFIX:training-plan/p5-endpoint-plan" "$PLAN_ARN"
+
+MODEL=Llama-Serving-Model
+sm create-model --model-name "$MODEL" \
+  --primary-container "Image=$ACCOUNT.dkr.ecr.$REGION.amazonaws.com/llm-serving:1" \
+  --execution-role-arn "arn:aws:iam::$ACCOUNT:role/SageMakerExecution"
+expect_success "blog: create-model succeeds"
+
+sm create-endpoint-config --endpoint-config-name P5-Endpoint-Config --production-variants "$(production_variants 1)"
+expect_success "blog: create-endpoint-config with a variant on the plan's capacity succeeds"
+expect_eq "blog: create-endpoint-config returns the lower-cased EndpointConfigArn" \
+  "$ARN_PREFIX:endpoint-config/p5-endpoint-config" "$(jget "$OUT" 'd.get("EndpointConfigArn")')"
+
+sm describe-endpoint-config --endpoint-config-name p5-ENDPOINT-config
+expect_success "describe-endpoint-config under another letter case succeeds"
+expect_eq "describe-endpoint-config echoes the config, with weight 1.0 and the creation time" \
+  "{\"CreationTime\":\"2027-01-20T00:00:00$TS\",\"EndpointConfigArn\":\"$ARN_PREFIX:endpoint-config/p5-endpoint-config\",\"EndpointConfigName\":\"P5-Endpoint-Config\",\"ProductionVariants\":[{\"CapacityReservationConfig\":{\"CapacityReservationPreference\":\"capacity-reservations-only\",\"MlReservationArn\":\"$PLAN_ARN\"},\"InitialInstanceCount\":1,\"InitialVariantWeight\":1.0,\"InstanceType\":\"ml.p5.48xlarge\",\"ModelName\":\"$MODEL\",\"VariantName\":\"AllTraffic\"}]}" \
+  "$(jget "$OUT" 'd')"
+
+# ================================================================ 2. more instances than the plan holds
+sm create-endpoint-config --endpoint-config-name P5-Three-Instances --production-variants "$(production_variants 3)"
+expect_aws_error "3 instances on a 2-instance plan are refused with the service text" CreateEndpointConfig \
+  ValidationException "Requested instance count (3) exceeds reserved capacity (2) for training plan."
+
+# A plain config, so that the list has two entries to order.
+sm create-endpoint-config --endpoint-config-name a-plain-config \
+  --production-variants "VariantName=AllTraffic,ModelName=$MODEL,InstanceType=ml.g5.xlarge,InitialInstanceCount=1,InitialVariantWeight=0.5"
+expect_success "create-endpoint-config with shorthand syntax and no reservation succeeds"
+
+# ================================================================ 3. listing and deleting
+sm list-endpoint-configs --sort-by Name --sort-order Ascending
+expect_success "list-endpoint-configs succeeds"
+expect_eq "list-endpoint-configs lists both configs by name; the refused one is not there" \
+  "[[\"a-plain-config\",\"$ARN_PREFIX:endpoint-config/a-plain-config\",\"2027-01-20T00:00:00$TS\"],[\"P5-Endpoint-Config\",\"$ARN_PREFIX:endpoint-config/p5-endpoint-config\",\"2027-01-20T00:00:00$TS\"]]" \
+  "$(jget "$OUT" '[[c["EndpointConfigName"], c["EndpointConfigArn"], c["CreationTime"]] for c in d["EndpointConfigs"]]')"
+
+sm delete-endpoint-config --endpoint-config-name P5-ENDPOINT-CONFIG
+expect_success "delete-endpoint-config under another letter case succeeds"
+expect_eq "delete-endpoint-config prints nothing" "" "$(cat "$OUT")"
+
+sm delete-endpoint-config --endpoint-config-name P5-Endpoint-Config
+expect_aws_error "deleting it again names the missing config" DeleteEndpointConfig ValidationException \
+  "Could not find endpoint configuration \"$ARN_PREFIX:endpoint-config/p5-endpoint-config\"."
+
+sm list-endpoint-configs --name-contains CONFIG
+expect_eq "list-endpoint-configs --name-contains CONFIG lists only the config that is left" \
+  '["a-plain-config"]' "$(config_names "$OUT")"
+
+expect_eq "server printed exactly one line on stdout" 1 "$(wc -l <"$SERVER_OUT" | tr -d ' ')"
+stop_server
+expect_eq "SIGTERM stops the server with exit status 0" 0 "$STOP_STATUS"
+
+T1=$(date +%s.%N)
+echo "# $CALLS CLI calls in $("$PY" -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$T0" "$T1") s"
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
