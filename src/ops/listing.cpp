@@ -11,7 +11,15 @@ using nlohmann::json;
 constexpr int kDefaultMaxResults = 10;  // SageMaker's List* default page size
 
 const char* SortName(store::SortField sort) {
-  return sort == store::SortField::kName ? "Name" : "CreationTime";
+  switch (sort) {
+    case store::SortField::kName:
+      return "Name";
+    case store::SortField::kStatus:
+      return "Status";
+    case store::SortField::kCreationTime:
+      break;
+  }
+  return "CreationTime";
 }
 
 domain::AwsError InvalidToken() {
@@ -26,8 +34,10 @@ domain::Result<store::ListQuery> ReadListRequest(const json& input, const std::s
   query.account = ctx.caller.account;
   query.region = ctx.caller.region;
   query.kind = kind;
-  query.sort = input.value("SortBy", "CreationTime") == "Name" ? store::SortField::kName
-                                                               : store::SortField::kCreationTime;
+  const std::string sort_by = input.value("SortBy", "CreationTime");
+  query.sort = sort_by == "Name"     ? store::SortField::kName
+               : sort_by == "Status" ? store::SortField::kStatus
+                                     : store::SortField::kCreationTime;
   query.descending = input.value("SortOrder", "Descending") == "Descending";
   query.limit = input.value("MaxResults", kDefaultMaxResults);
   if (auto it = input.find("NameContains"); it != input.end() && it->is_string()) {
@@ -35,6 +45,11 @@ domain::Result<store::ListQuery> ReadListRequest(const json& input, const std::s
   }
   query.created_after = OptionalTimestamp(input, "CreationTimeAfter");
   query.created_before = OptionalTimestamp(input, "CreationTimeBefore");
+  query.modified_after = OptionalTimestamp(input, "LastModifiedTimeAfter");
+  query.modified_before = OptionalTimestamp(input, "LastModifiedTimeBefore");
+  if (auto it = input.find("StatusEquals"); it != input.end() && it->is_string()) {
+    query.status = it->get<std::string>();
+  }
 
   const std::string token = input.value("NextToken", "");
   if (token.empty()) return query;
@@ -48,8 +63,9 @@ domain::Result<store::ListQuery> ReadListRequest(const json& input, const std::s
       !cursor.contains("name") || !cursor["name"].is_string()) {
     return InvalidToken();
   }
-  query.after = store::ListQuery::Cursor{cursor["created_ms"].get<int64_t>(),
-                                         cursor["name"].get<std::string>()};
+  query.after =
+      store::ListQuery::Cursor{cursor["created_ms"].get<int64_t>(),
+                               cursor["name"].get<std::string>(), cursor.value("status", "")};
   return query;
 }
 
@@ -60,7 +76,8 @@ void WriteNextToken(const store::ListQuery& query, const store::ListPage& page, 
                        {"sort", SortName(query.sort)},
                        {"descending", query.descending},
                        {"created_ms", last.created.time_since_epoch().count()},
-                       {"name", store::NameKey(last.key.name)}};
+                       {"name", store::NameKey(last.key.name)},
+                       {"status", last.status}};
   out["NextToken"] = Base64Encode(cursor.dump());
 }
 

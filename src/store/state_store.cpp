@@ -147,10 +147,13 @@ bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows
   return true;
 }
 
-std::vector<ResourceRow> StateStore::AllOfKind(const std::string& kind) const {
+std::vector<ResourceRow> StateStore::AllOfKind(const std::string& kind,
+                                               const std::optional<std::string>& status) const {
   SQLite::Statement statement(*db_, std::string("SELECT ") + kRowColumns +
-                                        " FROM resources WHERE kind = ? ORDER BY created_ms");
+                                        " FROM resources WHERE kind = ?" +
+                                        (status ? " AND status = ?" : "") + " ORDER BY created_ms");
   statement.bind(1, kind);
+  if (status) statement.bind(2, *status);
   std::vector<ResourceRow> rows;
   while (statement.executeStep()) rows.push_back(ReadRow(statement));
   return rows;
@@ -212,11 +215,19 @@ ListPage StateStore::List(const ListQuery& query) const {
   if (query.name_contains) sql += " AND instr(name_key, :contains) > 0";
   if (query.created_after) sql += " AND created_ms > :created_after";
   if (query.created_before) sql += " AND created_ms < :created_before";
+  if (query.modified_after) sql += " AND modified_ms > :modified_after";
+  if (query.modified_before) sql += " AND modified_ms < :modified_before";
+  if (query.status) sql += " AND status = :status";
   const char* direction = query.descending ? "DESC" : "ASC";
   const char* beyond = query.descending ? "<" : ">";
   if (query.sort == SortField::kName) {
     if (query.after) sql += std::string(" AND name_key ") + beyond + " :after_name";
     sql += std::string(" ORDER BY name_key ") + direction;
+  } else if (query.sort == SortField::kStatus) {
+    if (query.after) {
+      sql += std::string(" AND (status, name_key) ") + beyond + " (:after_status, :after_name)";
+    }
+    sql += std::string(" ORDER BY status ") + direction + ", name_key " + direction;
   } else {
     if (query.after) {
       sql +=
@@ -233,10 +244,15 @@ ListPage StateStore::List(const ListQuery& query) const {
   if (query.name_contains) statement.bind(":contains", NameKey(*query.name_contains));
   if (query.created_after) statement.bind(":created_after", ToMillis(*query.created_after));
   if (query.created_before) statement.bind(":created_before", ToMillis(*query.created_before));
+  if (query.modified_after) statement.bind(":modified_after", ToMillis(*query.modified_after));
+  if (query.modified_before) statement.bind(":modified_before", ToMillis(*query.modified_before));
+  if (query.status) statement.bind(":status", *query.status);
   if (query.after) {
     statement.bind(":after_name", query.after->name_key);
     if (query.sort == SortField::kCreationTime) {
       statement.bind(":after_created", query.after->created_ms);
+    } else if (query.sort == SortField::kStatus) {
+      statement.bind(":after_status", query.after->status);
     }
   }
   statement.bind(":limit", query.limit + 1);  // one more tells whether another page exists

@@ -40,7 +40,7 @@ struct ResourceRow {
 
 using Tags = std::vector<std::pair<std::string, std::string>>;
 
-enum class SortField { kName, kCreationTime };
+enum class SortField { kName, kCreationTime, kStatus };
 
 // A page of a filtered, sorted listing. `after` continues after the row that ended the last page.
 struct ListQuery {
@@ -50,11 +50,15 @@ struct ListQuery {
   std::optional<std::string> name_contains;  // case-insensitive substring
   std::optional<TimePoint> created_after;    // strictly after
   std::optional<TimePoint> created_before;   // strictly before
+  std::optional<TimePoint> modified_after;   // strictly after
+  std::optional<TimePoint> modified_before;  // strictly before
+  std::optional<std::string> status;         // equal
   SortField sort = SortField::kCreationTime;
   bool descending = true;
   struct Cursor {
     int64_t created_ms = 0;
     std::string name_key;
+    std::string status;  // for SortField::kStatus
   };
   std::optional<Cursor> after;
   int limit = 100;
@@ -82,8 +86,9 @@ class StateStore {
   bool Insert(const ResourceRow& row, const Tags& tags);
   // Inserts all rows (with their tags) in one transaction, or none when any key already exists.
   bool InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows);
-  // Every row of a kind, of every account and region (rebuilding in-memory state at start).
-  std::vector<ResourceRow> AllOfKind(const std::string& kind) const;
+  // Every row of a kind (optionally with one status), of every account and region.
+  std::vector<ResourceRow> AllOfKind(const std::string& kind,
+                                     const std::optional<std::string>& status = {}) const;
   // Every row of a kind in one account and region, in name order.
   std::vector<ResourceRow> AllOf(const std::string& account, const std::string& region,
                                  const std::string& kind) const;
