@@ -44,6 +44,12 @@ int Run(int argc, char** argv) {
   app.add_option("--capacity", capacity_path,
                  "Capacity configuration (JSON, schemas/capacity.schema.json); default: built in")
       ->check(CLI::ExistingFile);
+  double provisioning_seconds = 0;
+  app.add_option("--provisioning-seconds", provisioning_seconds,
+                 "Virtual seconds an endpoint spends Creating (and Deleting) before it is "
+                 "InService (gone)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   double read_timeout_seconds = 30;
   app.add_option("--read-timeout", read_timeout_seconds,
                  "Seconds to receive a request once its first byte has arrived")
@@ -59,6 +65,8 @@ int Run(int argc, char** argv) {
     }
   }
   if (!capacity_path.empty()) options.capacity_path = capacity_path;
+  options.provisioning_delay =
+      std::chrono::milliseconds(static_cast<long long>(provisioning_seconds * 1000));
   options.read_timeout =
       std::chrono::milliseconds(static_cast<long long>(read_timeout_seconds * 1000));
   smemu::log::Configure(

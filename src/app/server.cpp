@@ -64,7 +64,7 @@ unsigned short Server::Start() {
   s.store = std::make_unique<store::StateStore>(s.options.db_path);
   s.emulator = std::make_unique<ops::Emulator>(
       *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock},
-      std::move(capacity));
+      std::move(capacity), s.options.provisioning_delay);
   protocol::RouterConfig config;
   config.default_account = s.options.account_id;
   config.default_region = s.options.region;

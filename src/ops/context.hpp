@@ -41,6 +41,7 @@ struct Context {
   domain::CapacityLedger& ledger;
   const domain::CapacityConfig& capacity;
   OfferingBook& offerings;
+  Millis provisioning_delay{0};  // Creating -> InService, Deleting -> gone
 };
 
 // A control-plane operation: validated JSON input -> JSON output or an AWS error.

@@ -31,15 +31,17 @@ std::optional<VirtualClock::State> DecodeClock(const std::string& text, TimePoin
 }  // namespace
 
 Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
-                   domain::CapacityConfig capacity)
+                   domain::CapacityConfig capacity, Millis provisioning_delay)
     : store_(store),
       base_clock_(base_clock),
       clock_start_(clock_start),
       clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen),
-      capacity_(std::move(capacity)) {
+      capacity_(std::move(capacity)),
+      provisioning_delay_(provisioning_delay) {
   AddModelHandlers(handlers_);
   AddTrainingPlanHandlers(handlers_);
   AddEndpointConfigHandlers(handlers_);
+  AddEndpointHandlers(handlers_);
   invoke_endpoint_ = &ops::InvokeEndpoint;
   if (!clock_start.start) {
     if (auto saved = store_.GetSetting(kClockSetting)) {
@@ -142,7 +144,9 @@ bool Emulator::Emulates(const std::string& operation) const {
 }
 
 Context Emulator::MakeContextLocked(const Caller& caller) {
-  return Context{caller, clock_.Now(), store_, ledger_, capacity_, offerings_};
+  Context ctx{caller, clock_.Now(), store_, ledger_, capacity_, offerings_, provisioning_delay_};
+  SettleEndpoints(ctx);  // transitions that fell due before this request are applied first
+  return ctx;
 }
 
 domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,

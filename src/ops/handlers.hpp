@@ -14,6 +14,14 @@ using HandlerTable = std::map<std::string, Handler, std::less<>>;
 void AddModelHandlers(HandlerTable& table);
 void AddTrainingPlanHandlers(HandlerTable& table);
 void AddEndpointConfigHandlers(HandlerTable& table);
+void AddEndpointHandlers(HandlerTable& table);
+
+// Applies every endpoint transition that is due at ctx.now: Creating endpoints take their
+// capacity (or fail), Deleting ones disappear.
+void SettleEndpoints(Context& ctx);
+
+// Instances that endpoints of the caller's region hold right now, per training plan ARN.
+std::map<std::string, int> PlanInstancesInUse(const Context& ctx);
 
 // What a stored training plan holds of a pool.
 struct PlanCommitment {

@@ -46,7 +46,10 @@ json OfferingJson(const domain::Offering& offering) {
 }
 
 // Plan members shared by DescribeTrainingPlan and the ListTrainingPlans summaries.
-json PlanJson(const Caller& caller, const Plan& plan, TimePoint now) {
+json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
+              const std::map<std::string, int>& in_use) {
+  const auto held = in_use.find(plan.arn);
+  const int used = held == in_use.end() ? 0 : held->second;
   const std::string status = domain::PlanStatusAt(plan.window, now);
   json capacity = {{"ReservedCapacityArn", ReservedCapacityArn(caller, plan.reserved_capacity_id)},
                    {"ReservedCapacityType", "Instance"},
@@ -61,8 +64,8 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now) {
               {"UpfrontFee", plan.upfront_fee},
               {"CurrencyCode", kCurrency},
               {"TotalInstanceCount", plan.instance_count},
-              {"AvailableInstanceCount", plan.instance_count},  // nothing uses plans yet
-              {"InUseInstanceCount", 0},
+              {"AvailableInstanceCount", std::max(0, plan.instance_count - used)},
+              {"InUseInstanceCount", used},
               {"TargetResources", plan.target_resources},
               {"ReservedCapacitySummaries", json::array({capacity})}};
   PutWindow(out, plan.window, "StartTime", "EndTime");
@@ -219,7 +222,7 @@ Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
   const std::string name = in.at("TrainingPlanName");
   const auto row = ctx.store.Get({ctx.caller.account, ctx.caller.region, kPlanKind, name});
   if (!row) return PlanNotFound(name);
-  return PlanJson(ctx.caller, PlanFromRow(*row), ctx.now);
+  return PlanJson(ctx.caller, PlanFromRow(*row), ctx.now, PlanInstancesInUse(ctx));
 }
 
 Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
@@ -229,14 +232,16 @@ Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
   const auto found = PlanByReservationArn(ctx, arn);
   if (!found) return not_found;
   const Plan& plan = *found;
+  const auto in_use = PlanInstancesInUse(ctx);
+  const int used = in_use.count(plan.arn) ? in_use.at(plan.arn) : 0;
   json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id)},
               {"ReservedCapacityType", "Instance"},
               {"Status", domain::PlanStatusAt(plan.window, ctx.now)},
               {"AvailabilityZone", plan.pool.availability_zone},
               {"InstanceType", plan.pool.instance_type},
               {"TotalInstanceCount", plan.instance_count},
-              {"AvailableInstanceCount", plan.instance_count},
-              {"InUseInstanceCount", 0}};
+              {"AvailableInstanceCount", plan.instance_count - used},
+              {"InUseInstanceCount", used}};
   PutWindow(out, plan.window, "StartTime", "EndTime");
   return out;
 }
@@ -354,12 +359,13 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
     json summary;
   };
   std::vector<Entry> entries;
+  const auto in_use = PlanInstancesInUse(ctx);
   for (const store::ResourceRow& row :
        ctx.store.AllOf(ctx.caller.account, ctx.caller.region, kPlanKind)) {
     const Plan plan = PlanFromRow(row);
     if (after && plan.window.start <= *after) continue;
     if (before && plan.window.start >= *before) continue;
-    json summary = PlanJson(ctx.caller, plan, ctx.now);
+    json summary = PlanJson(ctx.caller, plan, ctx.now, in_use);
     if (!statuses.empty() &&
         std::find(statuses.begin(), statuses.end(), summary["Status"]) == statuses.end()) {
       continue;

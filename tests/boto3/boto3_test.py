@@ -374,11 +374,11 @@ class SageMakerBoto3Test(unittest.TestCase):
                          east.create_model(ModelName="Shared-Name")["ModelArn"])
 
     def test_unserved_operation_through_the_client(self):
-        self.assertFalse(hasattr(self.sm, "list_endpoints"))
-        self.skipTest("ListEndpoints is not in api/, so botocore cannot call it (client-side limitation)")
+        self.assertFalse(hasattr(self.sm, "list_notebook_instances"))
+        self.skipTest("ListNotebookInstances is not in api/, so botocore cannot call it (client-side limitation)")
 
     def test_unserved_operation_raw_http(self):
-        status, headers, body = self.raw_json_call("ListEndpoints", {})
+        status, headers, body = self.raw_json_call("ListNotebookInstances", {})
         self.assertEqual(400, status, body)
         self.assertIsInstance(body, dict, body)
         self.assertEqual("UnknownOperationException", error_code(body.get("__type", "")), body)

@@ -228,10 +228,10 @@ fi
 ok "server starts and prints its listening line (port $PORT)"
 
 # --- the CLI sees the api/ subset
-"$AWS" sagemaker list-endpoints --endpoint-url "$ENDPOINT" >"$WORK/le.out" 2>"$WORK/le.err"
+"$AWS" sagemaker list-notebook-instances --endpoint-url "$ENDPOINT" >"$WORK/le.out" 2>"$WORK/le.err"
 rc=$?
 if [[ $rc -eq 252 ]] && grep -q 'Invalid choice' "$WORK/le.err" && grep -q 'create-model' "$WORK/le.err"; then
-  ok "CLI loads the api/ subset via AWS_DATA_PATH (list-endpoints is not a command; create-model is)"
+  ok "CLI loads the api/ subset via AWS_DATA_PATH (list-notebook-instances is not a command; create-model is)"
 else
   not_ok "CLI loads the api/ subset via AWS_DATA_PATH" "exit=$rc" "stderr: $(head -c 800 "$WORK/le.err")"
 fi

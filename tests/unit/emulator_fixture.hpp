@@ -39,9 +39,9 @@ class EmulatorFixture : public ::testing::Test {
   explicit EmulatorFixture(const std::string& db = ":memory:") : store_(db) { Open(); }
 
   void Open() {
-    emulator_ =
-        std::make_unique<ops::Emulator>(store_, base_clock_, ops::ClockStart{kStart, true},
-                                        config::ParseCapacityConfig(kCapacity, "test capacity"));
+    emulator_ = std::make_unique<ops::Emulator>(
+        store_, base_clock_, ops::ClockStart{kStart, true},
+        config::ParseCapacityConfig(kCapacity, "test capacity"), provisioning_delay_);
     router_ =
         std::make_unique<protocol::Router>(*emulator_, apimodel::ControlPlaneModel(),
                                            apimodel::RuntimeModel(), protocol::RouterConfig{});
@@ -83,6 +83,7 @@ class EmulatorFixture : public ::testing::Test {
   }
 
   ManualClock base_clock_{TimePoint{Millis{0}}};
+  Millis provisioning_delay_{0};  // set before Open() to test Creating/Deleting
   store::StateStore store_;
   std::unique_ptr<ops::Emulator> emulator_;
   std::unique_ptr<protocol::Router> router_;

@@ -192,8 +192,9 @@ TEST_F(RouterTest, ValidationHappensBeforeTheHandler) {
 }
 
 TEST_F(RouterTest, UnknownAndUnservedOperations) {
-  ExpectError(Call("ListEndpoints", json::object()), 400, "UnknownOperationException",
-              "The operation SageMaker.ListEndpoints is not supported by sagemaker-emulator.");
+  ExpectError(Call("ListNotebookInstances", json::object()), 400, "UnknownOperationException",
+              "The operation SageMaker.ListNotebookInstances is not supported by "
+              "sagemaker-emulator.");
   ExpectError(Call("NoSuchThing", json::object()), 400, "UnknownOperationException",
               "The operation SageMaker.NoSuchThing is not supported by sagemaker-emulator.");
   Reply no_target = Send({"POST", "/", {}, "{}"});

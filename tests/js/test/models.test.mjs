@@ -6,7 +6,7 @@ import {
   CreateModelCommand,
   DeleteModelCommand,
   DescribeModelCommand,
-  ListEndpointsCommand,
+  ListNotebookInstancesCommand,
   ListModelsCommand,
 } from '@aws-sdk/client-sagemaker';
 import { useEmulator, sagemaker, errorOf, assertRawError, modelArn, UUID } from '../lib/emulator.mjs';
@@ -164,7 +164,7 @@ test('a ModelName ending in a hyphen fails pattern validation', async () => {
 });
 
 test('an operation the emulator does not serve is UnknownOperationException', async () => {
-  const err = await errorOf(sm.send(new ListEndpointsCommand({})));
+  const err = await errorOf(sm.send(new ListNotebookInstancesCommand({})));
   assert.equal(err.name, 'UnknownOperationException', `unexpected error: ${err.stack}`);
   assert.equal(err.$fault, 'client');
   assert.equal(err.$metadata.httpStatusCode, 400);

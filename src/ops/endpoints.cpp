@@ -1,0 +1,275 @@
+// CreateEndpoint, DescribeEndpoint, ListEndpoints, DeleteEndpoint, and the clock-driven settling
+// of endpoint statuses. A variant's instances come from the training plan its config reserves, or
+// from the region's on-demand pools.
+#include <algorithm>
+#include <limits>
+
+#include "ops/arn.hpp"
+#include "ops/handlers.hpp"
+#include "ops/listing.hpp"
+#include "ops/plan_records.hpp"
+#include "ops/wire_values.hpp"
+
+namespace smemu::ops {
+namespace {
+
+using domain::Result;
+using nlohmann::json;
+
+constexpr const char* kKind = "endpoint";
+constexpr const char* kConfigKind = "endpoint-config";
+constexpr const char* kNoOnDemandCapacity =
+    "Unable to provision requested ML compute capacity. Please retry using a different ML "
+    "instance type.";
+
+store::ResourceKey KeyOf(const Caller& caller, const std::string& name) {
+  return {caller.account, caller.region, kKind, name};
+}
+
+Caller CallerOf(const store::ResourceRow& row) { return {row.key.account, row.key.region, ""}; }
+
+domain::AwsError EndpointNotFound(const Caller& caller, const std::string& name) {
+  return domain::ValidationException("Could not find endpoint \"" +
+                                     SageMakerArn(caller, kKind, name) + "\".");
+}
+
+// The endpoint's variants as kept in its document: what the config asked for and what it holds.
+json VariantsFromConfig(const json& config) {
+  json variants = json::array();
+  for (const json& variant : config.at("ProductionVariants")) {
+    json kept = {{"VariantName", variant.at("VariantName")},
+                 {"InstanceType", variant.value("InstanceType", "")},
+                 {"DesiredInstanceCount", variant.value("InitialInstanceCount", 1)},
+                 {"CurrentInstanceCount", 0},
+                 {"Weight", variant.value("InitialVariantWeight", 1.0)}};
+    if (variant.contains("ModelName")) kept["ModelName"] = variant["ModelName"];
+    if (variant.contains("CapacityReservationConfig")) {
+      kept["CapacityReservationConfig"] = variant["CapacityReservationConfig"];
+    }
+    variants.push_back(std::move(kept));
+  }
+  return variants;
+}
+
+std::string PlanArnOf(const json& variant) {
+  if (!variant.contains("CapacityReservationConfig")) return "";
+  return variant["CapacityReservationConfig"].value("MlReservationArn", "");
+}
+
+// Instances held by the endpoints of a region: per plan ARN, and per on-demand instance type.
+struct Holdings {
+  std::map<std::string, int> by_plan;
+  std::map<std::string, int> on_demand_by_type;
+};
+
+Holdings HoldingsIn(const store::StateStore& store, const std::string& region) {
+  Holdings holdings;
+  for (const store::ResourceRow& row : store.AllOfKind(kKind)) {
+    if (row.key.region != region) continue;
+    const json doc = json::parse(row.doc);  // outlives the loop over its variants
+    for (const json& variant : doc.at("Variants")) {
+      const int held = variant.value("CurrentInstanceCount", 0);
+      if (held == 0) continue;
+      const std::string plan = PlanArnOf(variant);
+      if (plan.empty()) {
+        holdings.on_demand_by_type[variant.value("InstanceType", "")] += held;
+      } else {
+        holdings.by_plan[plan] += held;
+      }
+    }
+  }
+  return holdings;
+}
+
+// On-demand instances of a type in a region; unlimited when the configuration does not list it.
+int OnDemandTotal(const Context& ctx, const std::string& region, const std::string& type) {
+  bool listed = false;
+  int total = 0;
+  for (const auto& [key, pool] : ctx.ledger.pools()) {
+    if (key.region == region && key.instance_type == type) {
+      listed = true;
+      total += pool.on_demand;
+    }
+  }
+  return listed ? total : std::numeric_limits<int>::max();
+}
+
+// Tries to give every variant of a Creating endpoint its instances, all or none. Returns the new
+// status; sets FailureReason or the next attempt time in `doc`.
+std::string Provision(Context& ctx, const store::ResourceRow& row, json& doc) {
+  Context owner = ctx;
+  owner.caller = CallerOf(row);
+  Holdings holdings = HoldingsIn(ctx.store, row.key.region);
+  for (json& variant : doc["Variants"]) {
+    const int wanted = variant.value("DesiredInstanceCount", 1);
+    const std::string plan_arn = PlanArnOf(variant);
+    if (plan_arn.empty()) {
+      const std::string type = variant.value("InstanceType", "");
+      const int total = OnDemandTotal(ctx, row.key.region, type);
+      if (total != std::numeric_limits<int>::max() &&
+          total - holdings.on_demand_by_type[type] < wanted) {
+        doc["FailureReason"] = kNoOnDemandCapacity;
+        return "Failed";
+      }
+      holdings.on_demand_by_type[type] += wanted;
+      continue;
+    }
+    const auto plan = PlanByReservationArn(owner, plan_arn);
+    const std::string status = plan ? domain::PlanStatusAt(plan->window, ctx.now) : "Expired";
+    if (status == "Expired") {
+      doc["FailureReason"] = "The capacity reservation " + plan_arn + " has expired.";
+      return "Failed";
+    }
+    if (status == "Scheduled") {
+      // The endpoint waits for the reservation's window to open.
+      doc["DueMs"] = plan->window.start.time_since_epoch().count();
+      return "Creating";
+    }
+    const int available = plan->instance_count - holdings.by_plan[plan_arn];
+    if (available < wanted) {
+      doc["FailureReason"] = "Requested instance count (" + std::to_string(wanted) +
+                             ") exceeds available capacity (" + std::to_string(available) +
+                             ") in training plan " + plan_arn + ".";
+      return "Failed";
+    }
+    holdings.by_plan[plan_arn] += wanted;
+  }
+  for (json& variant : doc["Variants"]) {
+    variant["CurrentInstanceCount"] = variant.value("DesiredInstanceCount", 1);
+  }
+  doc.erase("DueMs");
+  return "InService";
+}
+
+json VariantSummary(const Context& ctx, const store::ResourceRow& row, const json& variant,
+                    const Holdings& holdings) {
+  json summary = {{"VariantName", variant["VariantName"]},
+                  {"CurrentWeight", variant["Weight"]},
+                  {"DesiredWeight", variant["Weight"]},
+                  {"CurrentInstanceCount", variant["CurrentInstanceCount"]},
+                  {"DesiredInstanceCount", variant["DesiredInstanceCount"]}};
+  const std::string plan_arn = PlanArnOf(variant);
+  if (plan_arn.empty()) return summary;
+  Context owner = ctx;
+  owner.caller = CallerOf(row);
+  const auto plan = PlanByReservationArn(owner, plan_arn);
+  const int total = plan ? plan->instance_count : 0;
+  auto held = holdings.by_plan.find(plan_arn);
+  const int used = held == holdings.by_plan.end() ? 0 : held->second;
+  summary["CapacityReservationConfig"] = {
+      {"MlReservationArn", plan_arn},
+      {"CapacityReservationPreference", "capacity-reservations-only"},
+      {"TotalInstanceCount", total},
+      {"AvailableInstanceCount", std::max(0, total - used)},
+      {"UsedByCurrentEndpoint", variant["CurrentInstanceCount"]}};
+  return summary;
+}
+
+Result<json> CreateEndpoint(const json& in, Context& ctx) {
+  const std::string name = in.at("EndpointName");
+  const std::string config_name = in.at("EndpointConfigName");
+  const auto config =
+      ctx.store.Get({ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
+  if (!config) {
+    return domain::ValidationException("Could not find endpoint configuration \"" +
+                                       SageMakerArn(ctx.caller, kConfigKind, config_name) + "\".");
+  }
+  const json doc = {{"EndpointConfigName", config->key.name},
+                    {"Variants", VariantsFromConfig(json::parse(config->doc))},
+                    {"DueMs", (ctx.now + ctx.provisioning_delay).time_since_epoch().count()}};
+  const std::string arn = SageMakerArn(ctx.caller, kKind, name);
+  if (!ctx.store.Insert({KeyOf(ctx.caller, name), arn, "Creating", ctx.now, ctx.now, doc.dump()},
+                        ReadTags(in))) {
+    return domain::ValidationException("Cannot create already existing endpoint \"" + arn + "\".");
+  }
+  SettleEndpoints(ctx);  // with no provisioning delay the endpoint is in service at once
+  return json{{"EndpointArn", arn}};
+}
+
+Result<json> DescribeEndpoint(const json& in, Context& ctx) {
+  const std::string name = in.at("EndpointName");
+  const auto row = ctx.store.Get(KeyOf(ctx.caller, name));
+  if (!row) return EndpointNotFound(ctx.caller, name);
+  const json doc = json::parse(row->doc);
+  const Holdings holdings = HoldingsIn(ctx.store, row->key.region);
+  json variants = json::array();
+  for (const json& variant : doc["Variants"]) {
+    variants.push_back(VariantSummary(ctx, *row, variant, holdings));
+  }
+  json out = {{"EndpointName", row->key.name},
+              {"EndpointArn", row->arn},
+              {"EndpointConfigName", doc["EndpointConfigName"]},
+              {"ProductionVariants", std::move(variants)},
+              {"EndpointStatus", row->status},
+              {"CreationTime", WriteTimestamp(row->created)},
+              {"LastModifiedTime", WriteTimestamp(row->modified)}};
+  if (doc.contains("FailureReason")) out["FailureReason"] = doc["FailureReason"];
+  return out;
+}
+
+Result<json> DeleteEndpoint(const json& in, Context& ctx) {
+  const std::string name = in.at("EndpointName");
+  auto row = ctx.store.Get(KeyOf(ctx.caller, name));
+  if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
+  json doc = json::parse(row->doc);
+  for (json& variant : doc["Variants"]) variant["CurrentInstanceCount"] = 0;  // released now
+  doc["DueMs"] = (ctx.now + ctx.provisioning_delay).time_since_epoch().count();
+  row->status = "Deleting";
+  row->modified = ctx.now;
+  row->doc = doc.dump();
+  ctx.store.Update(*row);
+  SettleEndpoints(ctx);
+  return json::object();
+}
+
+Result<json> ListEndpoints(const json& in, Context& ctx) {
+  auto query = ReadListRequest(in, kKind, ctx);
+  if (!query) return query.error();
+  const store::ListPage page = ctx.store.List(*query);
+  json endpoints = json::array();
+  for (const store::ResourceRow& row : page.rows) {
+    endpoints.push_back({{"EndpointName", row.key.name},
+                         {"EndpointArn", row.arn},
+                         {"CreationTime", WriteTimestamp(row.created)},
+                         {"LastModifiedTime", WriteTimestamp(row.modified)},
+                         {"EndpointStatus", row.status}});
+  }
+  json out = {{"Endpoints", std::move(endpoints)}};
+  WriteNextToken(*query, page, out);
+  return out;
+}
+
+bool IsDue(const json& doc, TimePoint now) {
+  return !doc.contains("DueMs") || TimePoint{Millis{doc["DueMs"].get<int64_t>()}} <= now;
+}
+
+}  // namespace
+
+void SettleEndpoints(Context& ctx) {
+  for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Deleting"))) {
+    if (IsDue(json::parse(row.doc), ctx.now)) ctx.store.Delete(row.key);
+  }
+  for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Creating"))) {
+    json doc = json::parse(row.doc);
+    if (!IsDue(doc, ctx.now)) continue;
+    const std::string status = Provision(ctx, row, doc);
+    if (status == row.status && doc.dump() == row.doc) continue;
+    row.status = status;
+    row.modified = ctx.now;
+    row.doc = doc.dump();
+    ctx.store.Update(row);
+  }
+}
+
+std::map<std::string, int> PlanInstancesInUse(const Context& ctx) {
+  return HoldingsIn(ctx.store, ctx.caller.region).by_plan;
+}
+
+void AddEndpointHandlers(HandlerTable& table) {
+  table.emplace("CreateEndpoint", &CreateEndpoint);
+  table.emplace("DescribeEndpoint", &DescribeEndpoint);
+  table.emplace("DeleteEndpoint", &DeleteEndpoint);
+  table.emplace("ListEndpoints", &ListEndpoints);
+}
+
+}  // namespace smemu::ops

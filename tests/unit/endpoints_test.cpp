@@ -1,0 +1,165 @@
+// Endpoints through the router: lifecycle on the clock, reserved and on-demand capacity.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "unit/emulator_fixture.hpp"
+
+namespace smemu {
+namespace {
+
+using namespace smemu::testing;  // the fixture and its constants
+using ::testing::HasSubstr;
+
+class EndpointsTest : public EmulatorFixture {
+ protected:
+  EndpointsTest() { Call("CreateModel", {{"ModelName", "model-v1"}}); }
+
+  std::string BuyPlan(const std::string& name, int count, long long start_seconds = kStartSeconds) {
+    const json offering = Call("SearchTrainingPlanOfferings",
+                               {{"InstanceType", "ml.p5.48xlarge"},
+                                {"InstanceCount", count},
+                                {"DurationHours", 168},
+                                {"StartTimeAfter", start_seconds},
+                                {"TargetResources", {"endpoint"}}})["TrainingPlanOfferings"][0];
+    return Call("CreateTrainingPlan", {{"TrainingPlanName", name},
+                                       {"TrainingPlanOfferingId",
+                                        offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  }
+
+  void Config(const std::string& name, const std::string& type, int count,
+              const std::string& plan_arn = "") {
+    json variant = {{"VariantName", "AllTraffic"},
+                    {"ModelName", "model-v1"},
+                    {"InstanceType", type},
+                    {"InitialInstanceCount", count}};
+    if (!plan_arn.empty()) {
+      variant["CapacityReservationConfig"] = {
+          {"CapacityReservationPreference", "capacity-reservations-only"},
+          {"MlReservationArn", plan_arn}};
+    }
+    Call("CreateEndpointConfig", {{"EndpointConfigName", name}, {"ProductionVariants", {variant}}});
+  }
+
+  json Endpoint(const std::string& name) {
+    return Call("DescribeEndpoint", {{"EndpointName", name}});
+  }
+};
+
+TEST_F(EndpointsTest, OnDemandLifecycleWithTheRealTexts) {
+  Config("cpu", "ml.g5.xlarge", 2);  // not in the capacity configuration: unlimited
+  const json created =
+      Call("CreateEndpoint", {{"EndpointName", "My-Endpoint"}, {"EndpointConfigName", "cpu"}});
+  EXPECT_EQ(created["EndpointArn"],
+            "arn:aws:sagemaker:us-west-2:123456789012:endpoint/my-endpoint");
+  const json endpoint = Endpoint("my-endpoint");
+  EXPECT_EQ(endpoint["EndpointName"], "My-Endpoint");
+  EXPECT_EQ(endpoint["EndpointStatus"], "InService");
+  EXPECT_EQ(endpoint["EndpointConfigName"], "cpu");
+  EXPECT_EQ(endpoint["ProductionVariants"][0]["CurrentInstanceCount"], 2);
+  EXPECT_EQ(endpoint["ProductionVariants"][0]["DesiredInstanceCount"], 2);
+  EXPECT_EQ(endpoint["CreationTime"], kStartSeconds);
+  EXPECT_FALSE(endpoint["ProductionVariants"][0].contains("CapacityReservationConfig"));
+
+  EXPECT_EQ(Call("CreateEndpoint", {{"EndpointName", "MY-ENDPOINT"}, {"EndpointConfigName", "cpu"}},
+                 400)["message"],
+            "Cannot create already existing endpoint "
+            "\"arn:aws:sagemaker:us-west-2:123456789012:endpoint/my-endpoint\".");
+  EXPECT_EQ(Call("CreateEndpoint", {{"EndpointName", "other"}, {"EndpointConfigName", "nope"}},
+                 400)["message"],
+            "Could not find endpoint configuration "
+            "\"arn:aws:sagemaker:us-west-2:123456789012:endpoint-config/nope\".");
+  const json listed = Call("ListEndpoints", {{"StatusEquals", "InService"}});
+  ASSERT_EQ(listed["Endpoints"].size(), 1u);
+  EXPECT_EQ(listed["Endpoints"][0]["EndpointStatus"], "InService");
+
+  Call("DeleteEndpoint", {{"EndpointName", "My-Endpoint"}});
+  const json missing = Call("DescribeEndpoint", {{"EndpointName", "My-Endpoint"}}, 400);
+  EXPECT_EQ(missing["__type"], "ValidationException");  // what the EndpointDeleted waiter needs
+  EXPECT_EQ(
+      missing["message"],
+      "Could not find endpoint \"arn:aws:sagemaker:us-west-2:123456789012:endpoint/my-endpoint\".");
+  EXPECT_EQ(Call("DeleteEndpoint", {{"EndpointName", "My-Endpoint"}}, 400)["__type"],
+            "ValidationException");
+}
+
+TEST_F(EndpointsTest, OnDemandShortageFailsWithTheRealReason) {
+  Config("p5-on-demand", "ml.p5.48xlarge", 2);  // the region has 1 on-demand p5
+  Call("CreateEndpoint", {{"EndpointName", "big"}, {"EndpointConfigName", "p5-on-demand"}});
+  const json endpoint = Endpoint("big");
+  EXPECT_EQ(endpoint["EndpointStatus"], "Failed");
+  EXPECT_EQ(endpoint["FailureReason"],
+            "Unable to provision requested ML compute capacity. Please retry using a different ML "
+            "instance type.");
+  EXPECT_EQ(endpoint["ProductionVariants"][0]["CurrentInstanceCount"], 0);
+}
+
+TEST_F(EndpointsTest, ReservedVariantsShareTheirPlan) {
+  const std::string plan = BuyPlan("endpoint-plan", 2);
+  Config("one", "ml.p5.48xlarge", 1, plan);
+  Call("CreateEndpoint", {{"EndpointName", "first"}, {"EndpointConfigName", "one"}});
+  Call("CreateEndpoint", {{"EndpointName", "second"}, {"EndpointConfigName", "one"}});
+  Call("CreateEndpoint", {{"EndpointName", "third"}, {"EndpointConfigName", "one"}});
+  const json first = Endpoint("first");
+  EXPECT_EQ(first["EndpointStatus"], "InService");
+  const json& reservation = first["ProductionVariants"][0]["CapacityReservationConfig"];
+  EXPECT_EQ(reservation["MlReservationArn"], plan);
+  EXPECT_EQ(reservation["TotalInstanceCount"], 2);
+  EXPECT_EQ(reservation["AvailableInstanceCount"], 0);
+  EXPECT_EQ(reservation["UsedByCurrentEndpoint"], 1);
+  EXPECT_EQ(Endpoint("second")["EndpointStatus"], "InService");
+  const json third = Endpoint("third");
+  EXPECT_EQ(third["EndpointStatus"], "Failed");
+  EXPECT_THAT(third["FailureReason"].get<std::string>(),
+              HasSubstr("exceeds available capacity (0)"));
+
+  json described = Call("DescribeTrainingPlan", {{"TrainingPlanName", "endpoint-plan"}});
+  EXPECT_EQ(described["InUseInstanceCount"], 2);
+  EXPECT_EQ(described["AvailableInstanceCount"], 0);
+  Call("DeleteEndpoint", {{"EndpointName", "first"}});
+  described = Call("DescribeTrainingPlan", {{"TrainingPlanName", "endpoint-plan"}});
+  EXPECT_EQ(described["InUseInstanceCount"], 1);
+  EXPECT_EQ(described["AvailableInstanceCount"], 1);
+  EXPECT_EQ(described["UpfrontFee"], "18480.00");  // deleting an endpoint refunds nothing
+}
+
+TEST_F(EndpointsTest, AnEndpointWaitsForItsPlanToStart) {
+  const std::string plan = BuyPlan("later", 1, kStartSeconds + 2 * kDay);
+  Config("later", "ml.p5.48xlarge", 1, plan);
+  Call("CreateEndpoint", {{"EndpointName", "waiting"}, {"EndpointConfigName", "later"}});
+  EXPECT_EQ(Endpoint("waiting")["EndpointStatus"], "Creating");
+  Advance(2 * kDay - 1);
+  EXPECT_EQ(Endpoint("waiting")["EndpointStatus"], "Creating");
+  Advance(1);
+  const json endpoint = Endpoint("waiting");
+  EXPECT_EQ(endpoint["EndpointStatus"], "InService");
+  EXPECT_EQ(endpoint["LastModifiedTime"], kStartSeconds + 2 * kDay);
+}
+
+class ProvisionedEndpointsTest : public EndpointsTest {
+ protected:
+  ProvisionedEndpointsTest() {
+    router_.reset();
+    emulator_.reset();
+    provisioning_delay_ = Millis{600'000};
+    Open();
+  }
+};
+
+TEST_F(ProvisionedEndpointsTest, CreatingAndDeletingTakeTheProvisioningDelay) {
+  Config("cpu", "ml.g5.xlarge", 1);
+  Call("CreateEndpoint", {{"EndpointName", "slow"}, {"EndpointConfigName", "cpu"}});
+  EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "Creating");
+  EXPECT_EQ(Call("ListEndpoints", {{"StatusEquals", "Creating"}})["Endpoints"].size(), 1u);
+  Advance(599);
+  EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "Creating");
+  Advance(1);
+  EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "InService");
+  Call("DeleteEndpoint", {{"EndpointName", "slow"}});
+  EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "Deleting");
+  Advance(600);
+  EXPECT_EQ(Call("DescribeEndpoint", {{"EndpointName", "slow"}}, 400)["__type"],
+            "ValidationException");
+}
+
+}  // namespace
+}  // namespace smemu
