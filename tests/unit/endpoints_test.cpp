@@ -135,6 +135,58 @@ TEST_F(EndpointsTest, AnEndpointWaitsForItsPlanToStart) {
   EXPECT_EQ(endpoint["LastModifiedTime"], kStartSeconds + 2 * kDay);
 }
 
+protocol::HttpResponse Invoke(protocol::Router& router, const std::string& endpoint,
+                              const std::string& body, protocol::Headers headers = {}) {
+  headers.emplace_back("Authorization", kAuth);
+  return router.Handle({"POST", "/endpoints/" + endpoint + "/invocations", headers, body});
+}
+
+TEST_F(EndpointsTest, InvokeEchoesOrAnswersTheModelsFixedResponse) {
+  Config("cpu", "ml.g5.xlarge", 1);
+  Call("CreateEndpoint", {{"EndpointName", "echo"}, {"EndpointConfigName", "cpu"}});
+  const auto echoed = Invoke(*router_, "echo", "1,2,3", {{"Content-Type", "text/csv"}});
+  EXPECT_EQ(echoed.status, 200);
+  EXPECT_EQ(echoed.body, "1,2,3");
+  EXPECT_EQ(*protocol::FindHeader(echoed.headers, "Content-Type"), "text/csv");
+  EXPECT_EQ(*protocol::FindHeader(echoed.headers, "x-Amzn-Invoked-Production-Variant"),
+            "AllTraffic");
+
+  Call("CreateModel",
+       {{"ModelName", "fixed"},
+        {"PrimaryContainer",
+         {{"Image", "img"},
+          {"Environment", {{"SAGEMAKER_EMULATOR_RESPONSE", R"({"label":"cat"})"}}}}}});
+  json variant = {{"VariantName", "v2"},
+                  {"ModelName", "fixed"},
+                  {"InstanceType", "ml.g5.xlarge"},
+                  {"InitialInstanceCount", 1}};
+  Call("CreateEndpointConfig",
+       {{"EndpointConfigName", "fixed"}, {"ProductionVariants", {variant}}});
+  Call("CreateEndpoint", {{"EndpointName", "fixed"}, {"EndpointConfigName", "fixed"}});
+  const auto fixed = Invoke(*router_, "fixed", "anything", {{"Accept", "application/json"}});
+  EXPECT_EQ(fixed.body, R"({"label":"cat"})");
+  EXPECT_EQ(*protocol::FindHeader(fixed.headers, "x-Amzn-Invoked-Production-Variant"), "v2");
+  const auto wrong_variant =
+      Invoke(*router_, "fixed", "x", {{"X-Amzn-SageMaker-Target-Variant", "nope"}});
+  EXPECT_EQ(wrong_variant.status, 400);
+  EXPECT_EQ(json::parse(wrong_variant.body)["__type"], "ValidationError");
+}
+
+TEST_F(EndpointsTest, InvokeAfterTheReservationExpiredIsAModelError) {
+  const std::string plan = BuyPlan("week", 1);
+  Config("reserved", "ml.p5.48xlarge", 1, plan);
+  Call("CreateEndpoint", {{"EndpointName", "reserved"}, {"EndpointConfigName", "reserved"}});
+  EXPECT_EQ(Invoke(*router_, "reserved", "x").status, 200);
+  Advance(7 * kDay);
+  const auto expired = Invoke(*router_, "reserved", "x");
+  EXPECT_EQ(expired.status, 424);
+  const json body = json::parse(expired.body);
+  EXPECT_EQ(body["__type"], "ModelError");
+  EXPECT_EQ(body["message"],
+            "Endpoint capacity reservation has expired. Please update endpoint configuration.");
+  EXPECT_EQ(*protocol::FindHeader(expired.headers, "X-Amzn-ErrorType"), "ModelError");
+}
+
 class ProvisionedEndpointsTest : public EndpointsTest {
  protected:
   ProvisionedEndpointsTest() {
@@ -150,6 +202,9 @@ TEST_F(ProvisionedEndpointsTest, CreatingAndDeletingTakeTheProvisioningDelay) {
   Call("CreateEndpoint", {{"EndpointName", "slow"}, {"EndpointConfigName", "cpu"}});
   EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "Creating");
   EXPECT_EQ(Call("ListEndpoints", {{"StatusEquals", "Creating"}})["Endpoints"].size(), 1u);
+  const auto not_yet = Invoke(*router_, "slow", "x");
+  EXPECT_EQ(not_yet.status, 400);
+  EXPECT_THAT(json::parse(not_yet.body)["message"].get<std::string>(), HasSubstr("not in service"));
   Advance(599);
   EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "Creating");
   Advance(1);
