@@ -63,11 +63,12 @@ def arn(name, account=ACCOUNT, region=REGION):
 class Server:
     """The emulator as a child process on a free port with an in-memory database."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, extra_args=()):
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [binary, "--port", "0", "--db", ":memory:", "--clock-start", CLOCK_START,
-             "--frozen-clock", "--account-id", FALLBACK_ACCOUNT, "--region", "us-east-1"],
+             "--frozen-clock", "--account-id", FALLBACK_ACCOUNT, "--region", "us-east-1"]
+            + list(extra_args),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr)
         # Drain stdout continuously so the server can never block on a full pipe.
         self.lines = queue.Queue()
@@ -391,6 +392,267 @@ class SageMakerBoto3Test(unittest.TestCase):
         self.assertEqual([], self.server.extra_stdout[:5],
                          "the server writes more than its listening line to stdout "
                          "(%d extra lines); logs belong on stderr" % len(self.server.extra_stdout))
+
+
+PROVISIONING_SECONDS = 600
+P5 = "ml.p5.48xlarge"
+G5 = "ml.g5.xlarge"  # not in ENDPOINT_CAPACITY: unlimited on demand
+# One zone with two reservable and one on-demand ml.p5.48xlarge.
+ENDPOINT_CAPACITY = {
+    "regions": {REGION: {"us-west-2a": {P5: {"reservable": 2, "on_demand": 1}}}},
+    "prices": {P5: {"on_demand_hourly": 98.32, "plan_hourly": 55.0}},
+}
+ON_DEMAND_SHORTAGE = ("Unable to provision requested ML compute capacity. Please retry using a "
+                      "different ML instance type.")
+RESERVATION_EXPIRED = ("Endpoint capacity reservation has expired. Please update endpoint "
+                       "configuration.")
+WAITER_CONFIG = {"Delay": 1, "MaxAttempts": 10}
+
+
+def endpoint_arn(name, account=ACCOUNT):
+    return "arn:aws:sagemaker:%s:%s:endpoint/%s" % (REGION, account, name.lower())
+
+
+class EndpointWaitersBoto3Test(unittest.TestCase):
+    """Endpoints with --provisioning-seconds 600: boto3's endpoint_in_service and endpoint_deleted
+    waiters across clock moves, and invoke_endpoint through the sagemaker-runtime client."""
+    server = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.workdir = tempfile.TemporaryDirectory()
+        capacity = os.path.join(cls.workdir.name, "capacity.json")
+        with open(capacity, "w") as f:
+            json.dump(ENDPOINT_CAPACITY, f)
+        cls.server = Server(BINARY, ["--capacity", capacity,
+                                     "--provisioning-seconds", str(PROVISIONING_SECONDS)])
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.server is not None:
+            status = cls.server.stop()
+            if status != 0:
+                raise AssertionError("server did not exit with status 0 on SIGTERM (got %r); "
+                                     "stderr:\n%s" % (status, cls.server.stderr_text()[-3000:]))
+        cls.workdir.cleanup()
+
+    setUp = SageMakerBoto3Test.setUp
+    set_clock = SageMakerBoto3Test.set_clock
+    client = SageMakerBoto3Test.client
+    assert_client_error = SageMakerBoto3Test.assert_client_error
+
+    # ------------------------------------------------------------------ helpers
+    def advance(self, seconds):
+        return self.set_clock({"advance_seconds": seconds})
+
+    def status(self, name):
+        return self.sm.describe_endpoint(EndpointName=name)["EndpointStatus"]
+
+    def make_endpoint(self, name, instance_type=G5, count=1, plan_arn=None, model="llm"):
+        """A model (once), a config named after the endpoint, and the endpoint."""
+        if not any(m["ModelName"] == model for m in self.sm.list_models(NameContains=model)["Models"]):
+            self.sm.create_model(ModelName=model, PrimaryContainer={"Image": "img:1"})
+        variant = {"VariantName": "AllTraffic", "ModelName": model, "InstanceType": instance_type,
+                   "InitialInstanceCount": count}
+        if plan_arn:
+            variant["CapacityReservationConfig"] = {
+                "CapacityReservationPreference": "capacity-reservations-only",
+                "MlReservationArn": plan_arn}
+        self.sm.create_endpoint_config(EndpointConfigName=name + "-config", ProductionVariants=[variant])
+        created = self.sm.create_endpoint(EndpointName=name, EndpointConfigName=name + "-config",
+                                          Tags=[{"Key": "test", "Value": name}])
+        self.assertEqual(endpoint_arn(name), created["EndpointArn"])
+
+    def buy_plan(self, name, count):
+        offerings = self.sm.search_training_plan_offerings(
+            TargetResources=["endpoint"], InstanceType=P5, InstanceCount=count, DurationHours=168,
+            StartTimeAfter=CLOCK_START_DT,
+            EndTimeBefore=CLOCK_START_DT + datetime.timedelta(days=7))["TrainingPlanOfferings"]
+        self.assertEqual(1, len(offerings), offerings)
+        return self.sm.create_training_plan(
+            TrainingPlanName=name,
+            TrainingPlanOfferingId=offerings[0]["TrainingPlanOfferingId"])["TrainingPlanArn"]
+
+    def start_waiter(self, waiter_name, endpoint):
+        """Runs the waiter in a thread on its own client. Returns (thread, outcome, seen): outcome
+        gets 'error' (the exception, if any) and 'seconds' when the waiter is done; seen lists the
+        EndpointStatus (or 'error:<Code>') of every DescribeEndpoint answer the waiter got."""
+        client = self.client()
+        seen = []
+
+        def record(parsed, **_):
+            seen.append("error:" + parsed["Error"]["Code"] if "Error" in parsed
+                        else parsed.get("EndpointStatus"))
+
+        client.meta.events.register("after-call.sagemaker.DescribeEndpoint", record)
+        waiter = client.get_waiter(waiter_name)
+        outcome = {}
+
+        def run():
+            started = time.monotonic()
+            try:
+                waiter.wait(EndpointName=endpoint, WaiterConfig=WAITER_CONFIG)
+                outcome["error"] = None
+            except Exception as error:  # noqa: BLE001 (reported by the test)
+                outcome["error"] = error
+            outcome["seconds"] = time.monotonic() - started
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread, outcome, seen
+
+    def wait_until_seen(self, seen, status, thread):
+        deadline = time.monotonic() + 5
+        while status not in seen:
+            self.assertLess(time.monotonic(), deadline, "the waiter never saw %s: %s" % (status, seen))
+            time.sleep(0.02)
+        self.assertTrue(thread.is_alive(), "the waiter stopped while the endpoint was %s: %s"
+                        % (status, seen))
+
+    def join(self, thread, outcome):
+        thread.join(timeout=20)
+        self.assertFalse(thread.is_alive(), "the waiter is still running")
+        return outcome["error"]
+
+    # ------------------------------------------------------------------ waiters
+    def test_waiter_names_come_from_the_api_subset(self):
+        self.assertEqual({"endpoint_in_service", "endpoint_deleted"}, set(self.sm.waiter_names))
+
+    def test_endpoint_in_service_waiter_returns_when_the_clock_passes_the_delay(self):
+        self.make_endpoint("slow-start")
+        described = self.sm.describe_endpoint(EndpointName="slow-start")
+        self.assertEqual("Creating", described["EndpointStatus"])
+        self.assertEqual(0, described["ProductionVariants"][0]["CurrentInstanceCount"])
+        thread, outcome, seen = self.start_waiter("endpoint_in_service", "slow-start")
+        self.wait_until_seen(seen, "Creating", thread)
+        self.advance(PROVISIONING_SECONDS - 1)
+        time.sleep(1.5)  # at least one more poll, one second short of the delay
+        self.assertTrue(thread.is_alive(), "InService one second early: %s" % seen)
+        self.advance(1)
+        self.assertIsNone(self.join(thread, outcome))
+        self.assertEqual("InService", seen[-1], seen)
+        self.assertEqual({"Creating"}, set(seen[:-1]), seen)
+        self.assertGreaterEqual(len(seen), 3, seen)
+        described = self.sm.describe_endpoint(EndpointName="slow-start")
+        self.assertEqual("InService", described["EndpointStatus"])
+        self.assertEqual(1, described["ProductionVariants"][0]["CurrentInstanceCount"])
+        self.assertEqual(CLOCK_START_DT, described["CreationTime"])
+        self.assertEqual(CLOCK_START_DT + datetime.timedelta(seconds=PROVISIONING_SECONDS),
+                         described["LastModifiedTime"])
+
+    def test_endpoint_deleted_waiter_succeeds_on_the_validation_exception(self):
+        self.make_endpoint("short-lived")
+        self.advance(PROVISIONING_SECONDS)
+        self.assertEqual("InService", self.status("short-lived"))
+        self.sm.delete_endpoint(EndpointName="short-lived")
+        self.assertEqual("Deleting", self.status("short-lived"))
+        self.assertEqual(["short-lived"], [e["EndpointName"] for e in
+                                           self.sm.list_endpoints(StatusEquals="Deleting")["Endpoints"]])
+        thread, outcome, seen = self.start_waiter("endpoint_deleted", "short-lived")
+        self.wait_until_seen(seen, "Deleting", thread)
+        self.advance(PROVISIONING_SECONDS)
+        self.assertIsNone(self.join(thread, outcome))
+        self.assertEqual("error:ValidationException", seen[-1], seen)
+        self.assertEqual({"Deleting"}, set(seen[:-1]), seen)
+        self.assert_client_error(self.sm.describe_endpoint, "ValidationException",
+                                 'Could not find endpoint "%s".' % endpoint_arn("short-lived"),
+                                 EndpointName="short-lived")
+        self.assertEqual([], self.sm.list_endpoints()["Endpoints"])
+        # An endpoint that never existed is deleted already.
+        started = time.monotonic()
+        self.sm.get_waiter("endpoint_deleted").wait(EndpointName="never-was", WaiterConfig=WAITER_CONFIG)
+        self.assertLess(time.monotonic() - started, 0.9)
+
+    def test_a_failed_endpoint_makes_endpoint_in_service_raise_at_once(self):
+        # Two on-demand p5 where the region has one: Failed once the delay is over.
+        self.make_endpoint("too-big", instance_type=P5, count=2)
+        thread, outcome, seen = self.start_waiter("endpoint_in_service", "too-big")
+        self.wait_until_seen(seen, "Creating", thread)
+        self.advance(PROVISIONING_SECONDS)
+        error = self.join(thread, outcome)
+        self.assertIsInstance(error, botocore.exceptions.WaiterError)
+        self.assertIn("terminal failure state", str(error))
+        self.assertEqual("Failed", error.last_response["EndpointStatus"])
+        self.assertEqual(ON_DEMAND_SHORTAGE, error.last_response["FailureReason"])
+        self.assertEqual("Failed", seen[-1], seen)
+
+        # Waiting on an endpoint that is already Failed: one call, no delay.
+        started = time.monotonic()
+        with self.assertRaises(botocore.exceptions.WaiterError) as ctx:
+            self.sm.get_waiter("endpoint_in_service").wait(EndpointName="too-big",
+                                                           WaiterConfig=WAITER_CONFIG)
+        self.assertLess(time.monotonic() - started, 0.9)
+        self.assertEqual("Failed", ctx.exception.last_response["EndpointStatus"])
+        self.assertEqual(ON_DEMAND_SHORTAGE, ctx.exception.last_response["FailureReason"])
+        # A missing endpoint fails the waiter at once too (the ValidationException acceptor).
+        started = time.monotonic()
+        with self.assertRaises(botocore.exceptions.WaiterError) as ctx:
+            self.sm.get_waiter("endpoint_in_service").wait(EndpointName="never-was",
+                                                           WaiterConfig=WAITER_CONFIG)
+        self.assertLess(time.monotonic() - started, 0.9)
+        self.assertEqual("ValidationException", ctx.exception.last_response["Error"]["Code"])
+
+    # ------------------------------------------------------------------ runtime
+    def test_invoke_endpoint_through_the_runtime_client(self):
+        runtime = self.client(service="sagemaker-runtime")
+        self.make_endpoint("echo")
+        self.assert_client_error(runtime.invoke_endpoint, "ValidationError",
+                                 "Endpoint ghost of account %s not found." % ACCOUNT,
+                                 EndpointName="ghost", Body=b"x", ContentType="text/plain")
+        with self.assertRaises(ClientError) as ctx:
+            runtime.invoke_endpoint(EndpointName="echo", Body=b"x", ContentType="text/plain")
+        self.assertEqual("ValidationError", ctx.exception.response["Error"]["Code"])
+        self.assertIn("not in service", ctx.exception.response["Error"]["Message"])
+        self.assertEqual(400, ctx.exception.response["ResponseMetadata"]["HTTPStatusCode"])
+
+        self.advance(PROVISIONING_SECONDS)
+        payload = json.dumps({"instances": [[1.0, 2.0, 3.0]]}).encode()
+        answer = runtime.invoke_endpoint(EndpointName="echo", Body=payload,
+                                         ContentType="application/json", Accept="application/json")
+        self.assertEqual(200, answer["ResponseMetadata"]["HTTPStatusCode"])
+        self.assertEqual(payload, answer["Body"].read())
+        self.assertEqual("application/json", answer["ContentType"])
+        self.assertEqual("AllTraffic", answer["InvokedProductionVariant"])
+        csv = runtime.invoke_endpoint(EndpointName="ECHO", Body="5.1,3.5\n4.9,3.0", ContentType="text/csv")
+        self.assertEqual(b"5.1,3.5\n4.9,3.0", csv["Body"].read())
+        self.assertEqual("text/csv", csv["ContentType"])
+        with self.assertRaises(ClientError) as ctx:
+            runtime.invoke_endpoint(EndpointName="echo", Body=b"x", TargetVariant="NoSuchVariant")
+        self.assertEqual("ValidationError", ctx.exception.response["Error"]["Code"])
+        self.assertEqual(400, ctx.exception.response["ResponseMetadata"]["HTTPStatusCode"])
+
+        # A model whose container sets SAGEMAKER_EMULATOR_RESPONSE answers that text.
+        self.sm.create_model(ModelName="fixed", PrimaryContainer={
+            "Image": "img:1", "Environment": {"SAGEMAKER_EMULATOR_RESPONSE": '{"label": "cat"}'}})
+        self.make_endpoint("classifier", model="fixed")
+        self.advance(PROVISIONING_SECONDS)
+        fixed = runtime.invoke_endpoint(EndpointName="classifier", Body=b"<image bytes>",
+                                        ContentType="application/x-image", TargetVariant="AllTraffic")
+        self.assertEqual(b'{"label": "cat"}', fixed["Body"].read())
+        self.assertEqual("AllTraffic", fixed["InvokedProductionVariant"])
+
+    def test_invoke_after_the_plan_expired_is_a_model_error(self):
+        runtime = self.client(service="sagemaker-runtime")
+        plan = self.buy_plan("endpoint-week", 2)
+        self.make_endpoint("reserved", instance_type=P5, count=2, plan_arn=plan)
+        self.advance(PROVISIONING_SECONDS)
+        described = self.sm.describe_endpoint(EndpointName="reserved")
+        self.assertEqual("InService", described["EndpointStatus"])
+        self.assertEqual({"MlReservationArn": plan,
+                          "CapacityReservationPreference": "capacity-reservations-only",
+                          "TotalInstanceCount": 2, "AvailableInstanceCount": 0,
+                          "UsedByCurrentEndpoint": 2},
+                         described["ProductionVariants"][0]["CapacityReservationConfig"])
+        self.assertEqual(b"ok", runtime.invoke_endpoint(EndpointName="reserved", Body=b"ok")["Body"].read())
+        self.set_clock({"now": "2027-02-01T00:00:00Z"})  # the week bought on Jan 25 is over
+        self.assertEqual("Expired", self.sm.describe_training_plan(TrainingPlanName="endpoint-week")["Status"])
+        self.assert_client_error(runtime.invoke_endpoint, "ModelError", RESERVATION_EXPIRED, status=424,
+                                 EndpointName="reserved", Body=b"ok")
+        self.sm.delete_endpoint(EndpointName="reserved")
+        self.advance(PROVISIONING_SECONDS)
+        plan_now = self.sm.describe_training_plan(TrainingPlanName="endpoint-week")
+        self.assertEqual(0, plan_now["InUseInstanceCount"])
+        self.assertEqual("18480.00", plan_now["UpfrontFee"])
 
 
 def main():
