@@ -94,9 +94,10 @@ int OnDemandTotal(const Context& ctx, const std::string& region, const std::stri
   return listed ? total : std::numeric_limits<int>::max();
 }
 
-// Tries to give every variant of a Creating endpoint its instances, all or none. Returns the new
-// status; sets FailureReason or the next attempt time in `doc`.
-std::string Provision(Context& ctx, const store::ResourceRow& row, json& doc) {
+// Tries to give every variant of a Creating endpoint its instances, all or none, as of `at` (the
+// moment the attempt fell due). Returns the new status; sets FailureReason or the next attempt
+// time in `doc`.
+std::string Provision(Context& ctx, const store::ResourceRow& row, json& doc, TimePoint at) {
   Context owner = ctx;
   owner.caller = CallerOf(row);
   Holdings holdings = HoldingsIn(ctx.store, row.key.region);
@@ -115,7 +116,7 @@ std::string Provision(Context& ctx, const store::ResourceRow& row, json& doc) {
       continue;
     }
     const auto plan = PlanByReservationArn(owner, plan_arn);
-    const std::string status = plan ? domain::PlanStatusAt(plan->window, ctx.now) : "Expired";
+    const std::string status = plan ? domain::PlanStatusAt(plan->window, at) : "Expired";
     if (status == "Expired") {
       doc["FailureReason"] = "The capacity reservation " + plan_arn + " has expired.";
       return "Failed";
@@ -239,23 +240,32 @@ Result<json> ListEndpoints(const json& in, Context& ctx) {
   return out;
 }
 
-bool IsDue(const json& doc, TimePoint now) {
-  return !doc.contains("DueMs") || TimePoint{Millis{doc["DueMs"].get<int64_t>()}} <= now;
+// When the endpoint's next transition falls due; `otherwise` when nothing is scheduled.
+TimePoint DueOf(const json& doc, TimePoint otherwise) {
+  return doc.contains("DueMs") ? TimePoint{Millis{doc["DueMs"].get<int64_t>()}} : otherwise;
 }
 
 }  // namespace
 
 void SettleEndpoints(Context& ctx) {
   for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Deleting"))) {
-    if (IsDue(json::parse(row.doc), ctx.now)) ctx.store.Delete(row.key);
+    if (DueOf(json::parse(row.doc), row.modified) <= ctx.now) ctx.store.Delete(row.key);
   }
   for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Creating"))) {
     json doc = json::parse(row.doc);
-    if (!IsDue(doc, ctx.now)) continue;
-    const std::string status = Provision(ctx, row, doc);
+    // Each attempt happens at the moment it fell due, however late the request that notices it:
+    // the status change is stamped with that moment and judged by the plans of that moment.
+    TimePoint due = DueOf(doc, row.modified);
+    std::string status = row.status;
+    while (status == "Creating" && due <= ctx.now) {
+      status = Provision(ctx, row, doc, due);
+      const TimePoint next = DueOf(doc, due);
+      if (status == "Creating" && next <= due) break;  // no later attempt is scheduled
+      if (status == "Creating") due = next;
+    }
     if (status == row.status && doc.dump() == row.doc) continue;
+    if (status != row.status) row.modified = due;
     row.status = status;
-    row.modified = ctx.now;
     row.doc = doc.dump();
     ctx.store.Update(row);
   }

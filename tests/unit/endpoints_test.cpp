@@ -216,5 +216,16 @@ TEST_F(ProvisionedEndpointsTest, CreatingAndDeletingTakeTheProvisioningDelay) {
             "ValidationException");
 }
 
+TEST_F(ProvisionedEndpointsTest, AStatusChangeIsStampedWhenItFellDueNotWhenItWasNoticed) {
+  Config("cpu", "ml.g5.xlarge", 1);
+  Call("CreateEndpoint", {{"EndpointName", "late"}, {"EndpointConfigName", "cpu"}});
+  Advance(3600);  // nobody looked while the endpoint became InService at +600 s
+  const json endpoint = Endpoint("late");
+  EXPECT_EQ(endpoint["EndpointStatus"], "InService");
+  EXPECT_EQ(endpoint["LastModifiedTime"], kStartSeconds + 600);
+  EXPECT_EQ(Call("ListEndpoints", {{"LastModifiedTimeAfter", kStartSeconds + 600}})["Endpoints"],
+            json::array());
+}
+
 }  // namespace
 }  // namespace smemu
