@@ -67,8 +67,12 @@ Holdings HoldingsIn(const store::StateStore& store, const std::string& region) {
   for (const store::ResourceRow& row : store.AllOfKind(kKind)) {
     if (row.key.region != region) continue;
     const json doc = json::parse(row.doc);  // outlives the loop over its variants
+    // A serving endpoint that is scaling holds its new count from the moment it asked for it.
+    const bool serving = row.status == "InService" || row.status == "Updating";
     for (const json& variant : doc.at("Variants")) {
-      const int held = variant.value("CurrentInstanceCount", 0);
+      const int current = variant.value("CurrentInstanceCount", 0);
+      const int held =
+          serving ? std::max(current, variant.value("DesiredInstanceCount", current)) : current;
       if (held == 0) continue;
       const std::string plan = PlanArnOf(variant);
       if (plan.empty()) {
@@ -146,7 +150,7 @@ json VariantSummary(const Context& ctx, const store::ResourceRow& row, const jso
                     const Holdings& holdings) {
   json summary = {{"VariantName", variant["VariantName"]},
                   {"CurrentWeight", variant["Weight"]},
-                  {"DesiredWeight", variant["Weight"]},
+                  {"DesiredWeight", variant.value("DesiredWeight", variant["Weight"])},
                   {"CurrentInstanceCount", variant["CurrentInstanceCount"]},
                   {"DesiredInstanceCount", variant["DesiredInstanceCount"]}};
   const std::string plan_arn = PlanArnOf(variant);
@@ -223,6 +227,74 @@ Result<json> DeleteEndpoint(const json& in, Context& ctx) {
   return json::object();
 }
 
+// Checks that `wanted` instances of a variant fit its plan or on-demand pool, counting what every
+// endpoint of the region holds except this variant's own current instances.
+domain::Status CheckScale(Context& ctx, const store::ResourceRow& row, const json& variant,
+                          int wanted) {
+  const Holdings holdings = HoldingsIn(ctx.store, row.key.region);
+  const int own = variant.value("CurrentInstanceCount", 0);
+  const std::string plan_arn = PlanArnOf(variant);
+  if (plan_arn.empty()) {
+    const std::string type = variant.value("InstanceType", "");
+    const int total = OnDemandTotal(ctx, row.key.region, type);
+    auto held = holdings.on_demand_by_type.find(type);
+    const int others = (held == holdings.on_demand_by_type.end() ? 0 : held->second) - own;
+    if (total != std::numeric_limits<int>::max() && total - others < wanted) {
+      return domain::ResourceLimitExceeded(kNoOnDemandCapacity);
+    }
+    return domain::Ok();
+  }
+  const auto plan = PlanByReservationArn(ctx, plan_arn);
+  if (!plan || domain::PlanStatusAt(plan->window, ctx.now) == "Expired") {
+    return domain::ValidationException("The capacity reservation " + plan_arn + " has expired.");
+  }
+  if (wanted > plan->instance_count) {
+    return domain::ValidationException(
+        "Requested instance count (" + std::to_string(wanted) + ") exceeds reserved capacity (" +
+        std::to_string(plan->instance_count) + ") for training plan.");
+  }
+  auto held = holdings.by_plan.find(plan_arn);
+  const int others = (held == holdings.by_plan.end() ? 0 : held->second) - own;
+  if (plan->instance_count - others < wanted) {
+    return domain::ResourceLimitExceeded(
+        "Requested instance count (" + std::to_string(wanted) + ") exceeds available capacity (" +
+        std::to_string(plan->instance_count - others) + ") in training plan " + plan_arn + ".");
+  }
+  return domain::Ok();
+}
+
+Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
+  const std::string name = in.at("EndpointName");
+  auto row = ctx.store.Get(KeyOf(ctx.caller, name));
+  if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
+  if (row->status != "InService") {
+    return domain::ValidationException("Cannot update in-progress endpoint \"" + row->arn + "\".");
+  }
+  json doc = json::parse(row->doc);
+  for (const json& desired : in.at("DesiredWeightsAndCapacities")) {
+    const std::string variant_name = desired.at("VariantName");
+    auto variant = std::find_if(doc["Variants"].begin(), doc["Variants"].end(),
+                                [&](const json& v) { return v["VariantName"] == variant_name; });
+    if (variant == doc["Variants"].end()) {
+      return domain::ValidationException("The variant " + variant_name +
+                                         " is not part of endpoint " + row->arn + ".");
+    }
+    if (desired.contains("DesiredInstanceCount")) {
+      const int wanted = desired["DesiredInstanceCount"];
+      if (auto ok = CheckScale(ctx, *row, *variant, wanted); !ok) return ok.error();
+      (*variant)["DesiredInstanceCount"] = wanted;
+    }
+    if (desired.contains("DesiredWeight")) (*variant)["DesiredWeight"] = desired["DesiredWeight"];
+  }
+  doc["DueMs"] = (ctx.now + ctx.provisioning_delay).time_since_epoch().count();
+  row->status = "Updating";
+  row->modified = ctx.now;
+  row->doc = doc.dump();
+  ctx.store.Update(*row);
+  SettleEndpoints(ctx);
+  return json{{"EndpointArn", row->arn}};
+}
+
 Result<json> ListEndpoints(const json& in, Context& ctx) {
   auto query = ReadListRequest(in, kKind, ctx);
   if (!query) return query.error();
@@ -250,6 +322,23 @@ TimePoint DueOf(const json& doc, TimePoint otherwise) {
 void SettleEndpoints(Context& ctx) {
   for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Deleting"))) {
     if (DueOf(json::parse(row.doc), row.modified) <= ctx.now) ctx.store.Delete(row.key);
+  }
+  for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Updating"))) {
+    json doc = json::parse(row.doc);
+    const TimePoint due = DueOf(doc, row.modified);
+    if (due > ctx.now) continue;
+    for (json& variant : doc["Variants"]) {
+      variant["CurrentInstanceCount"] = variant.value("DesiredInstanceCount", 1);
+      if (variant.contains("DesiredWeight")) {
+        variant["Weight"] = variant["DesiredWeight"];
+        variant.erase("DesiredWeight");
+      }
+    }
+    doc.erase("DueMs");
+    row.status = "InService";
+    row.modified = due;
+    row.doc = doc.dump();
+    ctx.store.Update(row);
   }
   for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Creating"))) {
     json doc = json::parse(row.doc);
@@ -280,6 +369,7 @@ void AddEndpointHandlers(HandlerTable& table) {
   table.emplace("DescribeEndpoint", &DescribeEndpoint);
   table.emplace("DeleteEndpoint", &DeleteEndpoint);
   table.emplace("ListEndpoints", &ListEndpoints);
+  table.emplace("UpdateEndpointWeightsAndCapacities", &UpdateEndpointWeightsAndCapacities);
 }
 
 }  // namespace smemu::ops

@@ -40,6 +40,14 @@ class EndpointsTest : public EmulatorFixture {
     Call("CreateEndpointConfig", {{"EndpointConfigName", name}, {"ProductionVariants", {variant}}});
   }
 
+  json Scale(const std::string& endpoint, int count, int status = 200) {
+    return Call("UpdateEndpointWeightsAndCapacities",
+                {{"EndpointName", endpoint},
+                 {"DesiredWeightsAndCapacities",
+                  {{{"VariantName", "AllTraffic"}, {"DesiredInstanceCount", count}}}}},
+                status);
+  }
+
   json Endpoint(const std::string& name) {
     return Call("DescribeEndpoint", {{"EndpointName", name}});
   }
@@ -187,6 +195,38 @@ TEST_F(EndpointsTest, InvokeAfterTheReservationExpiredIsAModelError) {
   EXPECT_EQ(*protocol::FindHeader(expired.headers, "X-Amzn-ErrorType"), "ModelError");
 }
 
+TEST_F(EndpointsTest, ScalingStaysWithinTheReservation) {
+  const std::string plan = BuyPlan("two", 2);
+  Config("reserved", "ml.p5.48xlarge", 1, plan);
+  Call("CreateEndpoint", {{"EndpointName", "scaled"}, {"EndpointConfigName", "reserved"}});
+  EXPECT_EQ(Scale("scaled", 2)["EndpointArn"],
+            "arn:aws:sagemaker:us-west-2:123456789012:endpoint/scaled");
+  json endpoint = Endpoint("scaled");
+  EXPECT_EQ(endpoint["EndpointStatus"], "InService");
+  EXPECT_EQ(endpoint["ProductionVariants"][0]["CurrentInstanceCount"], 2);
+  EXPECT_EQ(
+      endpoint["ProductionVariants"][0]["CapacityReservationConfig"]["AvailableInstanceCount"], 0);
+  const json refused = Scale("scaled", 3, 400);
+  EXPECT_EQ(refused["__type"], "ValidationException");
+  EXPECT_EQ(refused["message"],
+            "Requested instance count (3) exceeds reserved capacity (2) for training plan.");
+  // Back down to one frees an instance of the plan for another endpoint.
+  Scale("scaled", 1);
+  Call("CreateEndpoint", {{"EndpointName", "neighbour"}, {"EndpointConfigName", "reserved"}});
+  EXPECT_EQ(Endpoint("neighbour")["EndpointStatus"], "InService");
+  const json no_room = Scale("scaled", 2, 400);
+  EXPECT_EQ(no_room["__type"], "ResourceLimitExceeded");
+  EXPECT_THAT(no_room["message"].get<std::string>(), HasSubstr("exceeds available capacity (1)"));
+  EXPECT_EQ(
+      Call("UpdateEndpointWeightsAndCapacities",
+           {{"EndpointName", "scaled"},
+            {"DesiredWeightsAndCapacities", {{{"VariantName", "nope"}, {"DesiredWeight", 1}}}}},
+           400)["__type"],
+      "ValidationException");
+  EXPECT_EQ(Scale("ghost", 1, 400)["message"],
+            "Could not find endpoint \"arn:aws:sagemaker:us-west-2:123456789012:endpoint/ghost\".");
+}
+
 class ProvisionedEndpointsTest : public EndpointsTest {
  protected:
   ProvisionedEndpointsTest() {
@@ -209,6 +249,16 @@ TEST_F(ProvisionedEndpointsTest, CreatingAndDeletingTakeTheProvisioningDelay) {
   EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "Creating");
   Advance(1);
   EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "InService");
+  Scale("slow", 3);
+  json updating = Endpoint("slow");
+  EXPECT_EQ(updating["EndpointStatus"], "Updating");
+  EXPECT_EQ(updating["ProductionVariants"][0]["CurrentInstanceCount"], 1);
+  EXPECT_EQ(updating["ProductionVariants"][0]["DesiredInstanceCount"], 3);
+  EXPECT_EQ(Scale("slow", 2, 400)["message"],
+            "Cannot update in-progress endpoint "
+            "\"arn:aws:sagemaker:us-west-2:123456789012:endpoint/slow\".");
+  Advance(600);
+  EXPECT_EQ(Endpoint("slow")["ProductionVariants"][0]["CurrentInstanceCount"], 3);
   Call("DeleteEndpoint", {{"EndpointName", "slow"}});
   EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "Deleting");
   Advance(600);
