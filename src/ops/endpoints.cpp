@@ -62,10 +62,12 @@ struct Holdings {
   std::map<std::string, int> on_demand_by_type;
 };
 
-Holdings HoldingsIn(const store::StateStore& store, const std::string& region) {
+// `except`: an endpoint whose holdings are left out (one that is swapping to a new config).
+Holdings HoldingsIn(const store::StateStore& store, const std::string& region,
+                    const std::string& except_arn = "") {
   Holdings holdings;
   for (const store::ResourceRow& row : store.AllOfKind(kKind)) {
-    if (row.key.region != region) continue;
+    if (row.key.region != region || row.arn == except_arn) continue;
     const json doc = json::parse(row.doc);  // outlives the loop over its variants
     // A serving endpoint that is scaling holds its new count from the moment it asked for it.
     const bool serving = row.status == "InService" || row.status == "Updating";
@@ -101,10 +103,11 @@ int OnDemandTotal(const Context& ctx, const std::string& region, const std::stri
 // Tries to give every variant of a Creating endpoint its instances, all or none, as of `at` (the
 // moment the attempt fell due). Returns the new status; sets FailureReason or the next attempt
 // time in `doc`.
-std::string Provision(Context& ctx, const store::ResourceRow& row, json& doc, TimePoint at) {
+std::string Provision(Context& ctx, const store::ResourceRow& row, json& doc, TimePoint at,
+                      bool replacing_own = false) {
   Context owner = ctx;
   owner.caller = CallerOf(row);
-  Holdings holdings = HoldingsIn(ctx.store, row.key.region);
+  Holdings holdings = HoldingsIn(ctx.store, row.key.region, replacing_own ? row.arn : "");
   for (json& variant : doc["Variants"]) {
     const int wanted = variant.value("DesiredInstanceCount", 1);
     const std::string plan_arn = PlanArnOf(variant);
@@ -295,6 +298,35 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
   return json{{"EndpointArn", row->arn}};
 }
 
+// Moves an endpoint to another config. It keeps serving on the old one while Updating; the new
+// variants take their capacity when the update falls due (see SettleEndpoints).
+Result<json> UpdateEndpoint(const json& in, Context& ctx) {
+  const std::string name = in.at("EndpointName");
+  const std::string config_name = in.at("EndpointConfigName");
+  auto row = ctx.store.Get(KeyOf(ctx.caller, name));
+  if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
+  if (row->status != "InService") {
+    return domain::ValidationException("Cannot update in-progress endpoint \"" + row->arn + "\".");
+  }
+  const auto config =
+      ctx.store.Get({ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
+  if (!config) {
+    return domain::ValidationException("Could not find endpoint configuration \"" +
+                                       SageMakerArn(ctx.caller, kConfigKind, config_name) + "\".");
+  }
+  json doc = json::parse(row->doc);
+  doc["Pending"] = {{"EndpointConfigName", config->key.name},
+                    {"Variants", VariantsFromConfig(json::parse(config->doc))}};
+  doc["DueMs"] = (ctx.now + ctx.provisioning_delay).time_since_epoch().count();
+  doc.erase("FailureReason");
+  row->status = "Updating";
+  row->modified = ctx.now;
+  row->doc = doc.dump();
+  ctx.store.Update(*row);
+  SettleEndpoints(ctx);
+  return json{{"EndpointArn", row->arn}};
+}
+
 Result<json> ListEndpoints(const json& in, Context& ctx) {
   auto query = ReadListRequest(in, kKind, ctx);
   if (!query) return query.error();
@@ -327,11 +359,24 @@ void SettleEndpoints(Context& ctx) {
     json doc = json::parse(row.doc);
     const TimePoint due = DueOf(doc, row.modified);
     if (due > ctx.now) continue;
-    for (json& variant : doc["Variants"]) {
-      variant["CurrentInstanceCount"] = variant.value("DesiredInstanceCount", 1);
-      if (variant.contains("DesiredWeight")) {
-        variant["Weight"] = variant["DesiredWeight"];
-        variant.erase("DesiredWeight");
+    if (doc.contains("Pending")) {
+      // Swap to the new config if its variants get their capacity (the old instances are given
+      // back in the same step); otherwise stay on the old config and say why.
+      json next = {{"Variants", doc["Pending"]["Variants"]}};
+      if (Provision(ctx, row, next, due, /*replacing_own=*/true) == "InService") {
+        doc["Variants"] = next["Variants"];
+        doc["EndpointConfigName"] = doc["Pending"]["EndpointConfigName"];
+      } else {
+        doc["FailureReason"] = next.value("FailureReason", "The update could not be provisioned.");
+      }
+      doc.erase("Pending");
+    } else {
+      for (json& variant : doc["Variants"]) {
+        variant["CurrentInstanceCount"] = variant.value("DesiredInstanceCount", 1);
+        if (variant.contains("DesiredWeight")) {
+          variant["Weight"] = variant["DesiredWeight"];
+          variant.erase("DesiredWeight");
+        }
       }
     }
     doc.erase("DueMs");
@@ -370,6 +415,7 @@ void AddEndpointHandlers(HandlerTable& table) {
   table.emplace("DeleteEndpoint", &DeleteEndpoint);
   table.emplace("ListEndpoints", &ListEndpoints);
   table.emplace("UpdateEndpointWeightsAndCapacities", &UpdateEndpointWeightsAndCapacities);
+  table.emplace("UpdateEndpoint", &UpdateEndpoint);
 }
 
 }  // namespace smemu::ops

@@ -227,6 +227,50 @@ TEST_F(EndpointsTest, ScalingStaysWithinTheReservation) {
             "Could not find endpoint \"arn:aws:sagemaker:us-west-2:123456789012:endpoint/ghost\".");
 }
 
+TEST_F(EndpointsTest, UpdateToNewModelsAndToOnDemandCapacity) {
+  Call("CreateModel", {{"ModelName", "model-v2"}});
+  const std::string plan = BuyPlan("two", 2);
+  Config("v1", "ml.p5.48xlarge", 2, plan);
+  Call("CreateEndpoint", {{"EndpointName", "live"}, {"EndpointConfigName", "v1"}});
+  json v2_variant = {{"VariantName", "AllTraffic"},
+                     {"ModelName", "model-v2"},
+                     {"InstanceType", "ml.p5.48xlarge"},
+                     {"InitialInstanceCount", 2},
+                     {"CapacityReservationConfig",
+                      {{"CapacityReservationPreference", "capacity-reservations-only"},
+                       {"MlReservationArn", plan}}}};
+  Call("CreateEndpointConfig",
+       {{"EndpointConfigName", "v2"}, {"ProductionVariants", {v2_variant}}});
+  // The plan is fully used by the old config: the swap gives the old instances back.
+  Call("UpdateEndpoint", {{"EndpointName", "live"}, {"EndpointConfigName", "v2"}});
+  json endpoint = Endpoint("live");
+  EXPECT_EQ(endpoint["EndpointStatus"], "InService");
+  EXPECT_EQ(endpoint["EndpointConfigName"], "v2");
+  EXPECT_FALSE(endpoint.contains("FailureReason"));
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "two"}})["InUseInstanceCount"], 2);
+
+  Config("on-demand", "ml.g5.xlarge", 2);
+  Call("UpdateEndpoint", {{"EndpointName", "live"}, {"EndpointConfigName", "on-demand"}});
+  endpoint = Endpoint("live");
+  EXPECT_EQ(endpoint["EndpointConfigName"], "on-demand");
+  EXPECT_FALSE(endpoint["ProductionVariants"][0].contains("CapacityReservationConfig"));
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "two"}})["InUseInstanceCount"], 0);
+
+  // An update that cannot get its capacity leaves the endpoint serving on the old config.
+  Config("too-big", "ml.p5.48xlarge", 2);  // the region has 1 on-demand p5
+  Call("UpdateEndpoint", {{"EndpointName", "live"}, {"EndpointConfigName", "too-big"}});
+  endpoint = Endpoint("live");
+  EXPECT_EQ(endpoint["EndpointStatus"], "InService");
+  EXPECT_EQ(endpoint["EndpointConfigName"], "on-demand");
+  EXPECT_EQ(endpoint["FailureReason"],
+            "Unable to provision requested ML compute capacity. Please retry using a different ML "
+            "instance type.");
+  EXPECT_EQ(Call("UpdateEndpoint", {{"EndpointName", "live"}, {"EndpointConfigName", "nope"}},
+                 400)["message"],
+            "Could not find endpoint configuration "
+            "\"arn:aws:sagemaker:us-west-2:123456789012:endpoint-config/nope\".");
+}
+
 class ProvisionedEndpointsTest : public EndpointsTest {
  protected:
   ProvisionedEndpointsTest() {
@@ -254,6 +298,10 @@ TEST_F(ProvisionedEndpointsTest, CreatingAndDeletingTakeTheProvisioningDelay) {
   EXPECT_EQ(updating["EndpointStatus"], "Updating");
   EXPECT_EQ(updating["ProductionVariants"][0]["CurrentInstanceCount"], 1);
   EXPECT_EQ(updating["ProductionVariants"][0]["DesiredInstanceCount"], 3);
+  EXPECT_EQ(Call("UpdateEndpoint", {{"EndpointName", "slow"}, {"EndpointConfigName", "cpu"}},
+                 400)["message"],
+            "Cannot update in-progress endpoint "
+            "\"arn:aws:sagemaker:us-west-2:123456789012:endpoint/slow\".");
   EXPECT_EQ(Scale("slow", 2, 400)["message"],
             "Cannot update in-progress endpoint "
             "\"arn:aws:sagemaker:us-west-2:123456789012:endpoint/slow\".");
