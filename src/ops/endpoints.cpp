@@ -230,6 +230,16 @@ Result<json> DeleteEndpoint(const json& in, Context& ctx) {
   return json::object();
 }
 
+// The endpoint an update applies to: it must exist and be InService.
+Result<store::ResourceRow> EndpointToUpdate(const Context& ctx, const std::string& name) {
+  auto row = ctx.store.Get(KeyOf(ctx.caller, name));
+  if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
+  if (row->status != "InService") {
+    return domain::ValidationException("Cannot update in-progress endpoint \"" + row->arn + "\".");
+  }
+  return *row;
+}
+
 // Checks that `wanted` instances of a variant fit its plan or on-demand pool, counting what every
 // endpoint of the region holds except this variant's own current instances.
 domain::Status CheckScale(Context& ctx, const store::ResourceRow& row, const json& variant,
@@ -268,11 +278,8 @@ domain::Status CheckScale(Context& ctx, const store::ResourceRow& row, const jso
 
 Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
-  auto row = ctx.store.Get(KeyOf(ctx.caller, name));
-  if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
-  if (row->status != "InService") {
-    return domain::ValidationException("Cannot update in-progress endpoint \"" + row->arn + "\".");
-  }
+  auto row = EndpointToUpdate(ctx, name);
+  if (!row) return row.error();
   json doc = json::parse(row->doc);
   for (const json& desired : in.at("DesiredWeightsAndCapacities")) {
     const std::string variant_name = desired.at("VariantName");
@@ -303,11 +310,8 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
 Result<json> UpdateEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
   const std::string config_name = in.at("EndpointConfigName");
-  auto row = ctx.store.Get(KeyOf(ctx.caller, name));
-  if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
-  if (row->status != "InService") {
-    return domain::ValidationException("Cannot update in-progress endpoint \"" + row->arn + "\".");
-  }
+  auto row = EndpointToUpdate(ctx, name);
+  if (!row) return row.error();
   const auto config =
       ctx.store.Get({ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
   if (!config) {
