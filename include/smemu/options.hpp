@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -17,12 +18,16 @@ struct ServerOptions {
   std::string account_id = "000000000000";        // when the access key id is not 12 digits
   std::string region = "us-east-1";               // when the request carries no credential scope
   unsigned threads = 0;                           // 0: one per CPU core
-  std::optional<TimePoint> clock_start;  // nullopt: now, or the clock saved in the database
-  bool frozen_clock = false;             // the virtual clock does not run by itself
-  std::optional<std::string> capacity_path;
-  std::chrono::milliseconds provisioning_delay{0};  // Creating -> InService, Deleting -> gone  //
-                                                    // nullopt: the built-in capacity configuration
-  std::size_t max_body_bytes = 1024 * 1024;         // control plane and admin requests
+  std::optional<TimePoint> clock_start;      // nullopt: now, or the clock saved in the database
+  bool frozen_clock = false;                 // the virtual clock does not run by itself
+  std::optional<std::string> capacity_path;  // nullopt: the built-in capacity configuration
+  std::chrono::milliseconds provisioning_delay{0};  // Creating -> InService, Deleting -> gone
+  std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
+  // Real model containers (SAGEMAKER_EMULATOR_UPSTREAM): the whole invocation, and the GET /ping
+  // health check made when an endpoint on one is provisioned.
+  std::chrono::milliseconds container_timeout{60'000};
+  std::chrono::milliseconds ping_timeout{2'000};
+  std::size_t max_body_bytes = 1024 * 1024;                 // control plane and admin requests
   std::size_t max_invocation_body_bytes = 6 * 1024 * 1024;  // InvokeEndpoint payloads
   std::size_t max_header_bytes = 16 * 1024;
   std::chrono::milliseconds read_timeout{30'000};   // to receive one request once it has begun

@@ -50,6 +50,15 @@ int Run(int argc, char** argv) {
                  "InService (gone)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--routing-seed", options.routing_seed,
+                 "Seed of the traffic split between weighted production variants")
+      ->capture_default_str();
+  double container_timeout_seconds = 60;
+  app.add_option("--container-timeout", container_timeout_seconds,
+                 "Seconds a real model container (SAGEMAKER_EMULATOR_UPSTREAM) has to answer an "
+                 "invocation")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   double read_timeout_seconds = 30;
   app.add_option("--read-timeout", read_timeout_seconds,
                  "Seconds to receive a request once its first byte has arrived")
@@ -69,6 +78,8 @@ int Run(int argc, char** argv) {
       std::chrono::milliseconds(static_cast<long long>(provisioning_seconds * 1000));
   options.read_timeout =
       std::chrono::milliseconds(static_cast<long long>(read_timeout_seconds * 1000));
+  options.container_timeout =
+      std::chrono::milliseconds(static_cast<long long>(container_timeout_seconds * 1000));
   smemu::log::Configure(
       log_format == "json" ? smemu::log::Format::kJson : smemu::log::Format::kText,
       spdlog::level::from_str(log_level));

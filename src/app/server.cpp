@@ -6,6 +6,7 @@
 
 #include "apimodel/embedded_models.hpp"
 #include "config/capacity_config.hpp"
+#include "http/container_client.hpp"
 #include "http/transport.hpp"
 #include "log/log.hpp"
 #include "ops/emulator.hpp"
@@ -21,6 +22,16 @@ constexpr auto kShutdownGrace = std::chrono::seconds(5);
 const Clock& DefaultClock() {
   static const SystemClock clock;
   return clock;
+}
+
+ops::HostingOptions HostingOf(const ServerOptions& options) {
+  ops::HostingOptions hosting;
+  hosting.provisioning_delay = options.provisioning_delay;
+  hosting.routing_seed = options.routing_seed;
+  hosting.probe = [timeout = options.ping_timeout](const ops::ContainerAddress& container) {
+    return http::PingContainer(container.host, container.port, timeout);
+  };
+  return hosting;
 }
 
 }  // namespace
@@ -64,12 +75,19 @@ unsigned short Server::Start() {
   s.store = std::make_unique<store::StateStore>(s.options.db_path);
   s.emulator = std::make_unique<ops::Emulator>(
       *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock},
-      std::move(capacity), s.options.provisioning_delay);
+      std::move(capacity), HostingOf(s.options));
   protocol::RouterConfig config;
   config.default_account = s.options.account_id;
   config.default_region = s.options.region;
   config.control_plane_body_limit = s.options.max_body_bytes;
   config.runtime_body_limit = s.options.max_invocation_body_bytes;
+  config.upstream =
+      [&ioc = s.ioc, limits = http::ContainerCallLimits{s.options.container_timeout,
+                                                        s.options.max_invocation_body_bytes}](
+          const std::string& host, const std::string& port, protocol::HttpRequest request,
+          std::function<void(protocol::UpstreamReply)> done) {
+        http::SendToContainer(ioc, host, port, std::move(request), limits, std::move(done));
+      };
   s.router = std::make_unique<protocol::Router>(*s.emulator, apimodel::ControlPlaneModel(),
                                                 apimodel::RuntimeModel(), config);
   http::TransportLimits limits;
@@ -78,7 +96,9 @@ unsigned short Server::Start() {
   limits.idle_timeout = s.options.idle_timeout;
   const protocol::Router& router = *s.router;
   http::TransportCallbacks callbacks{
-      [&router](const protocol::HttpRequest& request) { return router.Handle(request); },
+      [&router](protocol::HttpRequest&& request, protocol::Reply reply) {
+        router.Handle(std::move(request), std::move(reply));
+      },
       [&router](std::string_view target) { return router.BodyLimitFor(target); },
       [&router](int status, const std::string& message) {
         return router.FramingError(status, message);

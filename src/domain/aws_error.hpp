@@ -2,17 +2,36 @@
 // protocol layer, which alone renders it on the wire. Plain values; safe to copy between threads.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace smemu::domain {
 
+// A modeled member of an error shape beyond its message (ModelError's OriginalStatusCode, ...).
+struct ErrorDetail {
+  std::string name;
+  std::variant<std::string, std::int64_t> value;
+
+  bool operator==(const ErrorDetail&) const = default;
+};
+
 // An AWS error code (the wire `__type`), its message and the HTTP status it is sent with.
 struct AwsError {
+  AwsError() = default;
+  AwsError(std::string error_code, std::string error_message, int status = 400,
+           std::vector<ErrorDetail> error_details = {})
+      : code(std::move(error_code)),
+        message(std::move(error_message)),
+        http_status(status),
+        details(std::move(error_details)) {}
+
   std::string code;
   std::string message;
   int http_status = 400;
+  std::vector<ErrorDetail> details;
 
   bool operator==(const AwsError&) const = default;
 };

@@ -130,9 +130,15 @@ class Session : public std::enable_shared_from_this<Session> {
     timer_.cancel();
     const unsigned version = parser_->get().version();
     const bool keep_alive = parser_->get().keep_alive();
-    protocol::HttpResponse response =
-        transport_.callbacks_.handle(ToProtocolRequest(parser_->release()));
-    Write(std::move(response), version, keep_alive);
+    transport_.callbacks_.handle(
+        ToProtocolRequest(parser_->release()),
+        [self = shared_from_this(), version, keep_alive](protocol::HttpResponse response) {
+          // Inline when answered at once (already on this strand), posted when answered later.
+          net::dispatch(self->socket_.get_executor(),
+                        [self, version, keep_alive, response = std::move(response)]() mutable {
+                          self->Write(std::move(response), version, keep_alive);
+                        });
+        });
   }
 
   void OnReadError(beast::error_code ec, bool nothing_received) {

@@ -28,7 +28,9 @@ struct TransportLimits {
 };
 
 struct TransportCallbacks {
-  std::function<protocol::HttpResponse(const protocol::HttpRequest&)> handle;
+  // Answers through the Reply, at once or later and from any thread; the connection reads no
+  // further request until it is answered.
+  std::function<void(protocol::HttpRequest&&, protocol::Reply)> handle;
   std::function<std::size_t(std::string_view target)> body_limit;
   std::function<protocol::HttpResponse(int status, const std::string& message)> refuse;
 };

@@ -2,9 +2,11 @@
 // Handlers run one at a time under Emulator's request lock, so they may use the store freely.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "domain/aws_error.hpp"
@@ -34,6 +36,25 @@ struct RememberedOffering {
 };
 using OfferingBook = std::map<std::string, RememberedOffering, std::less<>>;
 
+// Where a real inference container listens.
+struct ContainerAddress {
+  std::string host;
+  std::string port;
+
+  bool operator==(const ContainerAddress&) const = default;
+};
+
+// Whether a container passes its health check (GET /ping answers 200). Injected, so the
+// operation layer does no I/O of its own; an empty probe passes every container.
+using ContainerProbe = std::function<bool(const ContainerAddress&)>;
+
+// How endpoints are hosted.
+struct HostingOptions {
+  Millis provisioning_delay{0};    // Creating/Updating -> InService, Deleting -> gone
+  ContainerProbe probe;            // health check of real containers
+  std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
+};
+
 struct Context {
   Caller caller;
   TimePoint now;  // one instant for the whole request
@@ -41,7 +62,7 @@ struct Context {
   domain::CapacityLedger& ledger;
   const domain::CapacityConfig& capacity;
   OfferingBook& offerings;
-  Millis provisioning_delay{0};  // Creating -> InService, Deleting -> gone
+  const HostingOptions& hosting;
 };
 
 // A control-plane operation: validated JSON input -> JSON output or an AWS error.
@@ -55,13 +76,17 @@ struct InvokeRequest {
   std::string accept;
   std::string custom_attributes;
   std::string target_variant;
+  std::uint64_t sequence = 0;  // the invocation's number since start; set by the Emulator
 };
 
+// The answer, or (forward_to set) the container the caller must forward the request to; the
+// body and content type are then left empty.
 struct InvokeResponse {
   std::string body;
   std::string content_type;
   std::string invoked_variant;
   std::string custom_attributes;
+  std::optional<ContainerAddress> forward_to;
 };
 
 using RuntimeHandler =

@@ -31,13 +31,13 @@ std::optional<VirtualClock::State> DecodeClock(const std::string& text, TimePoin
 }  // namespace
 
 Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
-                   domain::CapacityConfig capacity, Millis provisioning_delay)
+                   domain::CapacityConfig capacity, HostingOptions hosting)
     : store_(store),
       base_clock_(base_clock),
       clock_start_(clock_start),
       clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen),
       capacity_(std::move(capacity)),
-      provisioning_delay_(provisioning_delay) {
+      hosting_(std::move(hosting)) {
   AddModelHandlers(handlers_);
   AddTrainingPlanHandlers(handlers_);
   AddEndpointConfigHandlers(handlers_);
@@ -144,7 +144,7 @@ bool Emulator::Emulates(const std::string& operation) const {
 }
 
 Context Emulator::MakeContextLocked(const Caller& caller) {
-  Context ctx{caller, clock_.Now(), store_, ledger_, capacity_, offerings_, provisioning_delay_};
+  Context ctx{caller, clock_.Now(), store_, ledger_, capacity_, offerings_, hosting_};
   SettleEndpoints(ctx);  // transitions that fell due before this request are applied first
   return ctx;
 }
@@ -160,7 +160,9 @@ domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& req
                                                         const Caller& caller) {
   std::lock_guard lock(mutex_);
   Context ctx = MakeContextLocked(caller);
-  return invoke_endpoint_(request, ctx);
+  InvokeRequest numbered = request;
+  numbered.sequence = ++invocations_;
+  return invoke_endpoint_(numbered, ctx);
 }
 
 VirtualClock::State Emulator::GetClock() const { return clock_.GetState(); }

@@ -59,7 +59,7 @@ class Emulator {
   // must outlive the Emulator. Restores a persisted clock unless `clock_start.start` is given.
   // `capacity` sets up the ledger's pools; plans already in the store are committed on top.
   Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
-           domain::CapacityConfig capacity = {}, Millis provisioning_delay = Millis{0});
+           domain::CapacityConfig capacity = {}, HostingOptions hosting = {});
 
   // True when a handler exists for the control-plane operation.
   bool Emulates(const std::string& operation) const;
@@ -95,7 +95,8 @@ class Emulator {
   domain::CapacityConfig capacity_;
   domain::CapacityLedger ledger_;
   OfferingBook offerings_;
-  const Millis provisioning_delay_;
+  const HostingOptions hosting_;
+  std::uint64_t invocations_ = 0;  // numbers invocations for the traffic split
   mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
 };
 

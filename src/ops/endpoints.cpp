@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ops/arn.hpp"
+#include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
@@ -100,6 +101,16 @@ int OnDemandTotal(const Context& ctx, const std::string& region, const std::stri
   return listed ? total : std::numeric_limits<int>::max();
 }
 
+// The first variant whose model is a real container that fails its health check, if any.
+std::optional<std::string> FirstUnhealthyVariant(const Context& ctx, const json& variants) {
+  if (!ctx.hosting.probe) return std::nullopt;
+  for (const json& variant : variants) {
+    const auto upstream = UpstreamOf(ctx, variant.value("ModelName", ""));
+    if (upstream && !ctx.hosting.probe(*upstream)) return variant["VariantName"];
+  }
+  return std::nullopt;
+}
+
 // Tries to give every variant of a Creating endpoint its instances, all or none, as of `at` (the
 // moment the attempt fell due). Returns the new status; sets FailureReason or the next attempt
 // time in `doc`.
@@ -142,6 +153,12 @@ std::string Provision(Context& ctx, const store::ResourceRow& row, json& doc, Ti
     }
     holdings.by_plan[plan_arn] += wanted;
   }
+  if (auto unhealthy = FirstUnhealthyVariant(owner, doc["Variants"])) {
+    doc["FailureReason"] = "The primary container for production variant " + *unhealthy +
+                           " did not pass the ping health check. Please check CloudWatch logs "
+                           "for this endpoint.";
+    return "Failed";
+  }
   for (json& variant : doc["Variants"]) {
     variant["CurrentInstanceCount"] = variant.value("DesiredInstanceCount", 1);
   }
@@ -182,9 +199,10 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
     return domain::ValidationException("Could not find endpoint configuration \"" +
                                        SageMakerArn(ctx.caller, kConfigKind, config_name) + "\".");
   }
-  const json doc = {{"EndpointConfigName", config->key.name},
-                    {"Variants", VariantsFromConfig(json::parse(config->doc))},
-                    {"DueMs", (ctx.now + ctx.provisioning_delay).time_since_epoch().count()}};
+  const json doc = {
+      {"EndpointConfigName", config->key.name},
+      {"Variants", VariantsFromConfig(json::parse(config->doc))},
+      {"DueMs", (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count()}};
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
   if (!ctx.store.Insert({KeyOf(ctx.caller, name), arn, "Creating", ctx.now, ctx.now, doc.dump()},
                         ReadTags(in))) {
@@ -221,7 +239,7 @@ Result<json> DeleteEndpoint(const json& in, Context& ctx) {
   if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
   json doc = json::parse(row->doc);
   for (json& variant : doc["Variants"]) variant["CurrentInstanceCount"] = 0;  // released now
-  doc["DueMs"] = (ctx.now + ctx.provisioning_delay).time_since_epoch().count();
+  doc["DueMs"] = (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count();
   row->status = "Deleting";
   row->modified = ctx.now;
   row->doc = doc.dump();
@@ -296,7 +314,7 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
     }
     if (desired.contains("DesiredWeight")) (*variant)["DesiredWeight"] = desired["DesiredWeight"];
   }
-  doc["DueMs"] = (ctx.now + ctx.provisioning_delay).time_since_epoch().count();
+  doc["DueMs"] = (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count();
   row->status = "Updating";
   row->modified = ctx.now;
   row->doc = doc.dump();
@@ -321,7 +339,7 @@ Result<json> UpdateEndpoint(const json& in, Context& ctx) {
   json doc = json::parse(row->doc);
   doc["Pending"] = {{"EndpointConfigName", config->key.name},
                     {"Variants", VariantsFromConfig(json::parse(config->doc))}};
-  doc["DueMs"] = (ctx.now + ctx.provisioning_delay).time_since_epoch().count();
+  doc["DueMs"] = (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count();
   doc.erase("FailureReason");
   row->status = "Updating";
   row->modified = ctx.now;

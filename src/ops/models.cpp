@@ -1,5 +1,6 @@
 // CreateModel, DescribeModel, DeleteModel, ListModels.
 #include "ops/arn.hpp"
+#include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/wire_values.hpp"
@@ -40,10 +41,14 @@ Result<json> CreateModel(const json& in, Context& ctx) {
     if (auto it = in.find(member); it != in.end() && !it->is_null()) doc[member] = *it;
   }
   if (doc.contains("PrimaryContainer")) {
+    if (auto ok = CheckEmulatorVariables(doc["PrimaryContainer"]); !ok) return ok.error();
     doc["PrimaryContainer"] = DescribedContainer(doc["PrimaryContainer"]);
   }
   if (doc.contains("Containers")) {
-    for (json& container : doc["Containers"]) container = DescribedContainer(container);
+    for (json& container : doc["Containers"]) {
+      if (auto ok = CheckEmulatorVariables(container); !ok) return ok.error();
+      container = DescribedContainer(container);
+    }
   }
   if (!doc.contains("EnableNetworkIsolation")) doc["EnableNetworkIsolation"] = false;
 

@@ -1,6 +1,7 @@
 // sagemaker-runtime InvokeEndpoint: routes to a variant of an InService endpoint and answers as the
-// variant's model would. A model answers with an echo of the request body, or with the fixed text
-// in its container's SAGEMAKER_EMULATOR_RESPONSE environment variable.
+// variant's model would (see ops/containers.hpp): an echo of the request body, a fixed text, or a
+// hand-over to a real container that the caller forwards the request to.
+#include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/plan_records.hpp"
 
@@ -13,18 +14,63 @@ domain::AwsError RuntimeValidation(std::string message) {
   return {"ValidationError", std::move(message), 400};
 }
 
-// The environment of the model's (first) container.
-json ModelEnvironment(const Context& ctx, const std::string& model_name) {
-  const auto model = ctx.store.Get({ctx.caller.account, ctx.caller.region, "model", model_name});
-  if (!model) return json::object();
-  const json doc = json::parse(model->doc);
-  if (doc.contains("PrimaryContainer")) {
-    return doc["PrimaryContainer"].value("Environment", json::object());
+// A well-mixed 64-bit hash step (splitmix64), so that nearby inputs give unrelated draws.
+std::uint64_t Mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t HashText(const std::string& text) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ULL;
+  return hash;
+}
+
+// Picks a variant in proportion to the current weights. The draw depends only on the routing seed,
+// the endpoint, the clock and the invocation's number, so a run with a frozen clock and the same
+// sequence of calls routes every request the same way.
+const json* VariantByWeight(const json& variants, const std::string& endpoint_arn,
+                            const InvokeRequest& request, const Context& ctx) {
+  double total = 0;
+  for (const json& variant : variants) total += std::max(0.0, variant.value("Weight", 1.0));
+  if (total <= 0) return nullptr;
+  const std::uint64_t draw =
+      Mix(ctx.hosting.routing_seed ^
+          Mix(HashText(endpoint_arn) ^
+              Mix(static_cast<std::uint64_t>(ctx.now.time_since_epoch().count()) ^
+                  Mix(request.sequence))));
+  const double point = static_cast<double>(draw >> 11) * 0x1.0p-53 * total;  // in [0, total)
+  double upper = 0;
+  const json* last_weighted = nullptr;
+  for (const json& variant : variants) {
+    const double weight = std::max(0.0, variant.value("Weight", 1.0));
+    if (weight <= 0) continue;
+    last_weighted = &variant;
+    upper += weight;
+    if (point < upper) return &variant;
   }
-  if (doc.contains("Containers") && !doc["Containers"].empty()) {
-    return doc["Containers"][0].value("Environment", json::object());
+  return last_weighted;  // rounding at the top end
+}
+
+domain::Result<const json*> ChosenVariant(const json& endpoint, const std::string& arn,
+                                          const InvokeRequest& request, const Context& ctx) {
+  const json& variants = endpoint.at("Variants");
+  if (!request.target_variant.empty()) {
+    for (const json& variant : variants) {
+      if (variant.at("VariantName") == request.target_variant) return &variant;
+    }
+    return RuntimeValidation("The variant " + request.target_variant + " is not part of endpoint " +
+                             request.endpoint_name + ".");
   }
-  return json::object();
+  const json* chosen = VariantByWeight(variants, arn, request, ctx);
+  if (chosen == nullptr) {
+    return RuntimeValidation("Endpoint " + request.endpoint_name +
+                             " has no variant with a weight above zero; name one with "
+                             "TargetVariant.");
+  }
+  return chosen;
 }
 
 }  // namespace
@@ -36,40 +82,36 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
     return RuntimeValidation("Endpoint " + request.endpoint_name + " of account " +
                              ctx.caller.account + " not found.");
   }
-  if (row->status != "InService") {
+  if (row->status != "InService" && row->status != "Updating") {
     return RuntimeValidation("Endpoint " + request.endpoint_name + " is not in service (" +
                              row->status + ").");
   }
   const json doc = json::parse(row->doc);
-  const json* chosen = nullptr;
-  for (const json& variant : doc.at("Variants")) {
-    const std::string name = variant.at("VariantName");
-    if (!request.target_variant.empty() ? name == request.target_variant
-                                        : variant.value("Weight", 1.0) > 0) {
-      chosen = &variant;
-      break;
-    }
-  }
-  if (chosen == nullptr) {
-    return RuntimeValidation("The variant " + request.target_variant + " is not part of endpoint " +
-                             request.endpoint_name + ".");
-  }
-  if (chosen->contains("CapacityReservationConfig")) {
-    const std::string plan_arn =
-        (*chosen)["CapacityReservationConfig"].value("MlReservationArn", "");
+  const auto chosen = ChosenVariant(doc, row->arn, request, ctx);
+  if (!chosen) return chosen.error();
+  const json& variant = **chosen;
+  if (variant.contains("CapacityReservationConfig")) {
+    const std::string plan_arn = variant["CapacityReservationConfig"].value("MlReservationArn", "");
     const auto plan = PlanByReservationArn(ctx, plan_arn);
     if (!plan || domain::PlanStatusAt(plan->window, ctx.now) == "Expired") {
       return domain::AwsError{
           "ModelError",
-          "Endpoint capacity reservation has expired. Please update endpoint configuration.", 424};
+          "Endpoint capacity reservation has expired. Please update endpoint configuration.",
+          424,
+          {}};
     }
   }
   InvokeResponse response;
-  response.invoked_variant = (*chosen)["VariantName"];
+  response.invoked_variant = variant["VariantName"];
   response.custom_attributes = request.custom_attributes;
-  const json environment = ModelEnvironment(ctx, chosen->value("ModelName", ""));
-  if (environment.contains("SAGEMAKER_EMULATOR_RESPONSE")) {
-    response.body = environment["SAGEMAKER_EMULATOR_RESPONSE"];
+  const std::string model = variant.value("ModelName", "");
+  if (auto upstream = UpstreamOf(ctx, model)) {
+    response.forward_to = std::move(upstream);
+    return response;
+  }
+  const json environment = ModelEnvironment(ctx, model);
+  if (environment.contains(kFixedResponseVariable)) {
+    response.body = environment[kFixedResponseVariable];
     response.content_type = request.accept.empty() ? "application/json" : request.accept;
   } else {
     response.body = request.body;

@@ -2,6 +2,7 @@
 // the dispatcher can be tested without sockets. Plain values.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,5 +31,24 @@ struct HttpResponse {
   std::string body;
   bool close_connection = false;  // the transport closes after writing (e.g. after a framing error)
 };
+
+// Delivers a response; may be called from any thread, exactly once.
+using Reply = std::function<void(HttpResponse)>;
+
+// What a model container answered to a forwarded request. `reached` is false when no complete
+// HTTP answer arrived; `failure` then says why.
+struct UpstreamReply {
+  bool reached = false;
+  bool timed_out = false;
+  std::string failure;
+  int status = 0;
+  Headers headers;
+  std::string body;
+};
+
+// Sends a request to the container at host:port; calls the callback exactly once, on any thread.
+using UpstreamSender =
+    std::function<void(const std::string& host, const std::string& port, HttpRequest request,
+                       std::function<void(UpstreamReply)> done)>;
 
 }  // namespace smemu::protocol

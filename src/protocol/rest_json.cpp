@@ -37,7 +37,63 @@ std::string HeaderOr(const HttpRequest& request, std::string_view name) {
   return value == nullptr ? std::string() : *value;
 }
 
+// The request a container receives: its contract's POST /invocations with the caller's body and
+// the headers SageMaker passes on.
+HttpRequest ContainerRequest(const HttpRequest& request) {
+  HttpRequest to_container{"POST", "/invocations", {}, request.body};
+  for (const char* name : {"Content-Type", "Accept", "X-Amzn-SageMaker-Custom-Attributes",
+                           "X-Amzn-SageMaker-Inference-Id"}) {
+    if (const std::string* value = request.Header(name)) {
+      to_container.headers.emplace_back(name, *value);
+    }
+  }
+  return to_container;
+}
+
 }  // namespace
+
+HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& forward,
+                                         UpstreamReply reply) const {
+  const std::string& region = outcome.region;
+  const std::string& account = outcome.account;
+  domain::AwsError error{"ModelError", "", 424, {}};
+  if (!reply.reached) {
+    error.message =
+        reply.timed_out
+            ? "Your invocation timed out while waiting for a response from container primary. "
+              "Review the latency metrics for each container in Amazon CloudWatch, resolve the "
+              "issue, and try again."
+            : "The model container for production variant " + forward.variant + " at http://" +
+                  forward.host + ":" + forward.port + " did not answer (" + reply.failure + ").";
+    return RenderError(error, WireProtocol::kRestJson1, outcome.request_id);
+  }
+  if (reply.status >= 200 && reply.status < 300) {
+    const std::string* content_type = FindHeader(reply.headers, "Content-Type");
+    HttpResponse response;
+    response.status = 200;
+    response.headers = {{"Content-Type", content_type ? *content_type : "application/octet-stream"},
+                        {"x-amzn-RequestId", outcome.request_id},
+                        {"x-Amzn-Invoked-Production-Variant", forward.variant}};
+    if (const std::string* attributes =
+            FindHeader(reply.headers, "X-Amzn-SageMaker-Custom-Attributes")) {
+      response.headers.emplace_back("X-Amzn-SageMaker-Custom-Attributes", *attributes);
+    }
+    response.body = std::move(reply.body);
+    return response;
+  }
+  // The service's wording: the container's status and body, and where its logs would be.
+  const std::string log_group = "/aws/sagemaker/Endpoints/" + forward.endpoint_name;
+  error.message =
+      std::string(reply.status >= 500 ? "Received server error (" : "Received client error (") +
+      std::to_string(reply.status) + ") from primary with message \"" + reply.body +
+      "\". See https://" + region + ".console.aws.amazon.com/cloudwatch/home?region=" + region +
+      "#logEventViewer:group=" + log_group + " in account " + account + " for more information.";
+  error.details = {
+      {"OriginalStatusCode", std::int64_t{reply.status}},
+      {"OriginalMessage", reply.body},
+      {"LogStreamArn", "arn:aws:logs:" + region + ":" + account + ":log-group:" + log_group}};
+  return RenderError(error, WireProtocol::kRestJson1, outcome.request_id);
+}
 
 HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome) const {
   outcome.protocol = WireProtocol::kRestJson1;
@@ -95,6 +151,13 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
   }
   auto output = emulator_.InvokeEndpoint(invoke, caller);
   if (!output) return fail(output.error());
+  if (output->forward_to) {
+    // The answer comes from the container; Handle() sends this on and renders what comes back.
+    Forward forward{output->forward_to->host, output->forward_to->port, ContainerRequest(request),
+                    invoke.endpoint_name, output->invoked_variant};
+    outcome.forward = std::move(forward);
+    return HttpResponse{};
+  }
   HttpResponse response;
   response.status = spec->success_code;
   response.body = std::move(output->body);

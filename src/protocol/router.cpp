@@ -4,6 +4,7 @@
 #include <boost/uuid/uuid_io.hpp>
 #include <chrono>
 #include <cmath>
+#include <future>
 
 #include "log/log.hpp"
 #include "protocol/error_writer.hpp"
@@ -40,32 +41,65 @@ ops::Caller Router::CallerOf(const HttpRequest& request, const std::string& requ
   return caller;
 }
 
-HttpResponse Router::Handle(const HttpRequest& request) const {
-  const auto started = std::chrono::steady_clock::now();
-  Outcome outcome;
-  outcome.request_id = NewRequestId();
-  HttpResponse response;
+HttpResponse Router::Dispatch(const HttpRequest& request, Outcome& outcome) const {
   const std::string_view path = request.Path();
   try {
-    if (path == "/") {
-      response = HandleAwsJson(request, outcome);
-    } else if (path.rfind(kRuntimePrefix, 0) == 0) {
-      response = HandleRuntime(request, outcome);
-    } else if (path.rfind(kAdminPrefix, 0) == 0) {
-      response = HandleAdmin(request, outcome);
-    } else {
-      outcome.operation = "-";
-      response = RenderError({"UnknownOperationException",
-                              "No operation is served at " + std::string(path) + ".", 404},
-                             WireProtocol::kRestJson1, outcome.request_id);
-    }
+    if (path == "/") return HandleAwsJson(request, outcome);
+    if (path.rfind(kRuntimePrefix, 0) == 0) return HandleRuntime(request, outcome);
+    if (path.rfind(kAdminPrefix, 0) == 0) return HandleAdmin(request, outcome);
+    outcome.operation = "-";
+    return RenderError(
+        {"UnknownOperationException", "No operation is served at " + std::string(path) + ".", 404},
+        WireProtocol::kRestJson1, outcome.request_id);
   } catch (const std::exception& e) {
     // A defect or a store failure: never let it reach the socket as anything but an AWS error.
     log::Event(spdlog::level::err, "internal error",
                {{"request_id", outcome.request_id}, {"error", e.what()}});
-    response = RenderError(domain::InternalFailure("An internal error occurred."), outcome.protocol,
-                           outcome.request_id);
+    outcome.forward.reset();
+    return RenderError(domain::InternalFailure("An internal error occurred."), outcome.protocol,
+                       outcome.request_id);
   }
+}
+
+void Router::Handle(HttpRequest request, Reply reply) const {
+  const auto started = std::chrono::steady_clock::now();
+  Outcome outcome;
+  outcome.request_id = NewRequestId();
+  HttpResponse response = Dispatch(request, outcome);
+  if (!outcome.forward) {
+    Log(outcome, started, response.status);
+    return reply(std::move(response));
+  }
+  Forward forward = std::move(*outcome.forward);
+  outcome.forward.reset();
+  if (!config_.upstream) {
+    response =
+        AnswerFromContainer(outcome, forward, {false, false, "no container link", 0, {}, {}});
+    Log(outcome, started, response.status);
+    return reply(std::move(response));
+  }
+  HttpRequest to_container = std::move(forward.request);
+  const std::string host = forward.host;
+  const std::string port = forward.port;
+  config_.upstream(host, port, std::move(to_container),
+                   [this, outcome = std::move(outcome), forward = std::move(forward), started,
+                    reply = std::move(reply)](UpstreamReply answer) {
+                     HttpResponse answered =
+                         AnswerFromContainer(outcome, forward, std::move(answer));
+                     Log(outcome, started, answered.status);
+                     reply(std::move(answered));
+                   });
+}
+
+HttpResponse Router::Handle(const HttpRequest& request) const {
+  std::promise<HttpResponse> answered;
+  std::future<HttpResponse> response = answered.get_future();
+  Handle(request, [&answered](HttpResponse r) { answered.set_value(std::move(r)); });
+  return response.get();
+}
+
+void Router::Log(const Outcome& outcome, std::chrono::steady_clock::time_point started,
+                 int status) const {
   const auto latency =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
   log::Event(spdlog::level::info, "request",
@@ -73,9 +107,8 @@ HttpResponse Router::Handle(const HttpRequest& request) const {
               {"operation", outcome.operation},
               {"account", outcome.account},
               {"region", outcome.region},
-              {"status", response.status},
+              {"status", status},
               {"latency_ms", std::round(latency.count() * 1000.0) / 1000.0}});
-  return response;
 }
 
 HttpResponse Router::FramingError(int status, const std::string& message) const {

@@ -7,6 +7,7 @@
 // Thread-safe: holds no mutable state of its own.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 
@@ -22,6 +23,8 @@ struct RouterConfig {
   std::size_t control_plane_body_limit = 1024 * 1024;  // 1 MiB
   std::size_t runtime_body_limit = 6 * 1024 * 1024;    // 6 MiB, the model's BodyBlob maximum
   int max_json_depth = 64;                             // deeper request bodies are refused
+  // Carries invocations to real model containers; when empty they fail with a ModelError.
+  UpstreamSender upstream;
 };
 
 class Router {
@@ -30,6 +33,10 @@ class Router {
   Router(ops::Emulator& emulator, const apimodel::ServiceModel& control_plane,
          const apimodel::ServiceModel& runtime, RouterConfig config);
 
+  // Answers through `reply`: at once, or for an invocation forwarded to a real model container,
+  // when the container has answered (on whichever thread the UpstreamSender calls back on).
+  void Handle(HttpRequest request, Reply reply) const;
+  // The same, waiting for the answer (tests; a caller that may block).
   HttpResponse Handle(const HttpRequest& request) const;
 
   // The largest body accepted for a request to `target`; the transport enforces it while reading.
@@ -40,6 +47,11 @@ class Router {
 
  private:
   struct Outcome;
+  struct Forward;
+  HttpResponse Dispatch(const HttpRequest& request, Outcome& outcome) const;
+  HttpResponse AnswerFromContainer(const Outcome& outcome, const Forward& forward,
+                                   UpstreamReply reply) const;
+  void Log(const Outcome& outcome, std::chrono::steady_clock::time_point started, int status) const;
   HttpResponse HandleAwsJson(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse HandleRuntime(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse HandleAdmin(const HttpRequest& request, Outcome& outcome) const;

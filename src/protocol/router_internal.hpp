@@ -1,6 +1,7 @@
 // Private to the protocol layer: what Router's three front ends share.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,15 @@ namespace smemu::protocol {
 inline constexpr std::string_view kRuntimePrefix = "/endpoints/";
 inline constexpr std::string_view kAdminPrefix = "/_emulator/";
 
+// An invocation to hand to a real model container.
+struct Router::Forward {
+  std::string host;
+  std::string port;
+  HttpRequest request;  // POST /invocations as the container contract has it
+  std::string endpoint_name;
+  std::string variant;
+};
+
 // What a request turned out to be, for the request log line.
 struct Router::Outcome {
   std::string request_id;
@@ -19,6 +29,7 @@ struct Router::Outcome {
   std::string account = "-";
   std::string region = "-";
   WireProtocol protocol = WireProtocol::kAwsJson11;
+  std::optional<Forward> forward;  // set when the answer must come from a container
 };
 
 // Parses a request body as a JSON object, refusing malformed JSON, non-objects and nesting deeper

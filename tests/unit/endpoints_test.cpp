@@ -276,7 +276,7 @@ class ProvisionedEndpointsTest : public EndpointsTest {
   ProvisionedEndpointsTest() {
     router_.reset();
     emulator_.reset();
-    provisioning_delay_ = Millis{600'000};
+    hosting_.provisioning_delay = Millis{600'000};
     Open();
   }
 };
@@ -298,6 +298,7 @@ TEST_F(ProvisionedEndpointsTest, CreatingAndDeletingTakeTheProvisioningDelay) {
   EXPECT_EQ(updating["EndpointStatus"], "Updating");
   EXPECT_EQ(updating["ProductionVariants"][0]["CurrentInstanceCount"], 1);
   EXPECT_EQ(updating["ProductionVariants"][0]["DesiredInstanceCount"], 3);
+  EXPECT_EQ(Invoke(*router_, "slow", "x").status, 200);  // it keeps serving while Updating
   EXPECT_EQ(Call("UpdateEndpoint", {{"EndpointName", "slow"}, {"EndpointConfigName", "cpu"}},
                  400)["message"],
             "Cannot update in-progress endpoint "
@@ -323,6 +324,174 @@ TEST_F(ProvisionedEndpointsTest, AStatusChangeIsStampedWhenItFellDueNotWhenItWas
   EXPECT_EQ(endpoint["LastModifiedTime"], kStartSeconds + 600);
   EXPECT_EQ(Call("ListEndpoints", {{"LastModifiedTimeAfter", kStartSeconds + 600}})["Endpoints"],
             json::array());
+}
+
+}  // namespace
+}  // namespace smemu
+
+namespace smemu {
+namespace {
+
+using namespace smemu::testing;
+
+// Endpoints with two weighted variants, and real containers seen through a fake health probe.
+class RoutingTest : public EndpointsTest {
+ protected:
+  void TwoVariants(const std::string& name, double weight_a, double weight_b) {
+    auto variant = [](const std::string& variant_name, double weight) {
+      return json{{"VariantName", variant_name},
+                  {"ModelName", "model-v1"},
+                  {"InstanceType", "ml.g5.xlarge"},
+                  {"InitialInstanceCount", 1},
+                  {"InitialVariantWeight", weight}};
+    };
+    Call("CreateEndpointConfig",
+         {{"EndpointConfigName", name},
+          {"ProductionVariants", {variant("A", weight_a), variant("B", weight_b)}}});
+    Call("CreateEndpoint", {{"EndpointName", name}, {"EndpointConfigName", name}});
+  }
+
+  // The variants that `count` invocations went to, in order.
+  std::string Route(const std::string& endpoint, int count) {
+    std::string variants;
+    for (int i = 0; i < count; ++i) {
+      const auto reply = Invoke(*router_, endpoint, "x");
+      EXPECT_EQ(reply.status, 200) << reply.body;
+      variants += *protocol::FindHeader(reply.headers, "x-Amzn-Invoked-Production-Variant");
+    }
+    return variants;
+  }
+
+  void Reopen(std::uint64_t seed) {
+    router_.reset();
+    emulator_.reset();
+    hosting_.routing_seed = seed;
+    Open();
+  }
+
+  void ModelOn(const std::string& model, const std::string& url) {
+    Call("CreateModel",
+         {{"ModelName", model},
+          {"PrimaryContainer",
+           {{"Image", "img"}, {"Environment", {{"SAGEMAKER_EMULATOR_UPSTREAM", url}}}}}});
+    Call("CreateEndpointConfig", {{"EndpointConfigName", model},
+                                  {"ProductionVariants",
+                                   {{{"VariantName", "AllTraffic"},
+                                     {"ModelName", model},
+                                     {"InstanceType", "ml.g5.xlarge"},
+                                     {"InitialInstanceCount", 1}}}}});
+  }
+};
+
+TEST_F(RoutingTest, TrafficFollowsTheWeightsAndIsReproducible) {
+  TwoVariants("split", 1, 3);
+  const std::string first = Route("split", 400);
+  const auto to_a = std::count(first.begin(), first.end(), 'A');
+  EXPECT_GT(to_a, 70);  // expected 100 of 400; the draw is pseudo-random, not round-robin
+  EXPECT_LT(to_a, 130);
+  EXPECT_EQ(std::count(first.begin(), first.end(), 'B'), 400 - to_a);
+
+  Reopen(0);  // same seed, same frozen clock, same invocation numbers: the same route
+  EXPECT_EQ(Route("split", 400), first);
+  Reopen(42);  // another seed: another route with the same proportions
+  const std::string seeded = Route("split", 400);
+  EXPECT_NE(seeded, first);
+  EXPECT_GT(std::count(seeded.begin(), seeded.end(), 'A'), 70);
+}
+
+TEST_F(RoutingTest, AZeroWeightGetsNoTrafficButCanBeTargeted) {
+  TwoVariants("canary", 1, 0);
+  EXPECT_EQ(Route("canary", 50), std::string(50, 'A'));
+  const auto targeted = Invoke(*router_, "canary", "x", {{"X-Amzn-SageMaker-Target-Variant", "B"}});
+  EXPECT_EQ(*protocol::FindHeader(targeted.headers, "x-Amzn-Invoked-Production-Variant"), "B");
+
+  // Moving all the weight to B through UpdateEndpointWeightsAndCapacities.
+  Call("UpdateEndpointWeightsAndCapacities", {{"EndpointName", "canary"},
+                                              {"DesiredWeightsAndCapacities",
+                                               {{{"VariantName", "A"}, {"DesiredWeight", 0}},
+                                                {{"VariantName", "B"}, {"DesiredWeight", 2}}}}});
+  EXPECT_EQ(Route("canary", 20), std::string(20, 'B'));
+  const json variants = Endpoint("canary")["ProductionVariants"];
+  EXPECT_EQ(variants[0]["CurrentWeight"], 0);
+  EXPECT_EQ(variants[1]["CurrentWeight"], 2);
+}
+
+TEST_F(RoutingTest, WithEveryWeightAtZeroOnlyTargetedRequestsAreServed) {
+  TwoVariants("idle", 0, 0);
+  const auto reply = Invoke(*router_, "idle", "x");
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_EQ(json::parse(reply.body)["message"],
+            "Endpoint idle has no variant with a weight above zero; name one with TargetVariant.");
+  EXPECT_EQ(Invoke(*router_, "idle", "x", {{"X-Amzn-SageMaker-Target-Variant", "A"}}).status, 200);
+}
+
+TEST_F(RoutingTest, AnInvocationOnARealContainerIsHandedToTheUpstreamLink) {
+  ModelOn("real", "http://127.0.0.1:8080");
+  Call("CreateEndpoint", {{"EndpointName", "real"}, {"EndpointConfigName", "real"}});
+  // The fixture's router has no link to containers: the hand-over fails as a ModelError that
+  // names the container, instead of echoing as if the container were not there.
+  const auto reply = Invoke(*router_, "real", "x");
+  EXPECT_EQ(reply.status, 424);
+  EXPECT_EQ(json::parse(reply.body)["message"],
+            "The model container for production variant AllTraffic at http://127.0.0.1:8080 did "
+            "not answer (no container link).");
+}
+
+TEST_F(RoutingTest, TheHealthCheckDecidesCreationAndUpdates) {
+  std::vector<ops::ContainerAddress> probed;
+  hosting_.probe = [&probed](const ops::ContainerAddress& container) {
+    probed.push_back(container);
+    return container.port != "9999";
+  };
+  Reopen(0);
+  ModelOn("healthy", "http://model.local:8080/");
+  ModelOn("sick", "http://[::1]:9999");
+  Call("CreateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "healthy"}});
+  EXPECT_EQ(Endpoint("e")["EndpointStatus"], "InService");
+  ASSERT_EQ(probed.size(), 1u);
+  EXPECT_EQ(probed[0], (ops::ContainerAddress{"model.local", "8080"}));
+
+  // An update to a container that fails its ping stays on the old config and says why.
+  Call("UpdateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "sick"}});
+  const json kept = Endpoint("e");
+  EXPECT_EQ(kept["EndpointStatus"], "InService");
+  EXPECT_EQ(kept["EndpointConfigName"], "healthy");
+  EXPECT_EQ(kept["FailureReason"],
+            "The primary container for production variant AllTraffic did not pass the ping "
+            "health check. Please check CloudWatch logs for this endpoint.");
+  EXPECT_EQ(probed.back(), (ops::ContainerAddress{"::1", "9999"}));
+
+  Call("CreateEndpoint", {{"EndpointName", "f"}, {"EndpointConfigName", "sick"}});
+  EXPECT_EQ(Endpoint("f")["EndpointStatus"], "Failed");
+  // Echo models have no container to check.
+  const size_t before = probed.size();
+  Config("echo", "ml.g5.xlarge", 1);
+  Call("CreateEndpoint", {{"EndpointName", "g"}, {"EndpointConfigName", "echo"}});
+  EXPECT_EQ(probed.size(), before);
+}
+
+TEST_F(RoutingTest, CreateModelRefusesAMalformedUpstream) {
+  for (const char* url :
+       {"https://127.0.0.1:8080", "127.0.0.1:8080", "http://h:0", "http://h:99999",
+        "http://h:80/path", "http://user@h:80", "http://", "http://[::1"}) {
+    EXPECT_EQ(Call("CreateModel",
+                   {{"ModelName", "bad"},
+                    {"PrimaryContainer",
+                     {{"Image", "img"}, {"Environment", {{"SAGEMAKER_EMULATOR_UPSTREAM", url}}}}}},
+                   400)["message"],
+              std::string("SAGEMAKER_EMULATOR_UPSTREAM must be the URL of an inference container, "
+                          "http://host:port, not '") +
+                  url + "'.")
+        << url;
+  }
+  // Inside Containers too.
+  EXPECT_EQ(
+      Call("CreateModel",
+           {{"ModelName", "bad"},
+            {"Containers",
+             {{{"Image", "img"}, {"Environment", {{"SAGEMAKER_EMULATOR_UPSTREAM", "ftp://h"}}}}}}},
+           400)["__type"],
+      "ValidationException");
 }
 
 }  // namespace

@@ -1,0 +1,199 @@
+// Real model containers behind endpoints (SAGEMAKER_EMULATOR_UPSTREAM): the health check when an
+// endpoint is provisioned, invocations forwarded over HTTP, and every way a container can fail.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <future>
+#include <nlohmann/json.hpp>
+
+#include "e2e/fake_container.hpp"
+#include "e2e/http_client.hpp"
+#include "smemu/server.hpp"
+
+namespace smemu {
+namespace {
+
+using nlohmann::json;
+using testing::ContainerAnswer;
+using testing::FakeContainer;
+using ::testing::HasSubstr;
+using testing::HttpClient;
+using testing::HttpReply;
+namespace bhttp = http::bhttp;
+
+class ContainerE2E : public ::testing::Test {
+ protected:
+  ServerOptions Options() {
+    ServerOptions options;
+    options.port = 0;
+    options.db_path = ":memory:";
+    options.threads = 2;
+    options.clock_start = TimePoint{Millis{1800835200000}};
+    options.frozen_clock = true;
+    options.container_timeout = std::chrono::milliseconds(500);
+    options.ping_timeout = std::chrono::milliseconds(500);
+    return options;
+  }
+
+  void Start(const ServerOptions& options) {
+    server_ = std::make_unique<Server>(options);
+    port_ = server_->Start();
+    client_ = std::make_unique<HttpClient>(port_);
+  }
+
+  json Aws(const std::string& operation, const json& input, int expected = 200) {
+    const HttpReply reply = client_->Aws(operation, input.dump());
+    EXPECT_EQ(reply.status, expected) << operation << ": " << reply.body;
+    return json::parse(reply.body);
+  }
+
+  // A model on the container at `url`, a one-instance on-demand config, and the endpoint.
+  json Deploy(const std::string& name, const std::string& url) {
+    Aws("CreateModel", {{"ModelName", name},
+                        {"ExecutionRoleArn", "arn:aws:iam::000000000000:role/r"},
+                        {"PrimaryContainer",
+                         {{"Image", "example/model:1"},
+                          {"Environment", {{"SAGEMAKER_EMULATOR_UPSTREAM", url}}}}}});
+    Aws("CreateEndpointConfig", {{"EndpointConfigName", name},
+                                 {"ProductionVariants",
+                                  {{{"VariantName", "AllTraffic"},
+                                    {"ModelName", name},
+                                    {"InstanceType", "ml.m5.large"},
+                                    {"InitialInstanceCount", 1}}}}});
+    Aws("CreateEndpoint", {{"EndpointName", name}, {"EndpointConfigName", name}});
+    return Aws("DescribeEndpoint", {{"EndpointName", name}});
+  }
+
+  HttpReply Invoke(const std::string& endpoint, const std::string& body) {
+    return client_->Send("POST", "/endpoints/" + endpoint + "/invocations", body,
+                         {{"Content-Type", "text/csv"},
+                          {"Accept", "application/json"},
+                          {"X-Amzn-SageMaker-Custom-Attributes", "trace=1"}});
+  }
+
+  std::unique_ptr<Server> server_;
+  unsigned short port_ = 0;
+  std::unique_ptr<HttpClient> client_;
+};
+
+TEST_F(ContainerE2E, InvocationsAreForwardedToTheContainerAndItsAnswerComesBack) {
+  FakeContainer container([](const auto& request) {
+    return ContainerAnswer{
+        200,
+        "{\"scores\":\"" + request.body() + "\"}",
+        {{"Content-Type", "application/json"}, {"X-Amzn-SageMaker-Custom-Attributes", "model=v1"}}};
+  });
+  Start(Options());
+  EXPECT_EQ(Deploy("real", container.Url())["EndpointStatus"], "InService");
+  EXPECT_EQ(container.pings(), 1);  // the health check ran when the endpoint was provisioned
+
+  const HttpReply reply = Invoke("real", "1,2,3");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.body, R"({"scores":"1,2,3"})");
+  EXPECT_EQ(reply.headers["Content-Type"], "application/json");
+  EXPECT_EQ(reply.headers["x-Amzn-Invoked-Production-Variant"], "AllTraffic");
+  EXPECT_EQ(reply.headers["X-Amzn-SageMaker-Custom-Attributes"], "model=v1");
+
+  const auto sent = container.Invocations();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].method(), bhttp::verb::post);
+  EXPECT_EQ(sent[0].target(), "/invocations");
+  EXPECT_EQ(sent[0].body(), "1,2,3");
+  EXPECT_EQ(sent[0][bhttp::field::content_type], "text/csv");
+  EXPECT_EQ(sent[0][bhttp::field::accept], "application/json");
+  EXPECT_EQ(sent[0]["X-Amzn-SageMaker-Custom-Attributes"], "trace=1");
+}
+
+TEST_F(ContainerE2E, ContainerErrorsAreModelErrorsWithTheContainersStatusAndMessage) {
+  FakeContainer container([](const auto& request) {
+    return request.body() == "bad" ? ContainerAnswer{400, "Unable to evaluate payload provided", {}}
+                                   : ContainerAnswer{500, "boom", {}};
+  });
+  Start(Options());
+  Deploy("flaky", container.Url());
+
+  const HttpReply server_error = Invoke("flaky", "x");
+  EXPECT_EQ(server_error.status, 424);
+  EXPECT_EQ(server_error.headers["X-Amzn-ErrorType"], "ModelError");
+  const json body = json::parse(server_error.body);
+  EXPECT_EQ(body["__type"], "ModelError");
+  EXPECT_EQ(body["message"],
+            "Received server error (500) from primary with message \"boom\". See "
+            "https://us-east-1.console.aws.amazon.com/cloudwatch/home?region=us-east-1"
+            "#logEventViewer:group=/aws/sagemaker/Endpoints/flaky in account 000000000000 for "
+            "more information.");
+  EXPECT_EQ(body["OriginalStatusCode"], 500);
+  EXPECT_EQ(body["OriginalMessage"], "boom");
+  EXPECT_EQ(body["LogStreamArn"],
+            "arn:aws:logs:us-east-1:000000000000:log-group:/aws/sagemaker/Endpoints/flaky");
+
+  const HttpReply client_error = Invoke("flaky", "bad");
+  EXPECT_EQ(client_error.status, 424);
+  EXPECT_THAT(json::parse(client_error.body)["message"].get<std::string>(),
+              HasSubstr("Received client error (400) from primary with message \"Unable to "
+                        "evaluate payload provided\"."));
+}
+
+TEST_F(ContainerE2E, ASlowContainerTimesOutWithoutHoldingUpOtherRequests) {
+  FakeContainer container([](const auto&) {
+    return ContainerAnswer{200, "late", {}, std::chrono::milliseconds(1500)};
+  });
+  Start(Options());
+  Deploy("slow", container.Url());
+
+  const auto started = std::chrono::steady_clock::now();
+  auto pending = std::async(std::launch::async, [this] {
+    HttpClient other(port_);
+    return other.Send("POST", "/endpoints/slow/invocations", "x");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // While the invocation waits for its container, the control plane answers.
+  EXPECT_EQ(client_->Aws("ListEndpoints", "{}").status, 200);
+  EXPECT_EQ(pending.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+
+  const HttpReply timed_out = pending.get();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1400));
+  EXPECT_EQ(timed_out.status, 424);
+  EXPECT_EQ(json::parse(timed_out.body)["message"],
+            "Your invocation timed out while waiting for a response from container primary. "
+            "Review the latency metrics for each container in Amazon CloudWatch, resolve the "
+            "issue, and try again.");
+}
+
+TEST_F(ContainerE2E, AContainerThatFailsItsPingFailsTheEndpoint) {
+  FakeContainer unhealthy([](const auto&) { return ContainerAnswer{}; }, /*ping_status=*/503);
+  Start(Options());
+  const json endpoint = Deploy("sick", unhealthy.Url());
+  EXPECT_EQ(endpoint["EndpointStatus"], "Failed");
+  EXPECT_EQ(endpoint["FailureReason"],
+            "The primary container for production variant AllTraffic did not pass the ping "
+            "health check. Please check CloudWatch logs for this endpoint.");
+  EXPECT_EQ(unhealthy.pings(), 1);
+  EXPECT_EQ(Invoke("sick", "x").status, 400);  // a Failed endpoint is not in service
+}
+
+TEST_F(ContainerE2E, AContainerThatGoesAwayGivesAModelErrorNamingIt) {
+  Start(Options());
+  std::string url;
+  {
+    FakeContainer container([](const auto&) { return ContainerAnswer{200, "ok", {}}; });
+    url = container.Url();
+    EXPECT_EQ(Deploy("gone", url)["EndpointStatus"], "InService");
+    EXPECT_EQ(Invoke("gone", "x").status, 200);
+  }  // the container stops
+  const HttpReply reply = Invoke("gone", "x");
+  EXPECT_EQ(reply.status, 424);
+  EXPECT_THAT(json::parse(reply.body)["message"].get<std::string>(),
+              HasSubstr("The model container for production variant AllTraffic at " + url +
+                        " did not answer (cannot connect: Connection refused)."));
+}
+
+TEST_F(ContainerE2E, NothingListeningFailsTheHealthCheck) {
+  Start(Options());
+  const json endpoint = Deploy("nobody", "http://127.0.0.1:1");
+  EXPECT_EQ(endpoint["EndpointStatus"], "Failed");
+  EXPECT_THAT(endpoint["FailureReason"].get<std::string>(), HasSubstr("ping health check"));
+}
+
+}  // namespace
+}  // namespace smemu
