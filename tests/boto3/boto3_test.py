@@ -592,6 +592,95 @@ class EndpointWaitersBoto3Test(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 0.9)
         self.assertEqual("ValidationException", ctx.exception.last_response["Error"]["Code"])
 
+    # ------------------------------------------------------------------ updates
+    def wait_in_service_across_delay(self, name, pending):
+        """Runs endpoint_in_service while the endpoint is `pending`; it must keep waiting one second
+        short of the provisioning delay and return once the clock passed it."""
+        thread, outcome, seen = self.start_waiter("endpoint_in_service", name)
+        self.wait_until_seen(seen, pending, thread)
+        self.advance(PROVISIONING_SECONDS - 1)
+        time.sleep(1.5)  # at least one more poll, one second short of the delay
+        self.assertTrue(thread.is_alive(), "InService one second early: %s" % seen)
+        self.advance(1)
+        self.assertIsNone(self.join(thread, outcome))
+        self.assertEqual("InService", seen[-1], seen)
+        self.assertEqual({pending}, set(seen[:-1]), seen)
+
+    def test_update_endpoint_then_the_endpoint_in_service_waiter(self):
+        self.make_endpoint("blue-green")
+        self.advance(PROVISIONING_SECONDS)
+        self.assertEqual("InService", self.status("blue-green"))
+        self.sm.create_model(ModelName="llm-v2", PrimaryContainer={"Image": "img:2"})
+        self.sm.create_endpoint_config(EndpointConfigName="blue-green-v2", ProductionVariants=[
+            {"VariantName": "AllTraffic", "ModelName": "llm-v2", "InstanceType": G5,
+             "InitialInstanceCount": 1}])
+        self.assert_client_error(
+            self.sm.update_endpoint, "ValidationException",
+            'Could not find endpoint configuration "arn:aws:sagemaker:%s:%s:endpoint-config/nope".'
+            % (REGION, ACCOUNT), EndpointName="blue-green", EndpointConfigName="nope")
+
+        updated = self.sm.update_endpoint(EndpointName="blue-green", EndpointConfigName="blue-green-v2")
+        self.assertEqual(endpoint_arn("blue-green"), updated["EndpointArn"])
+        described = self.sm.describe_endpoint(EndpointName="blue-green")
+        self.assertEqual("Updating", described["EndpointStatus"])
+        self.assertEqual("blue-green-config", described["EndpointConfigName"],
+                         "the old config until the update is done")
+        self.assertEqual(CLOCK_START_DT + datetime.timedelta(seconds=PROVISIONING_SECONDS),
+                         described["LastModifiedTime"])
+        self.assert_client_error(
+            self.sm.update_endpoint, "ValidationException",
+            'Cannot update in-progress endpoint "%s".' % endpoint_arn("blue-green"),
+            EndpointName="blue-green", EndpointConfigName="blue-green-config")
+
+        self.wait_in_service_across_delay("blue-green", "Updating")
+        described = self.sm.describe_endpoint(EndpointName="blue-green")
+        self.assertEqual("InService", described["EndpointStatus"])
+        self.assertEqual("blue-green-v2", described["EndpointConfigName"])
+        self.assertNotIn("FailureReason", described)
+        self.assertEqual(CLOCK_START_DT + datetime.timedelta(seconds=2 * PROVISIONING_SECONDS),
+                         described["LastModifiedTime"])
+        self.assertEqual([("AllTraffic", 1, 1)],
+                         [(v["VariantName"], v["CurrentInstanceCount"], v["DesiredInstanceCount"])
+                          for v in described["ProductionVariants"]])
+
+    def test_update_endpoint_weights_and_capacities_scales_within_the_plan(self):
+        plan = self.buy_plan("scale-week", 2)
+        self.make_endpoint("scaled", instance_type=P5, count=1, plan_arn=plan)
+        self.advance(PROVISIONING_SECONDS)
+        self.assertEqual("InService", self.status("scaled"))
+        self.assertEqual(1, self.sm.describe_training_plan(TrainingPlanName="scale-week")["InUseInstanceCount"])
+
+        scaled = self.sm.update_endpoint_weights_and_capacities(
+            EndpointName="scaled",
+            DesiredWeightsAndCapacities=[{"VariantName": "AllTraffic", "DesiredInstanceCount": 2}])
+        self.assertEqual(endpoint_arn("scaled"), scaled["EndpointArn"])
+        described = self.sm.describe_endpoint(EndpointName="scaled")
+        self.assertEqual("Updating", described["EndpointStatus"])
+        variant = described["ProductionVariants"][0]
+        self.assertEqual((1, 2), (variant["CurrentInstanceCount"], variant["DesiredInstanceCount"]))
+
+        self.wait_in_service_across_delay("scaled", "Updating")
+        variant = self.sm.describe_endpoint(EndpointName="scaled")["ProductionVariants"][0]
+        self.assertEqual((2, 2), (variant["CurrentInstanceCount"], variant["DesiredInstanceCount"]))
+        self.assertEqual({"MlReservationArn": plan,
+                          "CapacityReservationPreference": "capacity-reservations-only",
+                          "TotalInstanceCount": 2, "AvailableInstanceCount": 0,
+                          "UsedByCurrentEndpoint": 2},
+                         variant["CapacityReservationConfig"])
+        plan_now = self.sm.describe_training_plan(TrainingPlanName="scale-week")
+        self.assertEqual((2, 0), (plan_now["InUseInstanceCount"], plan_now["AvailableInstanceCount"]))
+
+        # Three is more than the plan holds: refused, and nothing changes.
+        self.assert_client_error(
+            self.sm.update_endpoint_weights_and_capacities, "ValidationException",
+            "Requested instance count (3) exceeds reserved capacity (2) for training plan.",
+            EndpointName="scaled",
+            DesiredWeightsAndCapacities=[{"VariantName": "AllTraffic", "DesiredInstanceCount": 3}])
+        described = self.sm.describe_endpoint(EndpointName="scaled")
+        self.assertEqual("InService", described["EndpointStatus"])
+        variant = described["ProductionVariants"][0]
+        self.assertEqual((2, 2), (variant["CurrentInstanceCount"], variant["DesiredInstanceCount"]))
+
     # ------------------------------------------------------------------ runtime
     def test_invoke_endpoint_through_the_runtime_client(self):
         runtime = self.client(service="sagemaker-runtime")

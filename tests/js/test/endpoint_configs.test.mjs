@@ -3,123 +3,51 @@
 // ValidationException texts of the service, and production variants that reserve the capacity of
 // a training plan (CapacityReservationConfig.MlReservationArn).
 //
-// Every test starts its own emulator (frozen clock at CLOCK_START) on a small capacity file, so
+// Every test starts its own emulator (frozen clock at 2027-01-20T00:00:00Z) on a small capacity file, so
 // that plans bought and clock moves in one test cannot leak into another:
 //   us-west-2  us-west-2a  ml.p5.48xlarge  8 reservable  (55.00 per plan hour)
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   CreateEndpointConfigCommand,
-  CreateModelCommand,
-  CreateTrainingPlanCommand,
   DeleteEndpointConfigCommand,
   DescribeEndpointConfigCommand,
   DescribeTrainingPlanCommand,
   ListEndpointConfigsCommand,
-  SearchTrainingPlanOfferingsCommand,
   paginateListEndpointConfigs,
 } from '@aws-sdk/client-sagemaker';
-import { startEmulator, sagemaker, admin, errorOf, assertRawError, modelArn, UUID } from '../lib/emulator.mjs';
+import { modelArn, UUID } from '../lib/emulator.mjs';
+import {
+  T0, OTHER_ACCOUNT, P5, P5_PRICES, ROLE, advance, buyEndpointPlan, configArn, createModel,
+  expectValidation, planArn, reservedVariant, withEmulator as withEmulatorOn, writeCapacityFile,
+} from '../lib/fixtures.mjs';
 
-const CLOCK_START = '2027-01-20T00:00:00Z';
-const T0 = Date.parse(CLOCK_START);
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const ACCOUNT = '123456789012';
-const OTHER_ACCOUNT = '210987654321';
-const REGION = 'us-west-2';
-const P5 = 'ml.p5.48xlarge';
-const ROLE = `arn:aws:iam::${ACCOUNT}:role/service-role/SageMakerExecution`;
-const IMAGE = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/llm-serving:1`;
 // The pattern of the MlReservationArn shape in the SageMaker model (resource type <= 14 chars).
 const ML_RESERVATION_ARN_PATTERN = 'arn:aws[a-z\\-]*:sagemaker:[a-z0-9\\-]*:[0-9]{12}:[a-z0-9\\-]{1,14}/.*';
 
-const CAPACITY = {
-  regions: { [REGION]: { 'us-west-2a': { [P5]: { reservable: 8 } } } },
-  prices: { [P5]: { on_demand_hourly: 98.32, plan_hourly: 55.0 } },
-};
-const workDir = mkdtempSync(join(tmpdir(), 'smemu-ec-'));
-const CAPACITY_FILE = join(workDir, 'capacity.json');
-writeFileSync(CAPACITY_FILE, JSON.stringify(CAPACITY));
-after(() => rmSync(workDir, { recursive: true, force: true }));
+const CAPACITY_FILE = writeCapacityFile({
+  regions: { 'us-west-2': { 'us-west-2a': { [P5]: { reservable: 8 } } } },
+  prices: { [P5]: P5_PRICES },
+});
 
 // Runs `fn` against a fresh emulator. `fn` gets { url, sm (123456789012, us-west-2),
 // east (123456789012, us-east-1), other (210987654321, us-west-2) }.
-async function withEmulator(fn) {
-  const emu = await startEmulator(['--clock-start', CLOCK_START, '--frozen-clock', '--capacity', CAPACITY_FILE]);
-  try {
-    await fn({
-      url: emu.url,
-      sm: sagemaker(emu.url),
-      east: sagemaker(emu.url, { region: 'us-east-1' }),
-      other: sagemaker(emu.url, { accessKeyId: OTHER_ACCOUNT }),
-    });
-  } finally {
-    await emu.stop();
-  }
-}
+const withEmulator = (fn) => withEmulatorOn(fn, { capacityFile: CAPACITY_FILE });
 
-async function advance(url, seconds) {
-  const res = await admin(url, '/_emulator/clock', { method: 'POST', body: { advance_seconds: seconds } });
-  assert.equal(res.status, 200, `advancing the clock failed: ${res.text}`);
-  return res.json;
-}
-
-const configArn = (name, { account = ACCOUNT, region = REGION } = {}) =>
-  `arn:aws:sagemaker:${region}:${account}:endpoint-config/${name.toLowerCase()}`;
-const planArn = (name, { account = ACCOUNT } = {}) =>
-  `arn:aws:sagemaker:${REGION}:${account}:training-plan/${name.toLowerCase()}`;
 const notFoundText = (name) => `Could not find endpoint configuration "${configArn(name)}".`;
 const withoutMetadata = ({ $metadata, ...rest }) => rest;
 
-const createModel = (client, name) =>
-  client.send(new CreateModelCommand({ ModelName: name, PrimaryContainer: { Image: IMAGE }, ExecutionRoleArn: ROLE }));
 const createConfig = (client, input) => client.send(new CreateEndpointConfigCommand(input));
 const describeConfig = (client, name) => client.send(new DescribeEndpointConfigCommand({ EndpointConfigName: name }));
 const deleteConfig = (client, name) => client.send(new DeleteEndpointConfigCommand({ EndpointConfigName: name }));
 const listConfigs = (client, input = {}) => client.send(new ListEndpointConfigsCommand(input));
 
-// The call must fail with a 400 ValidationException, as the SDK decodes it and as it went over
-// the wire. `message` is a string (the exact text) or a RegExp. Returns the error.
-async function expectValidation(client, promise, message) {
-  const err = await errorOf(promise);
-  assert.equal(err.name, 'ValidationException', `unexpected error: ${err.stack}`);
-  assert.equal(err.$fault, 'client');
-  assert.equal(err.$metadata.httpStatusCode, 400);
-  assert.match(err.$metadata.requestId ?? '', UUID);
-  if (message instanceof RegExp) assert.match(err.message, message);
-  else assert.equal(err.message, message);
-  assertRawError(client, { status: 400, code: 'ValidationException', message: err.message });
-  return err;
-}
-
-// Buys a week of `count` ml.p5.48xlarge starting now, for `targets`. Returns the plan ARN.
-async function buyPlan(client, name, { count = 1, targets = ['endpoint'] } = {}) {
-  const { TrainingPlanOfferings: offerings } = await client.send(new SearchTrainingPlanOfferingsCommand({
-    InstanceType: P5, InstanceCount: count, DurationHours: 168, TargetResources: targets,
-    StartTimeAfter: new Date(T0), EndTimeBefore: new Date(T0 + 7 * DAY),
-  }));
-  assert.equal(offerings.length, 1, `one offering for ${name}: ${JSON.stringify(offerings)}`);
-  const res = await client.send(new CreateTrainingPlanCommand({
-    TrainingPlanName: name, TrainingPlanOfferingId: offerings[0].TrainingPlanOfferingId,
-  }));
-  const plan = await client.send(new DescribeTrainingPlanCommand({ TrainingPlanName: name }));
-  assert.equal(plan.TotalInstanceCount, count);
-  assert.deepEqual(plan.TargetResources, targets);
-  return res.TrainingPlanArn;
-}
+// Buys a week of `count` ml.p5.48xlarge starting now, for `targets`, from the one offering the
+// search finds. Returns the plan ARN.
+const buyPlan = (client, name, { count = 1, targets = ['endpoint'] } = {}) =>
+  buyEndpointPlan(client, name, { count, targets, offeringCount: 1 });
 
 // One variant of `count` instances of `type` that reserves the capacity named by `arn`.
-const reservedVariant = (arn, count, { type = P5, model = 'llm' } = {}) => ({
-  VariantName: 'AllTraffic',
-  ModelName: model,
-  InstanceType: type,
-  InitialInstanceCount: count,
-  CapacityReservationConfig: { CapacityReservationPreference: 'capacity-reservations-only', MlReservationArn: arn },
-});
 const reserved = (client, name, arn, count, opts) =>
   createConfig(client, { EndpointConfigName: name, ProductionVariants: [reservedVariant(arn, count, opts)] });
 

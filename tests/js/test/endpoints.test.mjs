@@ -1,23 +1,20 @@
 // Endpoints through @aws-sdk/client-sagemaker and @aws-sdk/client-sagemaker-runtime:
 // CreateEndpoint, DescribeEndpoint, ListEndpoints (and its paginator), DeleteEndpoint, the
-// waiters waitUntilEndpointInService / waitUntilEndpointDeleted, and InvokeEndpoint; endpoints on
-// the capacity of a training plan and on the region's on-demand pools, on the virtual clock.
+// refusals of UpdateEndpoint and UpdateEndpointWeightsAndCapacities, the waiters
+// waitUntilEndpointInService / waitUntilEndpointDeleted, and InvokeEndpoint; endpoints on the
+// capacity of a training plan and on the region's on-demand pools, on the virtual clock.
 //
-// Every test starts its own emulator (frozen clock at CLOCK_START) on a small capacity file, so
-// that plans bought, instances held and clock moves in one test cannot leak into another:
+// Every test starts its own emulator (frozen clock at 2027-01-20T00:00:00Z) on a small capacity
+// file, so that plans bought, instances held and clock moves in one test cannot leak into another:
 //   us-west-2  us-west-2a  ml.p5.48xlarge  2 reservable, 1 on demand  (55.00 per plan hour)
 //              us-west-2b  ml.p5.48xlarge  1 reservable, 1 on demand
 // so a 2-instance endpoint plan fits only in us-west-2a, and the region has 2 on-demand p5.
 // ml.g5.xlarge is not in the file, so its on-demand capacity is unlimited.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   CreateEndpointCommand,
   CreateEndpointConfigCommand,
-  CreateModelCommand,
   CreateTrainingPlanCommand,
   DeleteEndpointCommand,
   DescribeEndpointCommand,
@@ -25,77 +22,45 @@ import {
   ListEndpointsCommand,
   ListTrainingPlansCommand,
   SearchTrainingPlanOfferingsCommand,
+  UpdateEndpointCommand,
+  UpdateEndpointWeightsAndCapacitiesCommand,
   paginateListEndpoints,
   waitUntilEndpointDeleted,
   waitUntilEndpointInService,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand } from '@aws-sdk/client-sagemaker-runtime';
+import { runtime, errorOf, assertRawError } from '../lib/emulator.mjs';
 import {
-  startEmulator, sagemaker, runtime, admin, errorOf, assertRawError, UUID,
-} from '../lib/emulator.mjs';
+  T0, MINUTE, HOUR, DAY, ACCOUNT, OTHER_ACCOUNT, P5, G5, P5_PRICES, IMAGE, FAST,
+  advance, buyEndpointPlan, clockTo, configArn, createModel, endpointArn, expectError, expectValidation,
+  expectWaiterFailure, onDemandVariant, planArn, reservedVariant, waitAcrossClockMove,
+  withEmulator as withEmulatorOn, writeCapacityFile,
+} from '../lib/fixtures.mjs';
 
-const CLOCK_START = '2027-01-20T00:00:00Z';
-const T0 = Date.parse(CLOCK_START);
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-const ACCOUNT = '123456789012';
-const OTHER_ACCOUNT = '210987654321';
-const REGION = 'us-west-2';
-const P5 = 'ml.p5.48xlarge';
-const G5 = 'ml.g5.xlarge';
-const ROLE = `arn:aws:iam::${ACCOUNT}:role/service-role/SageMakerExecution`;
-const IMAGE = `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/llm-serving:1`;
 const PROVISIONING = 600;  // --provisioning-seconds of the tests that use it
 const ON_DEMAND_SHORTAGE =
   'Unable to provision requested ML compute capacity. Please retry using a different ML instance type.';
 const RESERVATION_EXPIRED =
   'Endpoint capacity reservation has expired. Please update endpoint configuration.';
 
-const CAPACITY = {
+const CAPACITY_FILE = writeCapacityFile({
   regions: {
-    [REGION]: {
+    'us-west-2': {
       'us-west-2a': { [P5]: { reservable: 2, on_demand: 1 } },
       'us-west-2b': { [P5]: { reservable: 1, on_demand: 1 } },
     },
   },
-  prices: { [P5]: { on_demand_hourly: 98.32, plan_hourly: 55.0 } },
-};
-const workDir = mkdtempSync(join(tmpdir(), 'smemu-ep-'));
-const CAPACITY_FILE = join(workDir, 'capacity.json');
-writeFileSync(CAPACITY_FILE, JSON.stringify(CAPACITY));
-after(() => rmSync(workDir, { recursive: true, force: true }));
+  prices: { [P5]: P5_PRICES },
+});
 
 // Runs `fn` against a fresh emulator. `fn` gets { url, sm, rt (123456789012, us-west-2),
 // other (210987654321, us-west-2) }.
-async function withEmulator(fn, { provisioningSeconds = 0 } = {}) {
-  const emu = await startEmulator([
-    '--clock-start', CLOCK_START, '--frozen-clock', '--capacity', CAPACITY_FILE,
-    '--provisioning-seconds', String(provisioningSeconds),
-  ]);
-  try {
-    await fn({ url: emu.url, sm: sagemaker(emu.url), rt: runtime(emu.url), other: sagemaker(emu.url, { accessKeyId: OTHER_ACCOUNT }) });
-  } finally {
-    await emu.stop();
-  }
-}
+const withEmulator = (fn, { provisioningSeconds = 0 } = {}) =>
+  withEmulatorOn(fn, { capacityFile: CAPACITY_FILE, provisioningSeconds });
 
-async function setClock(url, body) {
-  const res = await admin(url, '/_emulator/clock', { method: 'POST', body });
-  assert.equal(res.status, 200, `clock change ${JSON.stringify(body)} failed: ${res.text}`);
-  return res.json;
-}
-const advance = (url, seconds) => setClock(url, { advance_seconds: seconds });
-const clockTo = (url, ms) => setClock(url, { now: new Date(ms).toISOString() });
-
-const endpointArn = (name, { account = ACCOUNT } = {}) =>
-  `arn:aws:sagemaker:${REGION}:${account}:endpoint/${name.toLowerCase()}`;
-const configArn = (name) => `arn:aws:sagemaker:${REGION}:${ACCOUNT}:endpoint-config/${name.toLowerCase()}`;
-const planArn = (name) => `arn:aws:sagemaker:${REGION}:${ACCOUNT}:training-plan/${name.toLowerCase()}`;
 const notFoundText = (name, opts) => `Could not find endpoint "${endpointArn(name, opts)}".`;
+const inProgressText = (name) => `Cannot update in-progress endpoint "${endpointArn(name)}".`;
 
-const createModel = (client, name, container = { Image: IMAGE }) =>
-  client.send(new CreateModelCommand({ ModelName: name, PrimaryContainer: container, ExecutionRoleArn: ROLE }));
 const createConfig = (client, name, variant) =>
   client.send(new CreateEndpointConfigCommand({ EndpointConfigName: name, ProductionVariants: [variant] }));
 const createEndpoint = (client, name, config, extra = {}) =>
@@ -103,6 +68,10 @@ const createEndpoint = (client, name, config, extra = {}) =>
 const describeEndpoint = (client, name) => client.send(new DescribeEndpointCommand({ EndpointName: name }));
 const deleteEndpoint = (client, name) => client.send(new DeleteEndpointCommand({ EndpointName: name }));
 const listEndpoints = (client, input = {}) => client.send(new ListEndpointsCommand(input));
+const updateEndpoint = (client, name, config) =>
+  client.send(new UpdateEndpointCommand({ EndpointName: name, EndpointConfigName: config }));
+const scale = (client, name, desired) =>
+  client.send(new UpdateEndpointWeightsAndCapacitiesCommand({ EndpointName: name, DesiredWeightsAndCapacities: desired }));
 const describePlan = (client, name) => client.send(new DescribeTrainingPlanCommand({ TrainingPlanName: name }));
 const invoke = (rt, name, body, extra = {}) => rt.send(new InvokeEndpointCommand({
   EndpointName: name, Body: new TextEncoder().encode(body), ...extra,
@@ -112,97 +81,8 @@ const decode = (body) => {
   return new TextDecoder().decode(body);
 };
 
-// Variants: `count` instances of `type` on demand, or on the plan `arn`.
-const onDemandVariant = (type, count, { model = 'llm', name = 'AllTraffic' } = {}) =>
-  ({ VariantName: name, ModelName: model, InstanceType: type, InitialInstanceCount: count });
-const reservedVariant = (arn, count, opts) => ({
-  ...onDemandVariant(P5, count, opts),
-  CapacityReservationConfig: { CapacityReservationPreference: 'capacity-reservations-only', MlReservationArn: arn },
-});
-
 // Buys `count` ml.p5.48xlarge for endpoints, for a week from `startMs`. Returns the plan ARN.
-async function buyPlan(client, name, { count = 1, startMs = T0 } = {}) {
-  const { TrainingPlanOfferings: offerings } = await client.send(new SearchTrainingPlanOfferingsCommand({
-    TargetResources: ['endpoint'], InstanceType: P5, InstanceCount: count, DurationHours: 168,
-    StartTimeAfter: new Date(startMs), EndTimeBefore: new Date(startMs + 7 * DAY),
-  }));
-  assert.ok(offerings.length >= 1, `an offering for ${name}`);
-  const res = await client.send(new CreateTrainingPlanCommand({
-    TrainingPlanName: name, TrainingPlanOfferingId: offerings[0].TrainingPlanOfferingId,
-  }));
-  return res.TrainingPlanArn;
-}
-
-// The call must fail with a 400 `code` (ValidationException on the control plane,
-// ValidationError on the runtime), as the SDK decodes it and as it went over the wire.
-// `message` is the exact text or a RegExp.
-async function expectError(client, promise, code, message) {
-  const err = await errorOf(promise);
-  assert.equal(err.name, code, `unexpected error: ${err.stack}`);
-  assert.equal(err.$fault, 'client');
-  assert.equal(err.$metadata.httpStatusCode, 400);
-  assert.match(err.$metadata.requestId ?? '', UUID);
-  if (message instanceof RegExp) assert.match(err.message, message);
-  else assert.equal(err.message, message);
-  assertRawError(client, { status: 400, code, message: err.message });
-  return err;
-}
-const expectValidation = (client, promise, message) => expectError(client, promise, 'ValidationException', message);
-
-// Records the EndpointStatus of every DescribeEndpoint answer `client` gets (or the error name),
-// so a test can see what a waiter saw.
-function recordStatuses(client) {
-  const seen = [];
-  client.middlewareStack.add((next, context) => async (args) => {
-    try {
-      const out = await next(args);
-      if (context.commandName === 'DescribeEndpointCommand') seen.push(out.output.EndpointStatus);
-      return out;
-    } catch (err) {
-      if (context.commandName === 'DescribeEndpointCommand') seen.push(`error:${err.name}`);
-      throw err;
-    }
-  }, { step: 'initialize', name: 'endpointStatusRecorder' });
-  return seen;
-}
-
-async function eventually(what, predicate, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-// Small delays so a waiter polls every 50-200 ms of real time.
-const FAST = { minDelay: 0.05, maxDelay: 0.2, maxWaitTime: 10 };
-
-// Runs `waiterFn` for `names` on a fresh client, waits until every endpoint was seen at least
-// twice in `pendingStatus`, then advances the clock by `seconds`. Returns the waiter results and
-// the statuses each waiter saw.
-async function waitAcrossClockMove(url, waiterFn, names, pendingStatus, seconds) {
-  const runs = names.map((name) => {
-    const client = sagemaker(url);
-    const seen = recordStatuses(client);
-    return { seen, promise: waiterFn({ client, ...FAST }, { EndpointName: name }) };
-  });
-  for (const [i, run] of runs.entries()) {
-    await eventually(`the waiter for ${names[i]} to poll twice`,
-      () => run.seen.filter((s) => s === pendingStatus).length >= 2);
-  }
-  await advance(url, seconds);
-  const results = await Promise.all(runs.map((r) => r.promise));
-  return results.map((result, i) => ({ result, seen: runs[i].seen }));
-}
-
-// A waiter that reached a failure acceptor throws an Error whose message is the JSON result.
-async function expectWaiterFailure(promise) {
-  const err = await errorOf(promise);
-  assert.notEqual(err.name, 'TimeoutError', err.message);
-  const result = JSON.parse(err.message);
-  assert.equal(result.state, 'FAILURE', err.message);
-  return result;
-}
+const buyPlan = (client, name, { count = 1, startMs = T0 } = {}) => buyEndpointPlan(client, name, { count, startMs });
 
 // ------------------------------------------------------------------------------------ walkthrough
 
@@ -391,6 +271,177 @@ test('missing and duplicate endpoints get the service texts; accounts do not see
     await expectValidation(sm, deleteEndpoint(sm, 'Dup-Endpoint'), notFoundText('dup-endpoint'));
     // The name is free again.
     assert.equal((await createEndpoint(sm, 'dup-endpoint', 'cpu')).EndpointArn, endpointArn('dup-endpoint'));
+  });
+});
+
+test('UpdateEndpoint and UpdateEndpointWeightsAndCapacities on a missing endpoint name its ARN', async () => {
+  await withEmulator(async ({ sm, other }) => {
+    await createModel(sm, 'llm');
+    await createConfig(sm, 'cpu', onDemandVariant(G5, 1));
+    await createConfig(sm, 'cpu-v2', onDemandVariant(G5, 1));
+    const twice = [{ VariantName: 'AllTraffic', DesiredInstanceCount: 2 }];
+
+    await expectValidation(sm, updateEndpoint(sm, 'Never-Created', 'cpu-v2'), notFoundText('never-created'));
+    // The endpoint is looked up before the config: a missing config does not change the answer.
+    await expectValidation(sm, updateEndpoint(sm, 'Never-Created', 'No-Such-Config'), notFoundText('never-created'));
+    await expectValidation(sm, scale(sm, 'Never-Created', twice), notFoundText('never-created'));
+
+    // Another account's endpoint is missing for this one.
+    await createEndpoint(sm, 'Mine', 'cpu');
+    await expectValidation(other, updateEndpoint(other, 'Mine', 'cpu-v2'), notFoundText('mine', { account: OTHER_ACCOUNT }));
+    await expectValidation(other, scale(other, 'Mine', twice), notFoundText('mine', { account: OTHER_ACCOUNT }));
+
+    // An existing endpoint, a missing config.
+    await expectValidation(sm, updateEndpoint(sm, 'mine', 'No-Such-Config'),
+      `Could not find endpoint configuration "${configArn('no-such-config')}".`);
+
+    // A deleted endpoint (gone at once with no provisioning delay).
+    await createEndpoint(sm, 'short-lived', 'cpu');
+    await deleteEndpoint(sm, 'short-lived');
+    await expectValidation(sm, updateEndpoint(sm, 'short-lived', 'cpu-v2'), notFoundText('short-lived'));
+    await expectValidation(sm, scale(sm, 'short-lived', twice), notFoundText('short-lived'));
+
+    // None of the refusals changed anything.
+    const d = await describeEndpoint(sm, 'mine');
+    assert.deepEqual([d.EndpointName, d.EndpointStatus, d.EndpointConfigName, d.FailureReason],
+      ['Mine', 'InService', 'cpu', undefined]);
+    assert.deepEqual([d.ProductionVariants[0].CurrentInstanceCount, d.ProductionVariants[0].DesiredInstanceCount], [1, 1]);
+    assert.deepEqual((await listEndpoints(sm)).Endpoints.map((e) => e.EndpointName), ['Mine']);
+    assert.deepEqual((await listEndpoints(other)).Endpoints, []);
+  });
+});
+
+test('an endpoint that is Creating, Updating or Failed cannot be updated or scaled; a Deleting one is gone', async () => {
+  await withEmulator(async ({ url, sm }) => {
+    await createModel(sm, 'llm');
+    await createConfig(sm, 'cpu', onDemandVariant(G5, 1));
+    await createConfig(sm, 'cpu-v2', onDemandVariant(G5, 1));
+    await createConfig(sm, 'p5-three', onDemandVariant(P5, 3));  // more than the region's 2 on demand
+    const to = (count) => [{ VariantName: 'AllTraffic', DesiredInstanceCount: count }];
+    const refusedWhile = async (name, status) => {
+      assert.equal((await describeEndpoint(sm, name)).EndpointStatus, status);
+      await expectValidation(sm, updateEndpoint(sm, name, 'cpu-v2'), inProgressText(name));
+      await expectValidation(sm, scale(sm, name, to(3)), inProgressText(name));
+    };
+
+    // Creating: for the provisioning delay.
+    await createEndpoint(sm, 'Busy', 'cpu');
+    await refusedWhile('Busy', 'Creating');
+    let d = await describeEndpoint(sm, 'busy');
+    assert.deepEqual([d.EndpointConfigName, d.LastModifiedTime.getTime()], ['cpu', T0]);
+    assert.deepEqual([d.ProductionVariants[0].CurrentInstanceCount, d.ProductionVariants[0].DesiredInstanceCount], [0, 1]);
+
+    // Updating to another config: the endpoint stays on the old config until the update is done.
+    await advance(url, PROVISIONING);
+    assert.equal((await updateEndpoint(sm, 'busy', 'cpu-v2')).EndpointArn, endpointArn('busy'));
+    await refusedWhile('busy', 'Updating');
+    d = await describeEndpoint(sm, 'busy');
+    assert.deepEqual([d.EndpointConfigName, d.LastModifiedTime.getTime()], ['cpu', T0 + PROVISIONING * 1000]);
+    await advance(url, PROVISIONING);
+    d = await describeEndpoint(sm, 'busy');
+    assert.deepEqual([d.EndpointStatus, d.EndpointConfigName, d.LastModifiedTime.getTime()],
+      ['InService', 'cpu-v2', T0 + 2 * PROVISIONING * 1000]);
+
+    // Updating its capacity: the same.
+    assert.equal((await scale(sm, 'busy', to(2))).EndpointArn, endpointArn('busy'));
+    await refusedWhile('busy', 'Updating');
+    d = await describeEndpoint(sm, 'busy');
+    assert.deepEqual([d.ProductionVariants[0].CurrentInstanceCount, d.ProductionVariants[0].DesiredInstanceCount], [1, 2]);
+    await advance(url, PROVISIONING);
+    d = await describeEndpoint(sm, 'busy');
+    assert.deepEqual([d.EndpointStatus, d.EndpointConfigName], ['InService', 'cpu-v2']);
+    assert.deepEqual([d.ProductionVariants[0].CurrentInstanceCount, d.ProductionVariants[0].DesiredInstanceCount], [2, 2]);
+
+    // Failed: the emulator gives the in-progress text here too (the service's text for a Failed
+    // endpoint is not documented).
+    await createEndpoint(sm, 'broken', 'p5-three');
+    await advance(url, PROVISIONING);
+    assert.equal((await describeEndpoint(sm, 'broken')).FailureReason, ON_DEMAND_SHORTAGE);
+    await refusedWhile('broken', 'Failed');
+
+    // Deleting: updates find no endpoint, as DeleteEndpoint does.
+    await deleteEndpoint(sm, 'busy');
+    assert.equal((await describeEndpoint(sm, 'busy')).EndpointStatus, 'Deleting');
+    await expectValidation(sm, updateEndpoint(sm, 'busy', 'cpu'), notFoundText('busy'));
+    await expectValidation(sm, scale(sm, 'busy', to(1)), notFoundText('busy'));
+    assert.equal((await describeEndpoint(sm, 'busy')).EndpointStatus, 'Deleting');
+  }, { provisioningSeconds: PROVISIONING });
+});
+
+test('UpdateEndpointWeightsAndCapacities: a variant the endpoint does not have is refused, and nothing changes', async () => {
+  await withEmulator(async ({ sm }) => {
+    await createModel(sm, 'llm');
+    await sm.send(new CreateEndpointConfigCommand({
+      EndpointConfigName: 'blue-green',
+      ProductionVariants: [onDemandVariant(G5, 1, { name: 'Blue' }), onDemandVariant(G5, 1, { name: 'Green' })],
+    }));
+    await createEndpoint(sm, 'Canary', 'blue-green');
+    const unknown = `The variant Red is not part of endpoint ${endpointArn('canary')}.`;
+    await expectValidation(sm, scale(sm, 'canary', [{ VariantName: 'Red', DesiredInstanceCount: 2 }]), unknown);
+    await expectValidation(sm, scale(sm, 'canary', [{ VariantName: 'Red', DesiredWeight: 0.5 }]), unknown);
+    // All or nothing: Blue is not scaled when Red is refused in the same request.
+    await expectValidation(sm, scale(sm, 'canary', [
+      { VariantName: 'Blue', DesiredInstanceCount: 3 }, { VariantName: 'Red', DesiredInstanceCount: 2 },
+    ]), unknown);
+    let d = await describeEndpoint(sm, 'canary');
+    assert.equal(d.EndpointStatus, 'InService');
+    assert.deepEqual(d.ProductionVariants.map((v) => [v.VariantName, v.CurrentInstanceCount, v.DesiredInstanceCount]),
+      [['Blue', 1, 1], ['Green', 1, 1]]);
+
+    // The same request with a variant it has goes through.
+    assert.equal((await scale(sm, 'canary', [{ VariantName: 'Blue', DesiredInstanceCount: 3 }])).EndpointArn,
+      endpointArn('canary'));
+    d = await describeEndpoint(sm, 'canary');
+    assert.equal(d.EndpointStatus, 'InService');
+    assert.deepEqual(d.ProductionVariants.map((v) => [v.VariantName, v.CurrentInstanceCount, v.DesiredInstanceCount]),
+      [['Blue', 3, 3], ['Green', 1, 1]]);
+  });
+});
+
+test('scaling past a plan: its size is a ValidationException, what other endpoints hold is ResourceLimitExceeded', async () => {
+  await withEmulator(async ({ url, sm }) => {
+    await createModel(sm, 'llm');
+    const plan = await buyPlan(sm, 'pair', { count: 2 });
+    await createConfig(sm, 'on-pair', reservedVariant(plan, 1));
+    await createEndpoint(sm, 'first', 'on-pair');
+    await createEndpoint(sm, 'second', 'on-pair');
+    const to = (count) => [{ VariantName: 'AllTraffic', DesiredInstanceCount: count }];
+
+    await expectValidation(sm, scale(sm, 'first', to(3)),
+      'Requested instance count (3) exceeds reserved capacity (2) for training plan.');
+    await expectError(sm, scale(sm, 'first', to(2)), 'ResourceLimitExceeded',
+      `Requested instance count (2) exceeds available capacity (1) in training plan ${plan}.`);
+    let p = await describePlan(sm, 'pair');
+    assert.deepEqual([p.InUseInstanceCount, p.AvailableInstanceCount], [2, 0]);
+
+    // Once the other endpoint is gone, its instance is free for this one.
+    await deleteEndpoint(sm, 'second');
+    await scale(sm, 'first', to(2));
+    const d = await describeEndpoint(sm, 'first');
+    assert.equal(d.EndpointStatus, 'InService');
+    assert.equal(d.ProductionVariants[0].CurrentInstanceCount, 2);
+    assert.equal(d.ProductionVariants[0].CapacityReservationConfig.UsedByCurrentEndpoint, 2);
+    p = await describePlan(sm, 'pair');
+    assert.deepEqual([p.InUseInstanceCount, p.AvailableInstanceCount], [2, 0]);
+
+    // After the plan's end, nothing can be scaled on it.
+    await clockTo(url, T0 + 7 * DAY);
+    await expectValidation(sm, scale(sm, 'first', to(1)), `The capacity reservation ${plan} has expired.`);
+    assert.equal((await describeEndpoint(sm, 'first')).ProductionVariants[0].DesiredInstanceCount, 2);
+  });
+});
+
+test('scaling on demand past the region\'s pools is ResourceLimitExceeded with the service reason', async () => {
+  await withEmulator(async ({ sm }) => {
+    await createModel(sm, 'llm');
+    await createConfig(sm, 'p5-one', onDemandVariant(P5, 1));
+    await createEndpoint(sm, 'grows', 'p5-one');
+    const to = (count) => [{ VariantName: 'AllTraffic', DesiredInstanceCount: count }];
+    await expectError(sm, scale(sm, 'grows', to(3)), 'ResourceLimitExceeded', ON_DEMAND_SHORTAGE);
+    await scale(sm, 'grows', to(2));  // the two zones hold one on-demand p5 each
+    const d = await describeEndpoint(sm, 'grows');
+    assert.deepEqual([d.EndpointStatus, d.ProductionVariants[0].CurrentInstanceCount], ['InService', 2]);
+    await expectError(sm, scale(sm, 'grows', to(3)), 'ResourceLimitExceeded', ON_DEMAND_SHORTAGE);
   });
 });
 

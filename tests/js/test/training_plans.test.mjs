@@ -7,11 +7,8 @@
 //   us-west-2  us-west-2a  ml.p5.48xlarge    2 reservable   (55.00 per plan hour)
 //              us-west-2b  ml.p5.48xlarge    1 reservable
 //   us-east-1  us-east-1a..d ml.trn1.32xlarge 3 reservable each (12.345 per plan hour)
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   CreateTrainingPlanCommand,
   DescribeReservedCapacityCommand,
@@ -20,19 +17,16 @@ import {
   SearchTrainingPlanOfferingsCommand,
   paginateListTrainingPlans,
 } from '@aws-sdk/client-sagemaker';
-import { startEmulator, sagemaker, admin, errorOf, assertRawError, UUID } from '../lib/emulator.mjs';
+import { sagemaker } from '../lib/emulator.mjs';
+import {
+  T0, HOUR, DAY, OTHER_ACCOUNT, P5, P5_PRICES, advance, clockTo, expectError, planArn, searchAndBuy,
+  withEmulator as withEmulatorOn, writeCapacityFile,
+} from '../lib/fixtures.mjs';
 
-const CLOCK_START = '2027-01-20T00:00:00Z';
-const T0 = Date.parse(CLOCK_START);
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const ACCOUNT = '123456789012';
-const OTHER_ACCOUNT = '210987654321';
-const P5 = 'ml.p5.48xlarge';
 const TRN1 = 'ml.trn1.32xlarge';
 const OFFERING_ID = /^tpo-[0-9a-f]{64}$/;
 
-const CAPACITY = {
+const CAPACITY_FILE = writeCapacityFile({
   regions: {
     'us-west-2': {
       'us-west-2a': { [P5]: { reservable: 2, on_demand: 1 } },
@@ -46,41 +40,17 @@ const CAPACITY = {
     },
   },
   prices: {
-    [P5]: { on_demand_hourly: 98.32, plan_hourly: 55.0 },
+    [P5]: P5_PRICES,
     [TRN1]: { on_demand_hourly: 21.5, plan_hourly: 12.345 },
   },
-};
-const workDir = mkdtempSync(join(tmpdir(), 'smemu-tp-'));
-const CAPACITY_FILE = join(workDir, 'capacity.json');
-writeFileSync(CAPACITY_FILE, JSON.stringify(CAPACITY));
-after(() => rmSync(workDir, { recursive: true, force: true }));
+});
 
 const at = (ms) => new Date(ms);
 
 // Runs `fn` against a fresh emulator (frozen clock at CLOCK_START, the capacity file above).
 // `fn` gets { url, sm (123456789012, us-west-2), east (123456789012, us-east-1),
 // other (210987654321, us-west-2) }.
-async function withEmulator(fn) {
-  const emu = await startEmulator(['--clock-start', CLOCK_START, '--frozen-clock', '--capacity', CAPACITY_FILE]);
-  try {
-    await fn({
-      url: emu.url,
-      sm: sagemaker(emu.url),
-      east: sagemaker(emu.url, { region: 'us-east-1' }),
-      other: sagemaker(emu.url, { accessKeyId: OTHER_ACCOUNT }),
-    });
-  } finally {
-    await emu.stop();
-  }
-}
-
-async function setClock(url, body) {
-  const res = await admin(url, '/_emulator/clock', { method: 'POST', body });
-  assert.equal(res.status, 200, `clock change ${JSON.stringify(body)} failed: ${res.text}`);
-  return res.json;
-}
-const clockTo = (url, ms) => setClock(url, { now: new Date(ms).toISOString() });
-const advance = (url, seconds) => setClock(url, { advance_seconds: seconds });
+const withEmulator = (fn) => withEmulatorOn(fn, { capacityFile: CAPACITY_FILE });
 
 async function search(client, input) {
   const res = await client.send(new SearchTrainingPlanOfferingsCommand(input));
@@ -101,46 +71,15 @@ function slots(offerings) {
 const slot = (zone, startMs, hours) =>
   `${zone} ${new Date(startMs).toISOString()} ${new Date(startMs + hours * HOUR).toISOString()}`;
 
-// Searches a window that fits exactly one plan of `hours` from `startMs`, and buys the offering
-// in `zone` (default: the first one). Returns { arn, offering }.
-async function buyWindow(client, name, startMs, { hours = 24, count = 1, type = P5, zone, targets } = {}) {
-  const offerings = await search(client, {
-    InstanceType: type,
-    InstanceCount: count,
-    DurationHours: hours,
-    StartTimeAfter: at(startMs),
-    EndTimeBefore: at(startMs + hours * HOUR),
-    ...(targets ? { TargetResources: targets } : {}),
-  });
-  const offering = zone
-    ? offerings.find((o) => o.ReservedCapacityOfferings[0].AvailabilityZone === zone)
-    : offerings[0];
-  assert.ok(offering, `no offering${zone ? ` in ${zone}` : ''} for ${name}: ${JSON.stringify(offerings)}`);
-  assert.equal(offering.ReservedCapacityOfferings[0].StartTime.getTime(), startMs);
-  const res = await client.send(new CreateTrainingPlanCommand({
-    TrainingPlanName: name, TrainingPlanOfferingId: offering.TrainingPlanOfferingId,
-  }));
-  return { arn: res.TrainingPlanArn, offering };
-}
+// Searches a window that fits exactly one plan of `hours` (default 24) from `startMs`, and buys
+// the offering in `zone` (default: the first one). Returns { arn, offering }.
+const buyWindow = (client, name, startMs, opts = {}) => searchAndBuy(client, name, { startMs, ...opts });
 
-// The call must fail with `code` at HTTP 400, as the SDK decodes it and as it went over the wire.
-async function expectError(client, promise, code) {
-  const err = await errorOf(promise);
-  assert.equal(err.name, code, `unexpected error: ${err.stack}`);
-  assert.equal(err.$fault, 'client');
-  assert.equal(err.$metadata.httpStatusCode, 400);
-  assert.match(err.$metadata.requestId ?? '', UUID);
-  assert.equal(typeof err.message, 'string');
-  assert.notEqual(err.message, '');
-  assert.notEqual(err.message, 'UnknownError');
-  assertRawError(client, { status: 400, code, message: err.message });
-  return err;
-}
+// The call must fail with `code` at HTTP 400, as the SDK decodes it and as it went over the wire
+// (expectError of lib/fixtures.mjs with any non-empty message).
 
 const describePlan = (client, name) => client.send(new DescribeTrainingPlanCommand({ TrainingPlanName: name }));
 const listPlans = (client, input = {}) => client.send(new ListTrainingPlansCommand(input));
-const planArn = (name, { account = ACCOUNT, region = 'us-west-2' } = {}) =>
-  `arn:aws:sagemaker:${region}:${account}:training-plan/${name.toLowerCase()}`;
 const RC_ARN = /^arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity\/rc-[0-9a-f]+$/;
 
 // ------------------------------------------------------------------------------------ search
