@@ -1,5 +1,7 @@
 // CreateEndpointConfig, DescribeEndpointConfig, ListEndpointConfigs, DeleteEndpointConfig.
 // A variant with a CapacityReservationConfig is checked against the training plan it names.
+#include <set>
+
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
@@ -83,11 +85,43 @@ domain::Status CheckReservation(const Context& ctx, const json& variant) {
   return domain::Ok();
 }
 
+// InstancePools name on-demand instance types to try in Priority order (1 first), instead of one
+// InstanceType: each type and each priority at most once.
+domain::Status CheckInstancePools(const Context& ctx, const json& variant) {
+  const std::string variant_name = variant["VariantName"];
+  if (variant.contains("InstanceType")) {
+    return domain::ValidationException("Variant " + variant_name +
+                                       " cannot specify both InstanceType and InstancePools.");
+  }
+  if (variant.contains("CapacityReservationConfig")) {
+    return domain::ValidationException(
+        "Variant " + variant_name +
+        " cannot combine InstancePools with a CapacityReservationConfig: instance pools use "
+        "on-demand capacity.");
+  }
+  std::set<std::string> types;
+  std::set<int> priorities;
+  for (const json& pool : variant["InstancePools"]) {
+    if (!types.insert(pool["InstanceType"].get<std::string>()).second) {
+      return domain::ValidationException("The InstancePools of variant " + variant_name +
+                                         " name instance type " +
+                                         pool["InstanceType"].get<std::string>() + " twice.");
+    }
+    if (!priorities.insert(pool["Priority"].get<int>()).second) {
+      return domain::ValidationException("The InstancePools of variant " + variant_name +
+                                         " use Priority " +
+                                         std::to_string(pool["Priority"].get<int>()) + " twice.");
+    }
+    if (auto ok = RequireModel(ctx, pool, "ModelNameOverride"); !ok) return ok;
+  }
+  return domain::Ok();
+}
+
 domain::Status CheckVariants(const Context& ctx, const json& variants) {
   for (const json& variant : variants) {
     if (auto ok = RequireModel(ctx, variant, "ModelName"); !ok) return ok;
-    for (const json& pool : variant.value("InstancePools", json::array())) {
-      if (auto ok = RequireModel(ctx, pool, "ModelNameOverride"); !ok) return ok;
+    if (variant.contains("InstancePools")) {
+      if (auto ok = CheckInstancePools(ctx, variant); !ok) return ok;
     }
     if (variant.contains("CapacityReservationConfig")) {
       if (auto ok = CheckReservation(ctx, variant); !ok) return ok;

@@ -47,6 +47,12 @@ json VariantsFromConfig(const json& config) {
     if (variant.contains("CapacityReservationConfig")) {
       kept["CapacityReservationConfig"] = variant["CapacityReservationConfig"];
     }
+    if (variant.contains("InstancePools")) {
+      json pools = variant["InstancePools"];
+      std::sort(pools.begin(), pools.end(),
+                [](const json& a, const json& b) { return a["Priority"] < b["Priority"]; });
+      kept["InstancePools"] = std::move(pools);
+    }
     variants.push_back(std::move(kept));
   }
   return variants;
@@ -101,6 +107,29 @@ int OnDemandTotal(const Context& ctx, const std::string& region, const std::stri
   return listed ? total : std::numeric_limits<int>::max();
 }
 
+// On-demand instances of a type still free in a region; unlimited for unlisted types.
+int OnDemandFree(const Context& ctx, const std::string& region, const std::string& type,
+                 Holdings& holdings) {
+  const int total = OnDemandTotal(ctx, region, type);
+  if (total == std::numeric_limits<int>::max()) return total;
+  return total - holdings.on_demand_by_type[type];
+}
+
+// Gives a variant with InstancePools the first pool, by Priority, that has all its instances
+// free: the variant takes that pool's instance type (and model override). False when none has.
+bool SelectInstancePool(const Context& ctx, const store::ResourceRow& row, json& variant,
+                        Holdings& holdings) {
+  const int wanted = variant.value("DesiredInstanceCount", 1);
+  for (const json& pool : variant["InstancePools"]) {  // sorted by Priority
+    const std::string type = pool["InstanceType"];
+    if (OnDemandFree(ctx, row.key.region, type, holdings) < wanted) continue;
+    variant["InstanceType"] = type;
+    if (pool.contains("ModelNameOverride")) variant["ModelName"] = pool["ModelNameOverride"];
+    return true;
+  }
+  return false;
+}
+
 // The first variant whose model is a real container that fails its health check, if any.
 std::optional<std::string> FirstUnhealthyVariant(const Context& ctx, const json& variants) {
   if (!ctx.hosting.probe) return std::nullopt;
@@ -123,10 +152,12 @@ std::string Provision(Context& ctx, const store::ResourceRow& row, json& doc, Ti
     const int wanted = variant.value("DesiredInstanceCount", 1);
     const std::string plan_arn = PlanArnOf(variant);
     if (plan_arn.empty()) {
+      if (variant.contains("InstancePools") && !SelectInstancePool(ctx, row, variant, holdings)) {
+        doc["FailureReason"] = kNoOnDemandCapacity;
+        return "Failed";
+      }
       const std::string type = variant.value("InstanceType", "");
-      const int total = OnDemandTotal(ctx, row.key.region, type);
-      if (total != std::numeric_limits<int>::max() &&
-          total - holdings.on_demand_by_type[type] < wanted) {
+      if (OnDemandFree(ctx, row.key.region, type, holdings) < wanted) {
         doc["FailureReason"] = kNoOnDemandCapacity;
         return "Failed";
       }
@@ -173,6 +204,17 @@ json VariantSummary(const Context& ctx, const store::ResourceRow& row, const jso
                   {"DesiredWeight", variant.value("DesiredWeight", variant["Weight"])},
                   {"CurrentInstanceCount", variant["CurrentInstanceCount"]},
                   {"DesiredInstanceCount", variant["DesiredInstanceCount"]}};
+  if (variant.contains("InstancePools")) {
+    // Which pool holds the instances: the selected type has them all, the others none.
+    json pools = json::array();
+    for (const json& pool : variant["InstancePools"]) {
+      const bool selected = pool["InstanceType"] == variant.value("InstanceType", "");
+      pools.push_back(
+          {{"InstanceType", pool["InstanceType"]},
+           {"CurrentInstanceCount", selected ? variant["CurrentInstanceCount"] : json(0)}});
+    }
+    summary["InstancePools"] = std::move(pools);
+  }
   const std::string plan_arn = PlanArnOf(variant);
   if (plan_arn.empty()) return summary;
   Context owner = ctx;

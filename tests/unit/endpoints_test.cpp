@@ -470,6 +470,93 @@ TEST_F(RoutingTest, TheHealthCheckDecidesCreationAndUpdates) {
   EXPECT_EQ(probed.size(), before);
 }
 
+// The test capacity has one on-demand ml.p5.48xlarge in us-west-2; ml.g5.xlarge is unlimited.
+TEST_F(RoutingTest, InstancePoolsAreTriedByPriorityAndDescribeShowsWhichOneServes) {
+  Call("CreateModel",
+       {{"ModelName", "model-v2"},
+        {"PrimaryContainer",
+         {{"Image", "img"}, {"Environment", {{"SAGEMAKER_EMULATOR_RESPONSE", "from v2"}}}}}});
+  const json pools = {
+      {{"InstanceType", "ml.g5.xlarge"}, {"Priority", 2}, {"ModelNameOverride", "model-v2"}},
+      {{"InstanceType", "ml.p5.48xlarge"}, {"Priority", 1}}};
+  Call("CreateEndpointConfig", {{"EndpointConfigName", "pooled"},
+                                {"ProductionVariants",
+                                 {{{"VariantName", "AllTraffic"},
+                                   {"ModelName", "model-v1"},
+                                   {"InitialInstanceCount", 1},
+                                   {"InstancePools", pools}}}}});
+  Call("CreateEndpoint", {{"EndpointName", "first"}, {"EndpointConfigName", "pooled"}});
+  const json first = Endpoint("first")["ProductionVariants"][0];
+  EXPECT_EQ(first["InstancePools"],
+            json::parse(R"([{"InstanceType":"ml.p5.48xlarge","CurrentInstanceCount":1},
+                            {"InstanceType":"ml.g5.xlarge","CurrentInstanceCount":0}])"));
+  EXPECT_EQ(Invoke(*router_, "first", "echo me").body, "echo me");  // model-v1 on the p5 pool
+
+  // The only on-demand p5 is taken: the second endpoint falls back to priority 2 and its model.
+  Call("CreateEndpoint", {{"EndpointName", "second"}, {"EndpointConfigName", "pooled"}});
+  const json second = Endpoint("second");
+  EXPECT_EQ(second["EndpointStatus"], "InService");
+  EXPECT_EQ(second["ProductionVariants"][0]["InstancePools"],
+            json::parse(R"([{"InstanceType":"ml.p5.48xlarge","CurrentInstanceCount":0},
+                            {"InstanceType":"ml.g5.xlarge","CurrentInstanceCount":1}])"));
+  EXPECT_EQ(Invoke(*router_, "second", "echo me").body, "from v2");
+
+  // Deleting the first frees the p5 for the next endpoint.
+  Call("DeleteEndpoint", {{"EndpointName", "first"}});
+  Call("CreateEndpoint", {{"EndpointName", "third"}, {"EndpointConfigName", "pooled"}});
+  EXPECT_EQ(Endpoint("third")["ProductionVariants"][0]["InstancePools"][0]["CurrentInstanceCount"],
+            1);
+}
+
+TEST_F(RoutingTest, WhenNoPoolHasTheInstancesTheEndpointFails) {
+  Call("CreateEndpointConfig",
+       {{"EndpointConfigName", "short"},
+        {"ProductionVariants",
+         {{{"VariantName", "AllTraffic"},
+           {"ModelName", "model-v1"},
+           {"InitialInstanceCount", 2},
+           {"InstancePools", {{{"InstanceType", "ml.p5.48xlarge"}, {"Priority", 1}}}}}}}});
+  Call("CreateEndpoint", {{"EndpointName", "short"}, {"EndpointConfigName", "short"}});
+  const json endpoint = Endpoint("short");
+  EXPECT_EQ(endpoint["EndpointStatus"], "Failed");
+  EXPECT_EQ(endpoint["FailureReason"],
+            "Unable to provision requested ML compute capacity. Please retry using a different ML "
+            "instance type.");
+  EXPECT_EQ(endpoint["ProductionVariants"][0]["InstancePools"][0]["CurrentInstanceCount"], 0);
+}
+
+TEST_F(RoutingTest, InstancePoolsAreChecked) {
+  auto config = [&](json variant) {
+    variant["VariantName"] = "v";
+    variant["ModelName"] = "model-v1";
+    return Call("CreateEndpointConfig",
+                {{"EndpointConfigName", "c"}, {"ProductionVariants", {variant}}}, 400)["message"];
+  };
+  const json g5 = {{"InstanceType", "ml.g5.xlarge"}, {"Priority", 1}};
+  EXPECT_EQ(config({{"InstanceType", "ml.g5.xlarge"}, {"InstancePools", {g5}}}),
+            "Variant v cannot specify both InstanceType and InstancePools.");
+  EXPECT_EQ(
+      config(
+          {{"InstancePools", {g5}},
+           {"CapacityReservationConfig",
+            {{"CapacityReservationPreference", "capacity-reservations-only"},
+             {"MlReservationArn", "arn:aws:sagemaker:us-west-2:123456789012:training-plan/p"}}}}),
+      "Variant v cannot combine InstancePools with a CapacityReservationConfig: instance "
+      "pools use on-demand capacity.");
+  EXPECT_EQ(config({{"InstancePools", {g5, {{"InstanceType", "ml.g5.xlarge"}, {"Priority", 2}}}}}),
+            "The InstancePools of variant v name instance type ml.g5.xlarge twice.");
+  EXPECT_EQ(config({{"InstancePools", {g5, {{"InstanceType", "ml.g5.2xlarge"}, {"Priority", 1}}}}}),
+            "The InstancePools of variant v use Priority 1 twice.");
+  EXPECT_EQ(
+      config(
+          {{"InstancePools",
+            {{{"InstanceType", "ml.g5.xlarge"}, {"Priority", 1}, {"ModelNameOverride", "nope"}}}}}),
+      "Could not find model \"arn:aws:sagemaker:us-west-2:123456789012:model/nope\".");
+  EXPECT_THAT(config({{"InstancePools", {{{"InstanceType", "ml.g5.xlarge"}, {"Priority", 6}}}}})
+                  .get<std::string>(),
+              HasSubstr("Member must have value less than or equal to 5"));
+}
+
 TEST_F(RoutingTest, CreateModelRefusesAMalformedUpstream) {
   for (const char* url :
        {"https://127.0.0.1:8080", "127.0.0.1:8080", "http://h:0", "http://h:99999",
