@@ -275,10 +275,18 @@ Result<json> DescribeEndpoint(const json& in, Context& ctx) {
   return out;
 }
 
+domain::AwsError InProgress(const store::ResourceRow& row) {
+  return domain::ValidationException("Cannot update in-progress endpoint \"" + row.arn + "\".");
+}
+
 Result<json> DeleteEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
   auto row = ctx.store.Get(KeyOf(ctx.caller, name));
   if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
+  if (row->status == "Creating" || row->status == "Updating") {
+    // As on SageMaker, an endpoint being provisioned cannot be deleted until it settles.
+    return InProgress(*row);
+  }
   json doc = json::parse(row->doc);
   for (json& variant : doc["Variants"]) variant["CurrentInstanceCount"] = 0;  // released now
   doc["DueMs"] = (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count();
@@ -294,9 +302,7 @@ Result<json> DeleteEndpoint(const json& in, Context& ctx) {
 Result<store::ResourceRow> EndpointToUpdate(const Context& ctx, const std::string& name) {
   auto row = ctx.store.Get(KeyOf(ctx.caller, name));
   if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
-  if (row->status != "InService") {
-    return domain::ValidationException("Cannot update in-progress endpoint \"" + row->arn + "\".");
-  }
+  if (row->status != "InService") return InProgress(*row);
   return *row;
 }
 

@@ -289,6 +289,10 @@ TEST_F(ProvisionedEndpointsTest, CreatingAndDeletingTakeTheProvisioningDelay) {
   const auto not_yet = Invoke(*router_, "slow", "x");
   EXPECT_EQ(not_yet.status, 400);
   EXPECT_THAT(json::parse(not_yet.body)["message"].get<std::string>(), HasSubstr("not in service"));
+  const std::string in_progress =
+      "Cannot update in-progress endpoint "
+      "\"arn:aws:sagemaker:us-west-2:123456789012:endpoint/slow\".";
+  EXPECT_EQ(Call("DeleteEndpoint", {{"EndpointName", "slow"}}, 400)["message"], in_progress);
   Advance(599);
   EXPECT_EQ(Endpoint("slow")["EndpointStatus"], "Creating");
   Advance(1);
@@ -299,6 +303,7 @@ TEST_F(ProvisionedEndpointsTest, CreatingAndDeletingTakeTheProvisioningDelay) {
   EXPECT_EQ(updating["ProductionVariants"][0]["CurrentInstanceCount"], 1);
   EXPECT_EQ(updating["ProductionVariants"][0]["DesiredInstanceCount"], 3);
   EXPECT_EQ(Invoke(*router_, "slow", "x").status, 200);  // it keeps serving while Updating
+  EXPECT_EQ(Call("DeleteEndpoint", {{"EndpointName", "slow"}}, 400)["message"], in_progress);
   EXPECT_EQ(Call("UpdateEndpoint", {{"EndpointName", "slow"}, {"EndpointConfigName", "cpu"}},
                  400)["message"],
             "Cannot update in-progress endpoint "
