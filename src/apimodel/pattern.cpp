@@ -4,6 +4,9 @@
 #include <pcre2.h>
 
 #include <array>
+#include <cctype>
+#include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 namespace smemu::apimodel {
@@ -44,6 +47,40 @@ pcre2_real_code_8* Compile(const std::string& java_pattern) {
   return code;
 }
 
+std::optional<unsigned> Hex4(std::string_view text, size_t at) {
+  if (at + 6 > text.size() || text[at] != '\\' || text[at + 1] != 'u') return std::nullopt;
+  unsigned value = 0;
+  for (size_t k = at + 2; k < at + 6; ++k) {
+    const char c = text[k];
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    value = value * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c))
+                                                   ? c - '0'
+                                                   : std::tolower(static_cast<unsigned char>(c)) -
+                                                         'a' + 10);
+  }
+  return value;
+}
+
+// Java's \uXXXX escape at `i` (a UTF-16 unit; a surrogate pair is one code point), as the hex
+// digits of the code point for PCRE2's \x{...}. Moves `i` past what it read.
+std::optional<std::string> JavaUnicodeEscape(std::string_view text, size_t& i) {
+  auto unit = Hex4(text, i);
+  if (!unit) return std::nullopt;
+  unsigned code_point = *unit;
+  size_t length = 6;
+  if (*unit >= 0xD800 && *unit <= 0xDBFF) {
+    const auto low = Hex4(text, i + 6);
+    if (low && *low >= 0xDC00 && *low <= 0xDFFF) {
+      code_point = 0x10000 + ((*unit - 0xD800) << 10) + (*low - 0xDC00);
+      length = 12;
+    }
+  }
+  i += length;
+  char digits[16];
+  std::snprintf(digits, sizeof digits, "%X", code_point);
+  return std::string(digits);
+}
+
 }  // namespace
 
 std::string TranslateJavaPattern(std::string_view java_pattern) {
@@ -70,6 +107,10 @@ std::string TranslateJavaPattern(std::string_view java_pattern) {
       }
     }
     if (!replaced) {
+      if (auto code_point = JavaUnicodeEscape(java_pattern, i)) {
+        out += "\\x{" + *code_point + "}";  // i was moved past the escape (or surrogate pair)
+        continue;
+      }
       out += java_pattern.substr(i, 2);  // any other escape is kept as a unit
       i += 2;
     }

@@ -57,15 +57,19 @@ HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& 
   const std::string& region = outcome.region;
   const std::string& account = outcome.account;
   domain::AwsError error{"ModelError", "", 424, {}};
-  if (!reply.reached) {
-    error.message =
-        reply.timed_out
-            ? "Your invocation timed out while waiting for a response from container primary. "
-              "Review the latency metrics for each container in Amazon CloudWatch, resolve the "
-              "issue, and try again."
-            : "The model container for production variant " + forward.variant + " at http://" +
-                  forward.host + ":" + forward.port + " did not answer (" + reply.failure + ").";
+  if (!reply.reached && !reply.timed_out) {
+    error.message = "The model container for production variant " + forward.variant +
+                    " at http://" + forward.host + ":" + forward.port + " did not answer (" +
+                    reply.failure + ").";
     return RenderError(error, WireProtocol::kRestJson1, outcome.request_id);
+  }
+  if (reply.timed_out) {
+    // The service reports its own timeout as a server error with status 0 from the container.
+    reply.status = 0;
+    reply.body =
+        "Your invocation timed out while waiting for a response from container primary. Review "
+        "the latency metrics for each container in Amazon CloudWatch, resolve the issue, and try "
+        "again.";
   }
   if (reply.status >= 200 && reply.status < 300) {
     const std::string* content_type = FindHeader(reply.headers, "Content-Type");
@@ -84,7 +88,8 @@ HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& 
   // The service's wording: the container's status and body, and where its logs would be.
   const std::string log_group = "/aws/sagemaker/Endpoints/" + forward.endpoint_name;
   error.message =
-      std::string(reply.status >= 500 ? "Received server error (" : "Received client error (") +
+      std::string(reply.status >= 500 || reply.timed_out ? "Received server error ("
+                                                         : "Received client error (") +
       std::to_string(reply.status) + ") from primary with message \"" + reply.body +
       "\". See https://" + region + ".console.aws.amazon.com/cloudwatch/home?region=" + region +
       "#logEventViewer:group=" + log_group + " in account " + account + " for more information.";

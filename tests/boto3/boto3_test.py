@@ -20,6 +20,7 @@ import time
 import unittest
 import urllib.error
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -516,7 +517,13 @@ class EndpointWaitersBoto3Test(unittest.TestCase):
 
     # ------------------------------------------------------------------ waiters
     def test_waiter_names_come_from_the_api_subset(self):
-        self.assertEqual({"endpoint_in_service", "endpoint_deleted"}, set(self.sm.waiter_names))
+        # The waiters of api/ and no others: Debian's botocore has many more SageMaker waiters
+        # (notebook instances, images, ...) that AWS_DATA_PATH must hide.
+        with open(os.path.join(REPO_ROOT, "api", "sagemaker", "2017-07-24", "waiters-2.json")) as f:
+            subset = {botocore.xform_name(name) for name in json.load(f)["waiters"]}
+        self.assertLessEqual({"endpoint_in_service", "endpoint_deleted"}, subset)
+        self.assertNotIn("notebook_instance_in_service", subset)
+        self.assertEqual(subset, set(self.sm.waiter_names))
 
     def test_endpoint_in_service_waiter_returns_when_the_clock_passes_the_delay(self):
         self.make_endpoint("slow-start")
@@ -742,6 +749,178 @@ class EndpointWaitersBoto3Test(unittest.TestCase):
         plan_now = self.sm.describe_training_plan(TrainingPlanName="endpoint-week")
         self.assertEqual(0, plan_now["InUseInstanceCount"])
         self.assertEqual("18480.00", plan_now["UpfrontFee"])
+
+
+class Container:
+    """A model container on 127.0.0.1 (Python's http.server in a thread): GET /ping answers 200,
+    POST /invocations is answered by answer(body, headers) -> (status, content_type, body, headers).
+    Every invocation is kept in `invocations` as (path, headers, body)."""
+
+    def __init__(self, answer):
+        self.pings = 0
+        self.invocations = []
+        container = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's naming)
+                if self.path == "/ping":
+                    container.pings += 1
+                    self._send(200, "text/plain", b"", {})
+                else:
+                    self._send(404, "text/plain", b"not found", {})
+
+            def do_POST(self):  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                container.invocations.append((self.path, dict(self.headers), body))
+                self._send(*answer(body, self.headers))
+
+            def _send(self, status, content_type, payload, headers):
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+def model_error_text(kind, status, message, endpoint, account=ACCOUNT, region=REGION):
+    return ('Received %s error (%d) from primary with message "%s". See https://%s.console.aws.'
+            "amazon.com/cloudwatch/home?region=%s#logEventViewer:group=/aws/sagemaker/Endpoints/%s "
+            "in account %s for more information." % (kind, status, message, region, region,
+                                                     endpoint, account))
+
+
+class ContainerBoto3Test(unittest.TestCase):
+    """Models with SAGEMAKER_EMULATOR_UPSTREAM: invocations forwarded to a real HTTP container, its
+    errors as ModelError, and the traffic split between weighted variants."""
+    server = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server(BINARY)
+
+    @classmethod
+    def tearDownClass(cls):
+        SageMakerBoto3Test.tearDownClass.__func__(cls)
+
+    setUp = SageMakerBoto3Test.setUp
+    set_clock = SageMakerBoto3Test.set_clock
+    client = SageMakerBoto3Test.client
+
+    def container(self, answer):
+        container = Container(answer)
+        self.addCleanup(container.close)
+        return container
+
+    def deploy(self, endpoint, containers, weights):
+        """An endpoint with one variant per (name, weight); variant V serves model endpoint-V on
+        containers[V]."""
+        variants = []
+        for name, weight in weights:
+            model = "%s-%s" % (endpoint, name)
+            self.sm.create_model(ModelName=model, PrimaryContainer={
+                "Image": "img:1", "Environment": {"SAGEMAKER_EMULATOR_UPSTREAM": containers[name].url}})
+            variants.append({"VariantName": name, "ModelName": model, "InstanceType": G5,
+                             "InitialInstanceCount": 1, "InitialVariantWeight": weight})
+        self.sm.create_endpoint_config(EndpointConfigName=endpoint, ProductionVariants=variants)
+        self.sm.create_endpoint(EndpointName=endpoint, EndpointConfigName=endpoint)
+        self.assertEqual("InService",
+                         self.sm.describe_endpoint(EndpointName=endpoint)["EndpointStatus"])
+
+    def test_invocations_reach_the_container_and_its_500_is_a_model_error(self):
+        def answer(body, headers):
+            if body == b"fail":
+                return 500, "text/plain", b"boom", {}
+            return (200, "application/json", json.dumps({"got": body.decode()}).encode(),
+                    {"X-Amzn-SageMaker-Custom-Attributes": "model=v1"})
+
+        container = self.container(answer)
+        self.deploy("real", {"AllTraffic": container}, [("AllTraffic", 1.0)])
+        self.assertEqual(1, container.pings, "the health check ran when the endpoint was provisioned")
+        runtime = self.client(service="sagemaker-runtime")
+
+        out = runtime.invoke_endpoint(EndpointName="real", Body=b"1,2,3", ContentType="text/csv",
+                                      Accept="application/json", CustomAttributes="trace=1")
+        self.assertEqual(200, out["ResponseMetadata"]["HTTPStatusCode"])
+        self.assertEqual(b'{"got": "1,2,3"}', out["Body"].read())
+        self.assertEqual("application/json", out["ContentType"])
+        self.assertEqual("model=v1", out["CustomAttributes"])
+        self.assertEqual("AllTraffic", out["InvokedProductionVariant"])
+        self.assertEqual(1, len(container.invocations))
+        path, headers, body = container.invocations[0]
+        self.assertEqual(("/invocations", b"1,2,3"), (path, body))
+        self.assertEqual("text/csv", headers["Content-Type"])
+        self.assertEqual("application/json", headers["Accept"])
+        self.assertEqual("trace=1", headers["X-Amzn-SageMaker-Custom-Attributes"])
+        self.assertNotIn("Authorization", headers)
+
+        with self.assertRaises(runtime.exceptions.ModelError) as ctx:
+            runtime.invoke_endpoint(EndpointName="real", Body=b"fail", ContentType="text/csv")
+        response = ctx.exception.response
+        self.assertEqual("ModelError", response["Error"]["Code"])
+        self.assertEqual(model_error_text("server", 500, "boom", "real"), response["Error"]["Message"])
+        self.assertEqual(424, response["ResponseMetadata"]["HTTPStatusCode"])
+        self.assertEqual(0, response["ResponseMetadata"]["RetryAttempts"])
+        # botocore parses ModelError's modeled members into the top of the error response.
+        self.assertEqual(500, response["OriginalStatusCode"])
+        self.assertEqual("boom", response["OriginalMessage"])
+        self.assertEqual("arn:aws:logs:%s:%s:log-group:/aws/sagemaker/Endpoints/real"
+                         % (REGION, ACCOUNT), response["LogStreamArn"])
+        self.assertEqual(2, len(container.invocations), "one attempt, no retry")
+
+    def test_traffic_split_and_target_variant(self):
+        containers = {name: self.container(
+            lambda body, headers, name=name: (200, "text/plain", name.encode(), {}))
+            for name in ("A", "B")}
+        self.deploy("split", containers, [("A", 1.0), ("B", 3.0)])
+        runtime = self.client(service="sagemaker-runtime")
+
+        def route(count, **extra):
+            seen = {}
+            for i in range(count):
+                out = runtime.invoke_endpoint(EndpointName="split", Body=str(i).encode(), **extra)
+                variant = out["InvokedProductionVariant"]
+                self.assertEqual(variant.encode(), out["Body"].read(), "answered by its container")
+                seen[variant] = seen.get(variant, 0) + 1
+            return seen
+
+        split = route(200)
+        self.assertEqual({"A", "B"}, set(split), split)
+        self.assertTrue(25 <= split["A"] <= 75, split)  # expected 50 of 200
+        self.assertEqual({"A": 30}, route(30, TargetVariant="A"))
+        self.assertEqual(split["A"] + 30, len(containers["A"].invocations))
+        self.assertEqual(split["B"], len(containers["B"].invocations))
+        with self.assertRaises(ClientError) as ctx:
+            runtime.invoke_endpoint(EndpointName="split", Body=b"x", TargetVariant="C")
+        self.assertEqual("ValidationError", ctx.exception.response["Error"]["Code"])
+        self.assertEqual("The variant C is not part of endpoint split.",
+                         ctx.exception.response["Error"]["Message"])
+        self.assertEqual(400, ctx.exception.response["ResponseMetadata"]["HTTPStatusCode"])
+
+        # UpdateEndpointWeightsAndCapacities to A 0, B 0: only TargetVariant gets through.
+        self.sm.update_endpoint_weights_and_capacities(EndpointName="split", DesiredWeightsAndCapacities=[
+            {"VariantName": "A", "DesiredWeight": 0.0}, {"VariantName": "B", "DesiredWeight": 0.0}])
+        self.assertEqual("InService", self.sm.describe_endpoint(EndpointName="split")["EndpointStatus"])
+        with self.assertRaises(ClientError) as ctx:
+            runtime.invoke_endpoint(EndpointName="split", Body=b"x")
+        self.assertEqual("ValidationError", ctx.exception.response["Error"]["Code"])
+        self.assertEqual("Endpoint split has no variant with a weight above zero; name one with "
+                         "TargetVariant.", ctx.exception.response["Error"]["Message"])
+        self.assertEqual({"B": 5}, route(5, TargetVariant="B"))
 
 
 def main():

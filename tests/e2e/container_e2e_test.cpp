@@ -154,10 +154,17 @@ TEST_F(ContainerE2E, ASlowContainerTimesOutWithoutHoldingUpOtherRequests) {
   const HttpReply timed_out = pending.get();
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1400));
   EXPECT_EQ(timed_out.status, 424);
-  EXPECT_EQ(json::parse(timed_out.body)["message"],
-            "Your invocation timed out while waiting for a response from container primary. "
-            "Review the latency metrics for each container in Amazon CloudWatch, resolve the "
-            "issue, and try again.");
+  const json body = json::parse(timed_out.body);
+  const std::string inner =
+      "Your invocation timed out while waiting for a response from container primary. Review the "
+      "latency metrics for each container in Amazon CloudWatch, resolve the issue, and try again.";
+  EXPECT_EQ(body["message"],
+            "Received server error (0) from primary with message \"" + inner +
+                "\". See https://us-east-1.console.aws.amazon.com/cloudwatch/home?region=us-east-1"
+                "#logEventViewer:group=/aws/sagemaker/Endpoints/slow in account 000000000000 for "
+                "more information.");
+  EXPECT_EQ(body["OriginalStatusCode"], 0);
+  EXPECT_EQ(body["OriginalMessage"], inner);
 }
 
 TEST_F(ContainerE2E, AContainerThatFailsItsPingFailsTheEndpoint) {

@@ -45,3 +45,22 @@ TEST(Pattern, BadPatternThrowsAtConstruction) {
 
 }  // namespace
 }  // namespace smemu::apimodel
+
+namespace smemu::apimodel {
+namespace {
+
+// The model's XML-character pattern (HyperParameters values and others) spells code points as Java
+// \uXXXX escapes, with the supplementary planes as a surrogate-pair range.
+TEST(Pattern, TranslatesJavaUnicodeEscapesAndSurrogatePairs) {
+  const char* xml_chars = "[\\u0020-\\uD7FF\\uE000-\\uFFFD\\uD800\\uDC00-\\uDBFF\\uDFFF\\t]*";
+  EXPECT_EQ(TranslateJavaPattern(xml_chars),
+            "[\\x{20}-\\x{D7FF}\\x{E000}-\\x{FFFD}\\x{10000}-\\x{10FFFF}\\t]*");
+  Pattern text(xml_chars);
+  EXPECT_TRUE(text.Matches("learning_rate=0.1\tGrüße 😀"));
+  EXPECT_FALSE(text.Matches("bell\x07"));
+  EXPECT_FALSE(text.Matches("line\nbreak"));
+  EXPECT_EQ(TranslateJavaPattern("\\u00e9\\uZZZZ"), "\\x{E9}\\uZZZZ");  // not hex: kept as is
+}
+
+}  // namespace
+}  // namespace smemu::apimodel
