@@ -6,6 +6,8 @@ scripts/api-operations.txt with every shape they reach, removes documentation st
 the botocore layout (service-2.json, paginators-1.json, waiters-2.json) so that the server can embed
 it and older AWS CLIs / boto3 can load it through AWS_DATA_PATH.
 
+Shapes and members newer than those models come from scripts/api-additions.json.
+
 Usage: scripts/make-api-subset.py [--models DIR] [--out DIR]
 """
 import argparse
@@ -60,9 +62,20 @@ def reachable_shapes(model, operations):
     return seen
 
 
-def subset_service(models_dir, service, version, operations):
+def apply_additions(model, additions):
+    """Adds shapes and members that the official models do not have yet (scripts/api-additions.json)."""
+    for name, shape in additions.get("shapes", {}).items():
+        model["shapes"][name] = shape
+    for name, members in additions.get("members", {}).items():
+        model["shapes"][name].setdefault("members", {}).update(members)
+    for name, required in additions.get("required", {}).items():
+        model["shapes"][name]["required"] = required
+
+
+def subset_service(models_dir, service, version, operations, additions):
     src = models_dir / service / version
     model = json.loads((src / "service-2.json").read_text())
+    apply_additions(model, additions.get(service, {}))
     missing = [op for op in operations if op not in model["operations"]]
     if missing:
         sys.exit(f"{service}: operations not in the model: {', '.join(missing)}")
@@ -91,12 +104,14 @@ def main():
     parser.add_argument("--models", type=pathlib.Path, default=ROOT.parent / "shared" / "aws-models")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "api")
     parser.add_argument("--operations", type=pathlib.Path, default=ROOT / "scripts" / "api-operations.txt")
+    parser.add_argument("--additions", type=pathlib.Path, default=ROOT / "scripts" / "api-additions.json")
     args = parser.parse_args()
     wanted = read_operation_list(args.operations)
+    additions = json.loads(args.additions.read_text())
     for service, version in SERVICES.items():
         target = args.out / service / version
         target.mkdir(parents=True, exist_ok=True)
-        for filename, content in subset_service(args.models, service, version, wanted[service]).items():
+        for filename, content in subset_service(args.models, service, version, wanted[service], additions).items():
             (target / filename).write_text(json.dumps(content, indent=1, sort_keys=False) + "\n")
 
 

@@ -53,10 +53,10 @@ std::optional<unsigned> Hex4(std::string_view text, size_t at) {
   for (size_t k = at + 2; k < at + 6; ++k) {
     const char c = text[k];
     if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    value = value * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c))
-                                                   ? c - '0'
-                                                   : std::tolower(static_cast<unsigned char>(c)) -
-                                                         'a' + 10);
+    value = value * 16 +
+            static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c))
+                                      ? c - '0'
+                                      : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
   }
   return value;
 }

@@ -60,15 +60,25 @@ class Parser {
     return value.get<double>();
   }
 
+  // Plans can reserve only the model's ReservedCapacityInstanceType values.
+  static bool IsReservable(const std::string& type) {
+    return IsOneOf(type, "ReservedCapacityInstanceType");
+  }
+
+  // Any instance type an endpoint, training job or processing job can run on.
   void CheckInstanceType(const std::string& type, const std::string& path) const {
-    const auto* shape = apimodel::ControlPlaneModel().FindShape("ReservedCapacityInstanceType");
-    if (shape == nullptr) return;
-    const auto& allowed = shape->enum_values;
-    if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      Fail(path, "not a ReservedCapacityInstanceType (one of " + list + ")");
+    for (const char* shape : {"ReservedCapacityInstanceType", "ProductionVariantInstanceType",
+                              "TrainingInstanceType", "ProcessingInstanceType"}) {
+      if (IsOneOf(type, shape)) return;
     }
+    Fail(path, "not a SageMaker instance type");
+  }
+
+  static bool IsOneOf(const std::string& type, const char* enum_shape) {
+    const auto* shape = apimodel::ControlPlaneModel().FindShape(enum_shape);
+    if (shape == nullptr) return false;
+    const auto& allowed = shape->enum_values;
+    return std::find(allowed.begin(), allowed.end(), type) != allowed.end();
   }
 
   static std::string Join(const std::string& path, const std::string& key) {
@@ -113,10 +123,16 @@ domain::CapacityConfig ParseCapacityConfig(std::string_view text, const std::str
         parser.CheckInstanceType(type, path);
         parser.Object(pool, path);
         parser.OnlyKeys(pool, path, {"reservable", "on_demand"});
-        if (!config.prices.count(type)) parser.Fail(path, "has no entry in prices");
-        config.pools.push_back({{region, zone, type},
-                                parser.Count(pool, path, "reservable"),
-                                parser.Count(pool, path, "on_demand")});
+        const int reservable = parser.Count(pool, path, "reservable");
+        if (reservable > 0 && !Parser::IsReservable(type)) {
+          parser.Fail(path + ".reservable", "must be 0: training plans cannot reserve " + type +
+                                                " (not a ReservedCapacityInstanceType)");
+        }
+        if (reservable > 0 && !config.prices.count(type)) {
+          parser.Fail(path, "has reservable instances but no entry in prices");
+        }
+        config.pools.push_back(
+            {{region, zone, type}, reservable, parser.Count(pool, path, "on_demand")});
       }
     }
   }

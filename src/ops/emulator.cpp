@@ -42,6 +42,7 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   AddTrainingPlanHandlers(handlers_);
   AddEndpointConfigHandlers(handlers_);
   AddEndpointHandlers(handlers_);
+  AddJobHandlers(handlers_);
   invoke_endpoint_ = &ops::InvokeEndpoint;
   if (!clock_start.start) {
     if (auto saved = store_.GetSetting(kClockSetting)) {
@@ -109,13 +110,15 @@ std::vector<PoolView> Emulator::Capacity(const std::string& region,
 
 domain::Result<PoolView> Emulator::ChangeCapacity(const PoolChange& change) {
   std::lock_guard lock(mutex_);
-  const TimePoint now = clock_.Now();
+  Context ctx = MakeContextLocked(Caller{});  // everything due before the change happens first
+  const TimePoint now = ctx.now;
   const auto* pool = ledger_.Find(change.key);
-  if (pool == nullptr && !capacity_.prices.count(change.key.instance_type)) {
-    return domain::ValidationException("No prices are configured for instance type " +
-                                       change.key.instance_type + ".");
-  }
   const int reservable = change.reservable.value_or(pool ? pool->reservable : 0);
+  if (reservable > 0 && !capacity_.prices.count(change.key.instance_type)) {
+    return domain::ValidationException("No plan prices are configured for instance type " +
+                                       change.key.instance_type +
+                                       ": only on-demand instances can be set.");
+  }
   const int on_demand = change.on_demand.value_or(pool ? pool->on_demand : 0);
   if (reservable < 0 || on_demand < 0) {
     return domain::ValidationException("Instance counts must not be negative.");
@@ -136,6 +139,7 @@ domain::Result<PoolView> Emulator::ChangeCapacity(const PoolChange& change) {
                    {"reservable", reservable},
                    {"on_demand", on_demand}});
   store_.PutSetting(kCapacitySetting, saved.dump());
+  SettleJobs(ctx);  // waiting jobs take instances that appeared
   return ViewLocked(change.key, now);
 }
 
@@ -146,6 +150,7 @@ bool Emulator::Emulates(const std::string& operation) const {
 Context Emulator::MakeContextLocked(const Caller& caller) {
   Context ctx{caller, clock_.Now(), store_, ledger_, capacity_, offerings_, hosting_};
   SettleEndpoints(ctx);  // transitions that fell due before this request are applied first
+  SettleJobs(ctx);
   return ctx;
 }
 
@@ -153,7 +158,10 @@ domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
                                                 const nlohmann::json& input, const Caller& caller) {
   std::lock_guard lock(mutex_);
   Context ctx = MakeContextLocked(caller);
-  return handlers_.at(operation)(input, ctx);
+  auto result = handlers_.at(operation)(input, ctx);
+  // Instances an endpoint or job gave back in this request go to waiting jobs at once.
+  if (result) SettleJobs(ctx);
+  return result;
 }
 
 domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& request,

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ops/arn.hpp"
+#include "ops/capacity_use.hpp"
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
@@ -61,58 +62,6 @@ json VariantsFromConfig(const json& config) {
 std::string PlanArnOf(const json& variant) {
   if (!variant.contains("CapacityReservationConfig")) return "";
   return variant["CapacityReservationConfig"].value("MlReservationArn", "");
-}
-
-// Instances held by the endpoints of a region: per plan ARN, and per on-demand instance type.
-struct Holdings {
-  std::map<std::string, int> by_plan;
-  std::map<std::string, int> on_demand_by_type;
-};
-
-// `except`: an endpoint whose holdings are left out (one that is swapping to a new config).
-Holdings HoldingsIn(const store::StateStore& store, const std::string& region,
-                    const std::string& except_arn = "") {
-  Holdings holdings;
-  for (const store::ResourceRow& row : store.AllOfKind(kKind)) {
-    if (row.key.region != region || row.arn == except_arn) continue;
-    const json doc = json::parse(row.doc);  // outlives the loop over its variants
-    // A serving endpoint that is scaling holds its new count from the moment it asked for it.
-    const bool serving = row.status == "InService" || row.status == "Updating";
-    for (const json& variant : doc.at("Variants")) {
-      const int current = variant.value("CurrentInstanceCount", 0);
-      const int held =
-          serving ? std::max(current, variant.value("DesiredInstanceCount", current)) : current;
-      if (held == 0) continue;
-      const std::string plan = PlanArnOf(variant);
-      if (plan.empty()) {
-        holdings.on_demand_by_type[variant.value("InstanceType", "")] += held;
-      } else {
-        holdings.by_plan[plan] += held;
-      }
-    }
-  }
-  return holdings;
-}
-
-// On-demand instances of a type in a region; unlimited when the configuration does not list it.
-int OnDemandTotal(const Context& ctx, const std::string& region, const std::string& type) {
-  bool listed = false;
-  int total = 0;
-  for (const auto& [key, pool] : ctx.ledger.pools()) {
-    if (key.region == region && key.instance_type == type) {
-      listed = true;
-      total += pool.on_demand;
-    }
-  }
-  return listed ? total : std::numeric_limits<int>::max();
-}
-
-// On-demand instances of a type still free in a region; unlimited for unlisted types.
-int OnDemandFree(const Context& ctx, const std::string& region, const std::string& type,
-                 Holdings& holdings) {
-  const int total = OnDemandTotal(ctx, region, type);
-  if (total == std::numeric_limits<int>::max()) return total;
-  return total - holdings.on_demand_by_type[type];
 }
 
 // Gives a variant with InstancePools the first pool, by Priority, that has all its instances

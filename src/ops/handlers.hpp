@@ -15,12 +15,17 @@ void AddModelHandlers(HandlerTable& table);
 void AddTrainingPlanHandlers(HandlerTable& table);
 void AddEndpointConfigHandlers(HandlerTable& table);
 void AddEndpointHandlers(HandlerTable& table);
+void AddJobHandlers(HandlerTable& table);
 
 // Applies every endpoint transition that is due at ctx.now: Creating endpoints take their
 // capacity (or fail), Deleting ones disappear.
 void SettleEndpoints(Context& ctx);
 
-// Instances that endpoints of the caller's region hold right now, per training plan ARN.
+// Applies every job event that is due at ctx.now, in time order: jobs end, waiting jobs time out
+// or start where capacity is free (first come, first served).
+void SettleJobs(Context& ctx);
+
+// Instances that endpoints and jobs of the caller's region hold right now, per training plan ARN.
 std::map<std::string, int> PlanInstancesInUse(const Context& ctx);
 
 // What a stored training plan holds of a pool.

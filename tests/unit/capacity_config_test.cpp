@@ -62,13 +62,25 @@ TEST(CapacityConfig, ErrorsNameTheFileAndTheField) {
                         "integer from 0 to 100000"));
   EXPECT_THAT(ErrorOf(R"({"regions": {"us-west-2": {"eu-west-1a": {}}}, )" + prices + "}"),
               HasSubstr("regions.us-west-2.eu-west-1a: an availability zone name must start"));
-  EXPECT_THAT(ErrorOf(R"({"regions": {"us-west-2": {"us-west-2a": {"ml.g5.xlarge": {}}}}, )" +
+  EXPECT_THAT(ErrorOf(R"({"regions": {"us-west-2": {"us-west-2a": {"ml.g5.xlarge":
+                {"reservable": 1}}}}, )" +
                       prices + "}"),
-              HasSubstr("regions.us-west-2.us-west-2a.ml.g5.xlarge: not a "
-                        "ReservedCapacityInstanceType"));
-  EXPECT_THAT(ErrorOf(R"({"regions": {"us-west-2": {"us-west-2a": {"ml.trn1.32xlarge": {}}}}, )" +
+              HasSubstr("regions.us-west-2.us-west-2a.ml.g5.xlarge.reservable: must be 0: "
+                        "training plans cannot reserve ml.g5.xlarge"));
+  EXPECT_THAT(ErrorOf(R"({"regions": {"us-west-2": {"us-west-2a": {"ml.nope.xlarge": {}}}}, )" +
                       prices + "}"),
-              HasSubstr("ml.trn1.32xlarge: has no entry in prices"));
+              HasSubstr("regions.us-west-2.us-west-2a.ml.nope.xlarge: not a SageMaker instance "
+                        "type"));
+  EXPECT_THAT(ErrorOf(R"({"regions": {"us-west-2": {"us-west-2a": {"ml.trn1.32xlarge":
+                {"reservable": 2}}}}, )" +
+                      prices + "}"),
+              HasSubstr("ml.trn1.32xlarge: has reservable instances but no entry in prices"));
+  // On-demand pools of any type need no prices.
+  EXPECT_EQ(ParseCapacityConfig(R"({"regions": {"us-west-2": {"us-west-2a": {"ml.m5.xlarge":
+                {"on_demand": 3}}}}, "prices": {}})",
+                                "cap.json")
+                .pools.size(),
+            1u);
   EXPECT_THAT(ErrorOf(R"({"regions": {}, "prices": {"ml.p5.48xlarge": {"plan_hourly": 1}}})"),
               HasSubstr("prices.ml.p5.48xlarge.on_demand_hourly: is required"));
   EXPECT_THAT(ErrorOf(R"({"regions": {}, "prices": {}, "extra": 1})"),

@@ -41,7 +41,7 @@ class EmulatorFixture : public ::testing::Test {
   void Open() {
     emulator_ = std::make_unique<ops::Emulator>(
         store_, base_clock_, ops::ClockStart{kStart, true},
-        config::ParseCapacityConfig(kCapacity, "test capacity"), hosting_);
+        config::ParseCapacityConfig(capacity_, "test capacity"), hosting_);
     router_ =
         std::make_unique<protocol::Router>(*emulator_, apimodel::ControlPlaneModel(),
                                            apimodel::RuntimeModel(), protocol::RouterConfig{});
@@ -83,7 +83,8 @@ class EmulatorFixture : public ::testing::Test {
   }
 
   ManualClock base_clock_{TimePoint{Millis{0}}};
-  ops::HostingOptions hosting_;  // set before Open(): provisioning delay, container probe
+  ops::HostingOptions hosting_;       // set before Open(): provisioning delay, container probe
+  std::string capacity_ = kCapacity;  // set before Open() for other pools
   store::StateStore store_;
   std::unique_ptr<ops::Emulator> emulator_;
   std::unique_ptr<protocol::Router> router_;

@@ -1,0 +1,83 @@
+#include "ops/capacity_use.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace smemu::ops {
+namespace {
+
+using nlohmann::json;
+
+void Hold(Holdings& holdings, const std::string& plan_arn, const std::string& type, int count) {
+  if (count <= 0) return;
+  if (plan_arn.empty()) {
+    holdings.on_demand_by_type[type] += count;
+  } else {
+    holdings.by_plan[plan_arn] += count;
+  }
+}
+
+void AddEndpoints(const store::StateStore& store, const std::string& region,
+                  const std::string& except_arn, Holdings& holdings) {
+  for (const store::ResourceRow& row : store.AllOfKind(kEndpointKind)) {
+    if (row.key.region != region || row.arn == except_arn) continue;
+    const json doc = json::parse(row.doc);  // outlives the loop over its variants
+    // A serving endpoint that is scaling holds its new count from the moment it asked for it.
+    const bool serving = row.status == "InService" || row.status == "Updating";
+    for (const json& variant : doc.at("Variants")) {
+      const int current = variant.value("CurrentInstanceCount", 0);
+      const int held =
+          serving ? std::max(current, variant.value("DesiredInstanceCount", current)) : current;
+      std::string plan;
+      if (variant.contains("CapacityReservationConfig")) {
+        plan = variant["CapacityReservationConfig"].value("MlReservationArn", "");
+      }
+      Hold(holdings, plan, variant.value("InstanceType", ""), held);
+    }
+  }
+}
+
+// A job holds its selected instances from the moment it starts running until it ends.
+void AddJobs(const store::StateStore& store, const char* kind, const std::string& region,
+             Holdings& holdings) {
+  for (const store::ResourceRow& row : store.AllOfKind(kind, std::string("InProgress"))) {
+    if (row.key.region != region) continue;
+    const json doc = json::parse(row.doc);
+    if (doc.value("Phase", "") != "Running") continue;
+    const json& selected = doc.at("Selected");
+    Hold(holdings, selected.value("PlanArn", ""), selected.value("InstanceType", ""),
+         selected.value("InstanceCount", 0));
+  }
+}
+
+}  // namespace
+
+Holdings HoldingsIn(const store::StateStore& store, const std::string& region,
+                    const std::string& except_arn) {
+  Holdings holdings;
+  AddEndpoints(store, region, except_arn, holdings);
+  AddJobs(store, kTrainingJobKind, region, holdings);
+  AddJobs(store, kProcessingJobKind, region, holdings);
+  return holdings;
+}
+
+int OnDemandTotal(const Context& ctx, const std::string& region, const std::string& type) {
+  bool listed = false;
+  int total = 0;
+  for (const auto& [key, pool] : ctx.ledger.pools()) {
+    if (key.region == region && key.instance_type == type) {
+      listed = true;
+      total += pool.on_demand;
+    }
+  }
+  return listed ? total : std::numeric_limits<int>::max();
+}
+
+int OnDemandFree(const Context& ctx, const std::string& region, const std::string& type,
+                 Holdings& holdings) {
+  const int total = OnDemandTotal(ctx, region, type);
+  if (total == std::numeric_limits<int>::max()) return total;
+  return total - holdings.on_demand_by_type[type];
+}
+
+}  // namespace smemu::ops

@@ -1,0 +1,34 @@
+// Who holds which instances right now: endpoints and jobs of a region, on training plans and on the
+// region's on-demand pools. Endpoints and jobs compete for the same instances through this view.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ops/context.hpp"
+
+namespace smemu::ops {
+
+inline constexpr const char* kEndpointKind = "endpoint";
+inline constexpr const char* kTrainingJobKind = "training-job";
+inline constexpr const char* kProcessingJobKind = "processing-job";
+
+// Instances held in a region: per plan ARN, and per on-demand instance type.
+struct Holdings {
+  std::map<std::string, int> by_plan;
+  std::map<std::string, int> on_demand_by_type;
+};
+
+// `except_arn`: a resource whose holdings are left out (an endpoint swapping to a new config).
+Holdings HoldingsIn(const store::StateStore& store, const std::string& region,
+                    const std::string& except_arn = "");
+
+// On-demand instances of a type in a region; unlimited (INT_MAX) when the configuration does not
+// list the type.
+int OnDemandTotal(const Context& ctx, const std::string& region, const std::string& type);
+
+// On-demand instances of a type still free in a region, given what `holdings` already holds.
+int OnDemandFree(const Context& ctx, const std::string& region, const std::string& type,
+                 Holdings& holdings);
+
+}  // namespace smemu::ops

@@ -1,0 +1,34 @@
+// What a training or processing job may run on: its instance options in priority order, read and
+// checked from a CreateTrainingJob / CreateProcessingJob request. A plain job (one InstanceType)
+// is a list of one option; InstancePreferences give up to five.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "domain/aws_error.hpp"
+#include "ops/context.hpp"
+
+namespace smemu::ops {
+
+struct JobOption {
+  std::string instance_type;
+  int instance_count = 0;
+  std::string plan_arn;  // empty: on-demand capacity
+};
+
+// The training job's options (ResourceConfig), with every rule of the service checked: exclusions,
+// unique types, counts in exactly one place, per-preference plans never with the job-level plan,
+// and each plan live, bought for training jobs, of the option's instance type and large enough.
+domain::Result<std::vector<JobOption>> TrainingJobOptions(const nlohmann::json& input,
+                                                          const Context& ctx);
+
+// The processing job's options (ProcessingResources.ClusterConfig); processing takes no plans.
+domain::Result<std::vector<JobOption>> ProcessingJobOptions(const nlohmann::json& input);
+
+// Whether a list has an accelerated instance type (ml.p*, ml.g*, ml.trn*): only then does
+// MaxPendingTimeInSeconds apply.
+bool HasAcceleratedType(const std::vector<JobOption>& options);
+
+}  // namespace smemu::ops
