@@ -8,19 +8,10 @@ namespace {
 
 using nlohmann::json;
 
-void Hold(Holdings& holdings, const std::string& plan_arn, const std::string& type, int count) {
-  if (count <= 0) return;
-  if (plan_arn.empty()) {
-    holdings.on_demand_by_type[type] += count;
-  } else {
-    holdings.by_plan[plan_arn] += count;
-  }
-}
-
 void AddEndpoints(const store::StateStore& store, const std::string& region,
-                  const std::string& except_arn, Holdings& holdings) {
+                  std::vector<Holder>& holders) {
   for (const store::ResourceRow& row : store.AllOfKind(kEndpointKind)) {
-    if (row.key.region != region || row.arn == except_arn) continue;
+    if (!region.empty() && row.key.region != region) continue;
     const json doc = json::parse(row.doc);  // outlives the loop over its variants
     // A serving endpoint that is scaling holds its new count from the moment it asked for it.
     const bool serving = row.status == "InService" || row.status == "Updating";
@@ -28,36 +19,51 @@ void AddEndpoints(const store::StateStore& store, const std::string& region,
       const int current = variant.value("CurrentInstanceCount", 0);
       const int held =
           serving ? std::max(current, variant.value("DesiredInstanceCount", current)) : current;
+      if (held <= 0) continue;
       std::string plan;
       if (variant.contains("CapacityReservationConfig")) {
         plan = variant["CapacityReservationConfig"].value("MlReservationArn", "");
       }
-      Hold(holdings, plan, variant.value("InstanceType", ""), held);
+      holders.push_back(
+          {row.arn, kEndpointKind, row.key.region, variant.value("InstanceType", ""), plan, held});
     }
   }
 }
 
 // A job holds its selected instances from the moment it starts running until it ends.
 void AddJobs(const store::StateStore& store, const char* kind, const std::string& region,
-             Holdings& holdings) {
+             std::vector<Holder>& holders) {
   for (const store::ResourceRow& row : store.AllOfKind(kind, std::string("InProgress"))) {
-    if (row.key.region != region) continue;
+    if (!region.empty() && row.key.region != region) continue;
     const json doc = json::parse(row.doc);
     if (doc.value("Phase", "") != "Running") continue;
     const json& selected = doc.at("Selected");
-    Hold(holdings, selected.value("PlanArn", ""), selected.value("InstanceType", ""),
-         selected.value("InstanceCount", 0));
+    holders.push_back({row.arn, kind, row.key.region, selected.value("InstanceType", ""),
+                       selected.value("PlanArn", ""), selected.value("InstanceCount", 0)});
   }
 }
 
 }  // namespace
 
+std::vector<Holder> HoldersIn(const store::StateStore& store, const std::string& region) {
+  std::vector<Holder> holders;
+  AddEndpoints(store, region, holders);
+  AddJobs(store, kTrainingJobKind, region, holders);
+  AddJobs(store, kProcessingJobKind, region, holders);
+  return holders;
+}
+
 Holdings HoldingsIn(const store::StateStore& store, const std::string& region,
                     const std::string& except_arn) {
   Holdings holdings;
-  AddEndpoints(store, region, except_arn, holdings);
-  AddJobs(store, kTrainingJobKind, region, holdings);
-  AddJobs(store, kProcessingJobKind, region, holdings);
+  for (const Holder& holder : HoldersIn(store, region)) {
+    if (holder.arn == except_arn) continue;
+    if (holder.training_plan_arn.empty()) {
+      holdings.on_demand_by_type[holder.instance_type] += holder.count;
+    } else {
+      holdings.by_plan[holder.training_plan_arn] += holder.count;
+    }
+  }
   return holdings;
 }
 

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ops/context.hpp"
 
@@ -18,6 +19,19 @@ struct Holdings {
   std::map<std::string, int> by_plan;
   std::map<std::string, int> on_demand_by_type;
 };
+
+// One endpoint variant or job holding instances, on a plan or on demand.
+struct Holder {
+  std::string arn;
+  std::string kind;  // endpoint, training-job, processing-job
+  std::string region;
+  std::string instance_type;
+  std::string training_plan_arn;  // empty: on-demand
+  int count = 0;
+};
+
+// Every holder in `region` (all regions when empty), endpoints first, then jobs.
+std::vector<Holder> HoldersIn(const store::StateStore& store, const std::string& region);
 
 // `except_arn`: a resource whose holdings are left out (an endpoint swapping to a new config).
 Holdings HoldingsIn(const store::StateStore& store, const std::string& region,

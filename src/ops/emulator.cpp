@@ -88,10 +88,11 @@ PoolView Emulator::ViewLocked(const domain::PoolKey& key, TimePoint now) {
   return view;
 }
 
-std::vector<PoolView> Emulator::Capacity(const std::string& region,
-                                         const std::string& instance_type) {
+Emulator::CapacityView Emulator::Capacity(const std::string& region,
+                                          const std::string& instance_type) {
   std::lock_guard lock(mutex_);
-  const TimePoint now = clock_.Now();
+  const Context ctx = MakeContextLocked(Caller{});  // settled up to now
+  const TimePoint now = ctx.now;
   std::map<domain::PoolKey, PoolView> views;
   for (const auto& [key, pool] : ledger_.pools()) {
     if (!region.empty() && key.region != region) continue;
@@ -103,8 +104,13 @@ std::vector<PoolView> Emulator::Capacity(const std::string& region,
     if (it == views.end()) continue;
     it->second.reservations.push_back({plan.training_plan_arn, plan.window, plan.count});
   }
-  std::vector<PoolView> result;
-  for (auto& [key, view] : views) result.push_back(std::move(view));
+  CapacityView result{now, {}, {}};
+  for (auto& [key, view] : views) result.pools.push_back(std::move(view));
+  for (Holder& holder : HoldersIn(store_, region)) {
+    if (instance_type.empty() || holder.instance_type == instance_type) {
+      result.in_use.push_back(std::move(holder));
+    }
+  }
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "domain/aws_error.hpp"
+#include "ops/capacity_use.hpp"
 #include "ops/context.hpp"
 #include "smemu/clock.hpp"
 #include "store/state_store.hpp"
@@ -74,8 +75,14 @@ class Emulator {
   // Deletes all resources of all accounts and puts the clock back to its start.
   void Reset();
 
-  // Every pool (optionally of one region and/or instance type) with its reservations.
-  std::vector<PoolView> Capacity(const std::string& region, const std::string& instance_type);
+  // Every pool (optionally of one region and/or instance type) with its reservations, and who
+  // holds instances right now.
+  struct CapacityView {
+    TimePoint now;
+    std::vector<PoolView> pools;
+    std::vector<Holder> in_use;
+  };
+  CapacityView Capacity(const std::string& region, const std::string& instance_type);
   // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
   // `reservable` below what is already sold from now on. Persisted across restarts.
   domain::Result<PoolView> ChangeCapacity(const PoolChange& change);

@@ -155,13 +155,27 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
   }
   if (path == "/_emulator/capacity") {
     if (request.method == "GET") {
+      const auto view = emulator_.Capacity(QueryParameter(request.target, "region"),
+                                           QueryParameter(request.target, "instance_type"));
       json pools = json::array();
-      for (const ops::PoolView& pool :
-           emulator_.Capacity(QueryParameter(request.target, "region"),
-                              QueryParameter(request.target, "instance_type"))) {
-        pools.push_back(PoolJson(pool));
+      for (const ops::PoolView& pool : view.pools) pools.push_back(PoolJson(pool));
+      json in_use = json::array();
+      for (const ops::Holder& holder : view.in_use) {
+        json entry = {{"arn", holder.arn},
+                      {"kind", holder.kind},
+                      {"region", holder.region},
+                      {"instance_type", holder.instance_type},
+                      {"count", holder.count}};
+        if (holder.training_plan_arn.empty()) {
+          entry["on_demand"] = true;
+        } else {
+          entry["training_plan_arn"] = holder.training_plan_arn;
+        }
+        in_use.push_back(std::move(entry));
       }
-      return reply({{"now", domain::FormatIso8601(emulator_.GetClock().now)}, {"pools", pools}});
+      return reply({{"now", domain::FormatIso8601(view.now)},
+                    {"pools", std::move(pools)},
+                    {"in_use", std::move(in_use)}});
     }
     if (request.method != "POST") return wrong_method("GET, POST");
     auto body = ParseJsonObject(request.body, config_.max_json_depth);

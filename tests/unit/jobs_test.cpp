@@ -274,6 +274,24 @@ TEST_F(JobsTest, EndpointsAndJobsCompeteForTheSameInstances) {
   EXPECT_EQ(Call("DescribeEndpoint", {{"EndpointName", "e2"}})["EndpointStatus"], "Failed");
 }
 
+TEST_F(JobsTest, TheAdminCapacityViewShowsWhoHoldsWhichInstances) {
+  const std::string plan = BuyTrainingPlan("held", 1, kStartSeconds);
+  Call("CreateTrainingJob", TrainingJob("on-plan", Preferences({Preference(kP5, 1, plan)})));
+  Call("CreateTrainingJob", TrainingJob("on-demand", Plain(kG5, 2)));
+  const json view = Admin("GET", "/_emulator/capacity?region=us-west-2");
+  EXPECT_EQ(view["in_use"], json::parse(R"([
+    {"arn": "arn:aws:sagemaker:us-west-2:123456789012:training-job/on-plan",
+     "kind": "training-job", "region": "us-west-2", "instance_type": "ml.p5.48xlarge",
+     "count": 1, "training_plan_arn": ")" +
+                                        plan + R"("},
+    {"arn": "arn:aws:sagemaker:us-west-2:123456789012:training-job/on-demand",
+     "kind": "training-job", "region": "us-west-2", "instance_type": "ml.g5.12xlarge",
+     "count": 2, "on_demand": true}])"));
+  EXPECT_EQ(Admin("GET", "/_emulator/capacity?instance_type=ml.g5.12xlarge")["in_use"].size(), 1u);
+  Advance(100);  // both completed: nothing held
+  EXPECT_EQ(Admin("GET", "/_emulator/capacity")["in_use"], json::array());
+}
+
 TEST_F(JobsTest, EveryInstancePreferenceRuleIsChecked) {
   const std::string endpoint_plan = [&] {
     const json offering = Call("SearchTrainingPlanOfferings",
