@@ -279,14 +279,20 @@ TEST_F(JobsTest, TheAdminCapacityViewShowsWhoHoldsWhichInstances) {
   Call("CreateTrainingJob", TrainingJob("on-plan", Preferences({Preference(kP5, 1, plan)})));
   Call("CreateTrainingJob", TrainingJob("on-demand", Plain(kG5, 2)));
   const json view = Admin("GET", "/_emulator/capacity?region=us-west-2");
-  EXPECT_EQ(view["in_use"], json::parse(R"([
-    {"arn": "arn:aws:sagemaker:us-west-2:123456789012:training-job/on-plan",
-     "kind": "training-job", "region": "us-west-2", "instance_type": "ml.p5.48xlarge",
-     "count": 1, "training_plan_arn": ")" +
-                                        plan + R"("},
-    {"arn": "arn:aws:sagemaker:us-west-2:123456789012:training-job/on-demand",
-     "kind": "training-job", "region": "us-west-2", "instance_type": "ml.g5.12xlarge",
-     "count": 2, "on_demand": true}])"));
+  const json on_plan = {{"arn", "arn:aws:sagemaker:us-west-2:123456789012:training-job/on-plan"},
+                        {"kind", "training-job"},
+                        {"region", "us-west-2"},
+                        {"instance_type", kP5},
+                        {"count", 1},
+                        {"training_plan_arn", plan}};
+  const json on_demand = {
+      {"arn", "arn:aws:sagemaker:us-west-2:123456789012:training-job/on-demand"},
+      {"kind", "training-job"},
+      {"region", "us-west-2"},
+      {"instance_type", kG5},
+      {"count", 2},
+      {"on_demand", true}};
+  EXPECT_EQ(view["in_use"], json({on_demand, on_plan}));  // endpoints, then jobs by name
   EXPECT_EQ(Admin("GET", "/_emulator/capacity?instance_type=ml.g5.12xlarge")["in_use"].size(), 1u);
   Advance(100);  // both completed: nothing held
   EXPECT_EQ(Admin("GET", "/_emulator/capacity")["in_use"], json::array());
