@@ -12,8 +12,9 @@
 namespace smemu {
 
 struct ServerOptions {
-  std::string host = "127.0.0.1";
-  unsigned short port = 4577;                     // 0 picks a free port; Server::Start() returns it
+  std::string host = "127.0.0.1";  // a non-loopback address needs admin_token for /_emulator/
+  std::string admin_token;         // when set, /_emulator/ (except health) requires it
+  unsigned short port = 4577;      // 0 picks a free port; Server::Start() returns it
   std::string db_path = "sagemaker-emulator.db";  // ":memory:" keeps nothing
   std::string account_id = "000000000000";        // when the access key id is not 12 digits
   std::string region = "us-east-1";               // when the request carries no credential scope

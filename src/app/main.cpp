@@ -15,7 +15,13 @@ int Run(int argc, char** argv) {
   CLI::App app{"sagemaker-emulator: a local Amazon SageMaker capacity-reservation control plane",
                "sagemaker-emulator"};
   app.set_version_flag("--version", std::string("sagemaker-emulator ") + smemu::kVersion);
-  app.add_option("--host", options.host, "Address to listen on")->capture_default_str();
+  app.add_option("--host", options.host,
+                 "Address to listen on; off loopback the admin API needs --admin-token")
+      ->capture_default_str();
+  app.add_option("--admin-token", options.admin_token,
+                 "Token the admin API (/_emulator/) requires, in the X-Emulator-Admin-Token "
+                 "header or as Authorization: Bearer")
+      ->envname("SAGEMAKER_EMULATOR_ADMIN_TOKEN");
   app.add_option("--port", options.port, "Port to listen on (0 picks a free port)")
       ->capture_default_str();
   app.add_option("--db", options.db_path, "SQLite state file (:memory: keeps nothing)")

@@ -24,6 +24,12 @@ const Clock& DefaultClock() {
   return clock;
 }
 
+bool IsLoopback(const std::string& host) {
+  boost::system::error_code ec;
+  const auto address = http::net::ip::make_address(host, ec);
+  return !ec && address.is_loopback();
+}
+
 ops::HostingOptions HostingOf(const ServerOptions& options) {
   ops::HostingOptions hosting;
   hosting.provisioning_delay = options.provisioning_delay;
@@ -81,6 +87,17 @@ unsigned short Server::Start() {
   config.default_region = s.options.region;
   config.control_plane_body_limit = s.options.max_body_bytes;
   config.runtime_body_limit = s.options.max_invocation_body_bytes;
+  config.admin_token = s.options.admin_token;
+  config.admin_open = IsLoopback(s.options.host);
+  if (!config.admin_open) {
+    log::Event(spdlog::level::warn,
+               config.admin_token.empty()
+                   ? "listening on a non-loopback address without --admin-token: the admin API "
+                     "(/_emulator/) is disabled"
+                   : "listening on a non-loopback address: the AWS APIs are open to anyone who "
+                     "can reach it; the admin API requires the token",
+               {{"host", s.options.host}});
+  }
   config.upstream =
       [&ioc = s.ioc, limits = http::ContainerCallLimits{s.options.container_timeout,
                                                         s.options.max_invocation_body_bytes}](

@@ -16,4 +16,13 @@ std::string SageMakerArn(const Caller& caller, std::string_view resource_type,
          caller.account + ":" + std::string(resource_type) + "/" + store::NameKey(name);
 }
 
+std::string ArnAccount(std::string_view arn) {
+  for (int field = 0; field < 4; ++field) {
+    const size_t colon = arn.find(':');
+    if (colon == std::string_view::npos) return "";
+    arn.remove_prefix(colon + 1);
+  }
+  return std::string(arn.substr(0, arn.find(':')));
+}
+
 }  // namespace smemu::ops

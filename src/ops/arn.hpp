@@ -16,4 +16,7 @@ std::string PartitionOf(std::string_view region);
 std::string SageMakerArn(const Caller& caller, std::string_view resource_type,
                          std::string_view name);
 
+// The account field of an ARN (its fifth, colon-separated part); empty when there is none.
+std::string ArnAccount(std::string_view arn);
+
 }  // namespace smemu::ops

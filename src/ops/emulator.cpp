@@ -1,6 +1,7 @@
 #include "ops/emulator.hpp"
 
 #include "domain/time_format.hpp"
+#include "ops/arn.hpp"
 #include "ops/handlers.hpp"
 
 namespace smemu::ops {
@@ -89,7 +90,11 @@ PoolView Emulator::ViewLocked(const domain::PoolKey& key, TimePoint now) {
 }
 
 Emulator::CapacityView Emulator::Capacity(const std::string& region,
-                                          const std::string& instance_type) {
+                                          const std::string& instance_type,
+                                          const std::optional<std::string>& account) {
+  auto visible = [&account](const std::string& arn) {
+    return !account || ArnAccount(arn) == *account;
+  };
   std::lock_guard lock(mutex_);
   const Context ctx = MakeContextLocked(Caller{});  // settled up to now
   const TimePoint now = ctx.now;
@@ -101,13 +106,13 @@ Emulator::CapacityView Emulator::Capacity(const std::string& region,
   }
   for (const PlanCommitment& plan : StoredPlanCommitments(store_)) {
     auto it = views.find(plan.pool);
-    if (it == views.end()) continue;
+    if (it == views.end() || !visible(plan.training_plan_arn)) continue;
     it->second.reservations.push_back({plan.training_plan_arn, plan.window, plan.count});
   }
   CapacityView result{now, {}, {}};
   for (auto& [key, view] : views) result.pools.push_back(std::move(view));
   for (Holder& holder : HoldersIn(store_, region)) {
-    if (instance_type.empty() || holder.instance_type == instance_type) {
+    if ((instance_type.empty() || holder.instance_type == instance_type) && visible(holder.arn)) {
       result.in_use.push_back(std::move(holder));
     }
   }

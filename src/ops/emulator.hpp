@@ -82,7 +82,9 @@ class Emulator {
     std::vector<PoolView> pools;
     std::vector<Holder> in_use;
   };
-  CapacityView Capacity(const std::string& region, const std::string& instance_type);
+  // `account`: show only that account's reservations and holders (pool counts stay global).
+  CapacityView Capacity(const std::string& region, const std::string& instance_type,
+                        const std::optional<std::string>& account = std::nullopt);
   // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
   // `reservable` below what is already sold from now on. Persisted across restarts.
   domain::Result<PoolView> ChangeCapacity(const PoolChange& change);

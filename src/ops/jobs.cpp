@@ -553,6 +553,14 @@ Result<json> StopJob(const JobFamily& family, const json& in, Context& ctx) {
   return json::object();
 }
 
+// The plan a job runs on, or will: its selection once started; before that, the plan of a job
+// with a single option (a plain job with ResourceConfig.TrainingPlanArn).
+std::string PlanOfJob(const json& doc) {
+  if (doc.contains("Selected")) return doc["Selected"].value("PlanArn", "");
+  if (doc["Options"].size() == 1) return doc["Options"][0].value("PlanArn", "");
+  return "";
+}
+
 Result<json> ListJobs(const JobFamily& family, const char* list_member, const json& in,
                       Context& ctx) {
   auto query = ReadListRequest(in, family.kind, ctx);
@@ -565,8 +573,7 @@ Result<json> ListJobs(const JobFamily& family, const char* list_member, const js
   std::vector<store::ResourceRow> shown;
   for (store::ResourceRow& row : page.rows) {
     const json doc = json::parse(row.doc);
-    std::string plan;
-    if (doc.contains("Selected")) plan = doc["Selected"].value("PlanArn", "");
+    const std::string plan = PlanOfJob(doc);
     if (!plan_filter.empty() && plan != plan_filter) continue;
     if (static_cast<int>(shown.size()) == limit) {
       page.has_more = true;

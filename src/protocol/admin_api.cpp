@@ -1,4 +1,6 @@
 // The emulator's own admin API under /_emulator/: health, the virtual clock, reset.
+#include <openssl/crypto.h>
+
 #include <nlohmann/json.hpp>
 
 #include "domain/time_format.hpp"
@@ -120,6 +122,27 @@ domain::Result<ops::PoolChange> ReadPoolChange(const json& body) {
 
 }  // namespace
 
+Router::AdminAccess Router::AccessOf(const HttpRequest& request) const {
+  if (config_.admin_token.empty()) {
+    if (!config_.admin_open) return AdminAccess::kDenied;
+    // On loopback without a token the local operator (curl, the dashboard) sees everything, as
+    // it may reset everything; a caller that signs as an AWS account sees only that account.
+    return request.Header("Authorization") == nullptr ? AdminAccess::kFull
+                                                      : AdminAccess::kOwnAccount;
+  }
+  std::string presented;
+  if (const std::string* header = request.Header("X-Emulator-Admin-Token")) {
+    presented = *header;
+  } else if (const std::string* authorization = request.Header("Authorization");
+             authorization != nullptr && authorization->rfind("Bearer ", 0) == 0) {
+    presented = authorization->substr(7);
+  }
+  const std::string& expected = config_.admin_token;
+  const bool match = presented.size() == expected.size() &&
+                     CRYPTO_memcmp(presented.data(), expected.data(), expected.size()) == 0;
+  return match ? AdminAccess::kFull : AdminAccess::kDenied;
+}
+
 HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) const {
   outcome.protocol = WireProtocol::kAdmin;
   const std::string_view path = request.Path();
@@ -142,6 +165,16 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
     if (request.method != "GET") return wrong_method("GET");
     return reply({{"status", "ok"}, {"version", kVersion}});
   }
+  const AdminAccess access = AccessOf(request);
+  if (access == AdminAccess::kDenied) {
+    return fail({"AccessDeniedException",
+                 config_.admin_token.empty()
+                     ? "The admin API is disabled: the server listens on a non-loopback address "
+                       "and was started without --admin-token."
+                     : "The admin API requires the token given with --admin-token, in the "
+                       "X-Emulator-Admin-Token header or as Authorization: Bearer <token>.",
+                 403});
+  }
   if (path == "/_emulator/clock") {
     if (request.method == "GET") return reply(ClockJson(emulator_.GetClock()));
     if (request.method != "POST") return wrong_method("GET, POST");
@@ -155,8 +188,13 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
   }
   if (path == "/_emulator/capacity") {
     if (request.method == "GET") {
-      const auto view = emulator_.Capacity(QueryParameter(request.target, "region"),
-                                           QueryParameter(request.target, "instance_type"));
+      // Without the token a caller sees its own account's plans and holders only.
+      std::optional<std::string> account;
+      if (access == AdminAccess::kOwnAccount)
+        account = CallerOf(request, outcome.request_id).account;
+      const auto view =
+          emulator_.Capacity(QueryParameter(request.target, "region"),
+                             QueryParameter(request.target, "instance_type"), account);
       json pools = json::array();
       for (const ops::PoolView& pool : view.pools) pools.push_back(PoolJson(pool));
       json in_use = json::array();

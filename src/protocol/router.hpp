@@ -23,6 +23,11 @@ struct RouterConfig {
   std::size_t control_plane_body_limit = 1024 * 1024;  // 1 MiB
   std::size_t runtime_body_limit = 6 * 1024 * 1024;    // 6 MiB, the model's BodyBlob maximum
   int max_json_depth = 64;                             // deeper request bodies are refused
+  // The admin API's token (header X-Emulator-Admin-Token or "Authorization: Bearer <token>").
+  // Without one, `admin_open` decides: true on loopback (a caller signing as an AWS account sees
+  // only that account's part of the capacity view), false elsewhere (403, except health).
+  std::string admin_token;
+  bool admin_open = true;
   // Carries invocations to real model containers; when empty they fail with a ModelError.
   UpstreamSender upstream;
 };
@@ -48,6 +53,8 @@ class Router {
  private:
   struct Outcome;
   struct Forward;
+  enum class AdminAccess { kFull, kOwnAccount, kDenied };
+  AdminAccess AccessOf(const HttpRequest& request) const;
   HttpResponse Dispatch(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse AnswerFromContainer(const Outcome& outcome, const Forward& forward,
                                    UpstreamReply reply) const;

@@ -923,6 +923,100 @@ class ContainerBoto3Test(unittest.TestCase):
         self.assertEqual({"B": 5}, route(5, TargetVariant="B"))
 
 
+P4D = "ml.p4d.24xlarge"
+# One zone: no on-demand ml.p5.48xlarge (and none reservable, so no prices needed), two on-demand
+# ml.p4d.24xlarge.
+JOB_CAPACITY = {
+    "regions": {REGION: {"us-west-2a": {P5: {"on_demand": 0}, P4D: {"on_demand": 2}}}},
+    "prices": {},
+}
+
+
+def training_job_arn(name, account=ACCOUNT):
+    return "arn:aws:sagemaker:%s:%s:training-job/%s" % (REGION, account, name.lower())
+
+
+class TrainingJobPreferencesBoto3Test(unittest.TestCase):
+    """A training job with ResourceConfig.InstancePreferences through boto3 (the members come from
+    api/ through AWS_DATA_PATH): fallback to the second type, the selection in
+    describe_training_job, queueing, and the training_job_completed_or_stopped waiter."""
+    server = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.workdir = tempfile.TemporaryDirectory()
+        capacity = os.path.join(cls.workdir.name, "capacity.json")
+        with open(capacity, "w") as f:
+            json.dump(JOB_CAPACITY, f)
+        cls.server = Server(BINARY, ["--capacity", capacity])
+
+    @classmethod
+    def tearDownClass(cls):
+        EndpointWaitersBoto3Test.tearDownClass.__func__(cls)
+
+    setUp = SageMakerBoto3Test.setUp
+    set_clock = SageMakerBoto3Test.set_clock
+    client = SageMakerBoto3Test.client
+    assert_client_error = SageMakerBoto3Test.assert_client_error
+
+    def create_job(self, name, resource_config, run_seconds=100):
+        created = self.sm.create_training_job(
+            TrainingJobName=name, RoleArn="arn:aws:iam::%s:role/SageMakerExecution" % ACCOUNT,
+            AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
+            OutputDataConfig={"S3OutputPath": "s3://bucket/out"}, ResourceConfig=resource_config,
+            StoppingCondition={"MaxRuntimeInSeconds": 3600, "MaxPendingTimeInSeconds": 7200},
+            Environment={"SAGEMAKER_EMULATOR_RUN_SECONDS": str(run_seconds)})
+        self.assertEqual(training_job_arn(name), created["TrainingJobArn"])
+
+    def state(self, name):
+        job = self.sm.describe_training_job(TrainingJobName=name)
+        return (job["TrainingJobStatus"], job["SecondaryStatus"],
+                job["ResourceConfig"].get("SelectedInstanceType"),
+                job["ResourceConfig"].get("SelectedInstanceCount"), job.get("TrainingStartTime"))
+
+    def test_a_preference_list_job_falls_back_to_the_second_type(self):
+        preferences = [{"InstanceType": P5, "InstanceCount": 2}, {"InstanceType": P4D, "InstanceCount": 2}]
+        self.create_job("fallback", {"InstancePreferences": preferences, "VolumeSizeInGB": 50})
+        job = self.sm.describe_training_job(TrainingJobName="fallback")
+        self.assertEqual({"InstancePreferences": preferences, "VolumeSizeInGB": 50,
+                          "SelectedInstanceType": P4D, "SelectedInstanceCount": 2},
+                         job["ResourceConfig"])
+        self.assertEqual(("InProgress", "Starting", P4D, 2, CLOCK_START_DT), self.state("fallback"))
+        self.assertEqual({"MaxRuntimeInSeconds": 3600, "MaxPendingTimeInSeconds": 7200},
+                         job["StoppingCondition"])
+
+        # Both p4d are taken and there is no on-demand p5: the next job waits, without a selection.
+        self.create_job("queued", {"InstancePreferences": [{"InstanceType": P5}, {"InstanceType": P4D}],
+                                   "InstanceCount": 1, "VolumeSizeInGB": 50})
+        self.assertEqual(("InProgress", "Pending", None, None, None), self.state("queued"))
+
+        self.set_clock({"advance_seconds": 100})
+        self.assertEqual(("Completed", "Completed", P4D, 2, CLOCK_START_DT), self.state("fallback"))
+        started = CLOCK_START_DT + datetime.timedelta(seconds=100)
+        self.assertEqual(("InProgress", "Starting", P4D, 1, started), self.state("queued"))
+        self.assertEqual(
+            [("fallback", "Completed", "Completed"), ("queued", "InProgress", "Starting")],
+            [(s["TrainingJobName"], s["TrainingJobStatus"], s["SecondaryStatus"]) for s in
+             self.sm.list_training_jobs(SortBy="Name", SortOrder="Ascending")["TrainingJobSummaries"]])
+
+        self.set_clock({"advance_seconds": 100})
+        self.sm.get_waiter("training_job_completed_or_stopped").wait(
+            TrainingJobName="queued", WaiterConfig={"Delay": 1, "MaxAttempts": 2})
+        job = self.sm.describe_training_job(TrainingJobName="queued")
+        self.assertEqual(("Completed", started + datetime.timedelta(seconds=100)),
+                         (job["TrainingJobStatus"], job["TrainingEndTime"]))
+        self.assertEqual(["Pending", "Starting", "Downloading", "Training", "Uploading", "Completed"],
+                         [t["Status"] for t in job["SecondaryStatusTransitions"]])
+
+        self.assert_client_error(
+            self.sm.create_training_job, "ValidationException",
+            "Specify InstanceCount either on every instance preference or in ResourceConfig, not both.",
+            TrainingJobName="refused", RoleArn="arn:aws:iam::%s:role/r" % ACCOUNT,
+            AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
+            OutputDataConfig={"S3OutputPath": "s3://bucket/out"},
+            ResourceConfig={"InstancePreferences": preferences, "InstanceCount": 2, "VolumeSizeInGB": 50})
+
+
 def main():
     global BINARY
     if len(sys.argv) < 2 or sys.argv[1].startswith("-"):

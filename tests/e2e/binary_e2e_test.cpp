@@ -147,8 +147,11 @@ TEST(Binary, VersionAndHelp) {
   EXPECT_THAT(version.output(), HasSubstr("sagemaker-emulator 0."));
   Process help({"--help"});
   EXPECT_EQ(help.Wait(std::chrono::seconds(5)), 0);
-  for (const char* option : {"--host", "--port", "--db", "--account-id", "--region", "--threads",
-                             "--log-level", "--log-format", "--clock-start", "--frozen-clock"}) {
+  for (const char* option :
+       {"--host", "--port", "--db", "--account-id", "--region", "--threads", "--log-level",
+        "--log-format", "--clock-start", "--frozen-clock", "--capacity", "--provisioning-seconds",
+        "--routing-seed", "--container-timeout", "--read-timeout", "--admin-token",
+        "SAGEMAKER_EMULATOR_ADMIN_TOKEN"}) {
     EXPECT_THAT(help.output(), HasSubstr(option));
   }
 }
@@ -185,6 +188,38 @@ TEST(Binary, APortInUseIsAStartupError) {
   Process second({"--port", port, "--db", ":memory:"});
   EXPECT_EQ(second.Wait(std::chrono::seconds(5)), 1);
   EXPECT_THAT(second.output(), HasSubstr("cannot start"));
+}
+
+}  // namespace
+}  // namespace smemu
+
+namespace smemu {
+namespace {
+
+TEST(Binary, OffLoopbackTheAdminApiNeedsTheTokenFromTheEnvironment) {
+  {
+    Process open_server({"--host", "0.0.0.0", "--port", "0", "--db", ":memory:"});
+    const std::string port = open_server.WaitFor("sagemaker-emulator listening on http://0.0.0.0:",
+                                                 std::chrono::seconds(10));
+    ASSERT_FALSE(port.empty()) << open_server.output();
+    EXPECT_THAT(open_server.output(), HasSubstr("the admin API (/_emulator/) is disabled"));
+    testing::HttpClient client(static_cast<unsigned short>(std::stoi(port)));
+    EXPECT_EQ(client.Send("GET", "/_emulator/health", "").status, 200);
+    EXPECT_EQ(client.Send("POST", "/_emulator/reset", "").status, 403);
+  }
+  setenv("SAGEMAKER_EMULATOR_ADMIN_TOKEN", "from-the-environment", 1);
+  Process server({"--host", "0.0.0.0", "--port", "0", "--db", ":memory:"});
+  unsetenv("SAGEMAKER_EMULATOR_ADMIN_TOKEN");
+  const std::string port =
+      server.WaitFor("sagemaker-emulator listening on http://0.0.0.0:", std::chrono::seconds(10));
+  ASSERT_FALSE(port.empty()) << server.output();
+  testing::HttpClient client(static_cast<unsigned short>(std::stoi(port)));
+  EXPECT_EQ(client.Send("GET", "/_emulator/clock", "").status, 403);
+  EXPECT_EQ(
+      client
+          .Send("GET", "/_emulator/clock", "", {{"X-Emulator-Admin-Token", "from-the-environment"}})
+          .status,
+      200);
 }
 
 }  // namespace

@@ -42,9 +42,8 @@ class EmulatorFixture : public ::testing::Test {
     emulator_ = std::make_unique<ops::Emulator>(
         store_, base_clock_, ops::ClockStart{kStart, true},
         config::ParseCapacityConfig(capacity_, "test capacity"), hosting_);
-    router_ =
-        std::make_unique<protocol::Router>(*emulator_, apimodel::ControlPlaneModel(),
-                                           apimodel::RuntimeModel(), protocol::RouterConfig{});
+    router_ = std::make_unique<protocol::Router>(*emulator_, apimodel::ControlPlaneModel(),
+                                                 apimodel::RuntimeModel(), router_config_);
   }
 
   json Call(const std::string& operation, const json& input, int expected_status = 200) {
@@ -64,8 +63,9 @@ class EmulatorFixture : public ::testing::Test {
     return body;
   }
 
-  json Admin(const std::string& method, const std::string& target, const std::string& body = "") {
-    return json::parse(router_->Handle({method, target, {}, body}).body);
+  json Admin(const std::string& method, const std::string& target, const std::string& body = "",
+             protocol::Headers headers = {}) {
+    return json::parse(router_->Handle({method, target, std::move(headers), body}).body);
   }
 
   void Advance(long long seconds) {
@@ -85,6 +85,7 @@ class EmulatorFixture : public ::testing::Test {
   ManualClock base_clock_{TimePoint{Millis{0}}};
   ops::HostingOptions hosting_;       // set before Open(): provisioning delay, container probe
   std::string capacity_ = kCapacity;  // set before Open() for other pools
+  protocol::RouterConfig router_config_;
   store::StateStore store_;
   std::unique_ptr<ops::Emulator> emulator_;
   std::unique_ptr<protocol::Router> router_;

@@ -206,6 +206,10 @@ TEST_F(JobsTest, AJobWaitsForItsPlanWithoutSpendingPendingTime) {
   Call("CreateTrainingJob", TrainingJob("on-plan", Preferences({Preference(kP5, 1, plan)}), 100,
                                         {{"MaxPendingTimeInSeconds", 7200}}));
   EXPECT_EQ(Job("on-plan")["SecondaryStatus"], "Pending");
+  // Listed with its plan while it waits for it.
+  EXPECT_EQ(
+      Call("ListTrainingJobs", {{"TrainingPlanArnEquals", plan}})["TrainingJobSummaries"].size(),
+      1u);
   Advance(2 * kDay - 1);  // far beyond 7200 s, but the plan has not started: nothing counts
   EXPECT_EQ(Job("on-plan")["TrainingJobStatus"], "InProgress");
   Advance(1);
@@ -278,7 +282,8 @@ TEST_F(JobsTest, TheAdminCapacityViewShowsWhoHoldsWhichInstances) {
   const std::string plan = BuyTrainingPlan("held", 1, kStartSeconds);
   Call("CreateTrainingJob", TrainingJob("on-plan", Preferences({Preference(kP5, 1, plan)})));
   Call("CreateTrainingJob", TrainingJob("on-demand", Plain(kG5, 2)));
-  const json view = Admin("GET", "/_emulator/capacity?region=us-west-2");
+  const json view =
+      Admin("GET", "/_emulator/capacity?region=us-west-2", "", {{"Authorization", kAuth}});
   const json on_plan = {{"arn", "arn:aws:sagemaker:us-west-2:123456789012:training-job/on-plan"},
                         {"kind", "training-job"},
                         {"region", "us-west-2"},
@@ -293,9 +298,24 @@ TEST_F(JobsTest, TheAdminCapacityViewShowsWhoHoldsWhichInstances) {
       {"count", 2},
       {"on_demand", true}};
   EXPECT_EQ(view["in_use"], json({on_demand, on_plan}));  // endpoints, then jobs by name
-  EXPECT_EQ(Admin("GET", "/_emulator/capacity?instance_type=ml.g5.12xlarge")["in_use"].size(), 1u);
+  EXPECT_EQ(Admin("GET", "/_emulator/capacity?region=us-west-2")["in_use"].size(), 2u)
+      << "the local operator (no credentials, no token configured) sees everything";
+  EXPECT_EQ(Admin("GET", "/_emulator/capacity?instance_type=ml.g5.12xlarge", "",
+                  {{"Authorization", kAuth}})["in_use"]
+                .size(),
+            1u);
+  // Without the admin token, another account sees the pools but none of these plans or holders.
+  const std::string other_account =
+      "AWS4-HMAC-SHA256 Credential=210987654321/20270125/us-west-2/sagemaker/aws4_request, "
+      "SignedHeaders=host, Signature=0";
+  const json other =
+      Admin("GET", "/_emulator/capacity?region=us-west-2", "", {{"Authorization", other_account}});
+  EXPECT_EQ(other["in_use"], json::array());
+  EXPECT_FALSE(other["pools"].empty());
+  for (const json& pool : other["pools"]) EXPECT_EQ(pool["reservations"], json::array());
   Advance(100);  // both completed: nothing held
-  EXPECT_EQ(Admin("GET", "/_emulator/capacity")["in_use"], json::array());
+  EXPECT_EQ(Admin("GET", "/_emulator/capacity", "", {{"Authorization", kAuth}})["in_use"],
+            json::array());
 }
 
 TEST_F(JobsTest, EveryInstancePreferenceRuleIsChecked) {

@@ -87,6 +87,8 @@ const arnOf = (kind, name, { account = ACCOUNT, region = REGION } = {}) =>
 export const planArn = (name, opts) => arnOf('training-plan', name, opts);
 export const configArn = (name, opts) => arnOf('endpoint-config', name, opts);
 export const endpointArn = (name, opts) => arnOf('endpoint', name, opts);
+export const trainingJobArn = (name, opts) => arnOf('training-job', name, opts);
+export const processingJobArn = (name, opts) => arnOf('processing-job', name, opts);
 
 // ------------------------------------------------------------------------------------ plans
 
@@ -188,19 +190,20 @@ export const expectValidation = (client, promise, message) =>
 export const FAST = { minDelay: 0.05, maxDelay: 0.2, maxWaitTime: 10 };
 
 // Records the EndpointStatus of every DescribeEndpoint answer `client` gets (or the error name),
-// so a test can see what a waiter saw.
-export function recordStatuses(client) {
+// so a test can see what a waiter saw. Other resources: pass the describe `command` and the
+// status `member` (e.g. 'DescribeTrainingJobCommand', 'TrainingJobStatus').
+export function recordStatuses(client, { command = 'DescribeEndpointCommand', member = 'EndpointStatus' } = {}) {
   const seen = [];
   client.middlewareStack.add((next, context) => async (args) => {
     try {
       const out = await next(args);
-      if (context.commandName === 'DescribeEndpointCommand') seen.push(out.output.EndpointStatus);
+      if (context.commandName === command) seen.push(out.output[member]);
       return out;
     } catch (err) {
-      if (context.commandName === 'DescribeEndpointCommand') seen.push(`error:${err.name}`);
+      if (context.commandName === command) seen.push(`error:${err.name}`);
       throw err;
     }
-  }, { step: 'initialize', name: 'endpointStatusRecorder' });
+  }, { step: 'initialize', name: 'statusRecorder' });
   return seen;
 }
 
