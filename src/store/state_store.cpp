@@ -255,7 +255,8 @@ ListPage StateStore::List(const ListQuery& query) const {
       statement.bind(":after_status", query.after->status);
     }
   }
-  statement.bind(":limit", query.limit + 1);  // one more tells whether another page exists
+  // One more tells whether another page exists (64-bit: a limit of INT_MAX means "all").
+  statement.bind(":limit", static_cast<int64_t>(query.limit) + 1);
 
   ListPage page;
   while (statement.executeStep()) page.rows.push_back(ReadRow(statement));

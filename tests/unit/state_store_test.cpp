@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <limits>
+
 #include "test_support.hpp"
 
 namespace smemu::store {
@@ -103,6 +105,19 @@ TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
   std::vector<std::string> names;
   for (const auto& row : store.List(by_name).rows) names.push_back(row.key.name);
   EXPECT_EQ(names, (std::vector<std::string>{"bravo", "charlie", "delta"}));
+}
+
+// Found by fuzz_control_plane (ListTrainingJobs with TrainingPlanArnEquals lists everything and
+// filters afterwards): the page limit plus one overflowed an int.
+TEST(StateStore, TheLargestLimitListsEverything) {
+  StateStore store(":memory:");
+  ASSERT_TRUE(store.Insert(Row("alpha", 1000), {}));
+  ASSERT_TRUE(store.Insert(Row("bravo", 2000), {}));
+  ListQuery query = Query();
+  query.limit = std::numeric_limits<int>::max();
+  const ListPage page = store.List(query);
+  EXPECT_EQ(page.rows.size(), 2u);
+  EXPECT_FALSE(page.has_more);
 }
 
 TEST(StateStore, SettingsAndDeleteEverything) {
