@@ -96,62 +96,67 @@ Emulator::CapacityView Emulator::Capacity(const std::string& region,
     return !account || ArnAccount(arn) == *account;
   };
   std::lock_guard lock(mutex_);
-  const Context ctx = MakeContextLocked(Caller{});  // settled up to now
-  const TimePoint now = ctx.now;
-  std::map<domain::PoolKey, PoolView> views;
-  for (const auto& [key, pool] : ledger_.pools()) {
-    if (!region.empty() && key.region != region) continue;
-    if (!instance_type.empty() && key.instance_type != instance_type) continue;
-    views.emplace(key, ViewLocked(key, now));
-  }
-  for (const PlanCommitment& plan : StoredPlanCommitments(store_)) {
-    auto it = views.find(plan.pool);
-    if (it == views.end() || !visible(plan.training_plan_arn)) continue;
-    it->second.reservations.push_back({plan.training_plan_arn, plan.window, plan.count});
-  }
-  CapacityView result{now, {}, {}};
-  for (auto& [key, view] : views) result.pools.push_back(std::move(view));
-  for (Holder& holder : HoldersIn(store_, region)) {
-    if ((instance_type.empty() || holder.instance_type == instance_type) && visible(holder.arn)) {
-      result.in_use.push_back(std::move(holder));
+  return InOneTransactionLocked([&]() -> CapacityView {
+    const Context ctx = MakeContextLocked(Caller{});  // settled up to now
+    const TimePoint now = ctx.now;
+    std::map<domain::PoolKey, PoolView> views;
+    for (const auto& [key, pool] : ledger_.pools()) {
+      if (!region.empty() && key.region != region) continue;
+      if (!instance_type.empty() && key.instance_type != instance_type) continue;
+      views.emplace(key, ViewLocked(key, now));
     }
-  }
-  return result;
+    for (const PlanCommitment& plan : StoredPlanCommitments(store_)) {
+      auto it = views.find(plan.pool);
+      if (it == views.end() || !visible(plan.training_plan_arn)) continue;
+      it->second.reservations.push_back({plan.training_plan_arn, plan.window, plan.count});
+    }
+    CapacityView result{now, {}, {}};
+    for (auto& [key, view] : views) result.pools.push_back(std::move(view));
+    for (Holder& holder : HoldersIn(store_, region)) {
+      if ((instance_type.empty() || holder.instance_type == instance_type) && visible(holder.arn)) {
+        result.in_use.push_back(std::move(holder));
+      }
+    }
+    return result;
+  });
 }
 
 domain::Result<PoolView> Emulator::ChangeCapacity(const PoolChange& change) {
   std::lock_guard lock(mutex_);
-  Context ctx = MakeContextLocked(Caller{});  // everything due before the change happens first
-  const TimePoint now = ctx.now;
-  const auto* pool = ledger_.Find(change.key);
-  const int reservable = change.reservable.value_or(pool ? pool->reservable : 0);
-  if (reservable > 0 && !capacity_.prices.count(change.key.instance_type)) {
-    return domain::ValidationException("No plan prices are configured for instance type " +
-                                       change.key.instance_type +
-                                       ": only on-demand instances can be set.");
-  }
-  const int on_demand = change.on_demand.value_or(pool ? pool->on_demand : 0);
-  if (reservable < 0 || on_demand < 0) {
-    return domain::ValidationException("Instance counts must not be negative.");
-  }
-  // Plans already sold keep their instances: the pool can shrink only to what they still hold.
-  const int sold = pool ? pool->reserved.MaxCommitted({now, TimePoint::max()}) : 0;
-  if (reservable < sold) {
-    return domain::ValidationException(
-        "reservable cannot go below " + std::to_string(sold) +
-        ": that many instances of this pool are sold to training plans from now on.");
-  }
-  ledger_.SetPool(change.key, reservable, on_demand);
-  nlohmann::json saved = nlohmann::json::array();
-  if (auto previous = store_.GetSetting(kCapacitySetting)) saved = nlohmann::json::parse(*previous);
-  saved.push_back({{"region", change.key.region},
-                   {"availability_zone", change.key.availability_zone},
-                   {"instance_type", change.key.instance_type},
-                   {"reservable", reservable},
-                   {"on_demand", on_demand}});
-  store_.PutSetting(kCapacitySetting, saved.dump());
-  SettleJobs(ctx);  // waiting jobs take instances that appeared
-  return ViewLocked(change.key, now);
+  return InOneTransactionLocked([&]() -> domain::Result<PoolView> {
+    Context ctx = MakeContextLocked(Caller{});  // everything due before the change happens first
+    const TimePoint now = ctx.now;
+    const auto* pool = ledger_.Find(change.key);
+    const int reservable = change.reservable.value_or(pool ? pool->reservable : 0);
+    if (reservable > 0 && !capacity_.prices.count(change.key.instance_type)) {
+      return domain::ValidationException("No plan prices are configured for instance type " +
+                                         change.key.instance_type +
+                                         ": only on-demand instances can be set.");
+    }
+    const int on_demand = change.on_demand.value_or(pool ? pool->on_demand : 0);
+    if (reservable < 0 || on_demand < 0) {
+      return domain::ValidationException("Instance counts must not be negative.");
+    }
+    // Plans already sold keep their instances: the pool can shrink only to what they still hold.
+    const int sold = pool ? pool->reserved.MaxCommitted({now, TimePoint::max()}) : 0;
+    if (reservable < sold) {
+      return domain::ValidationException(
+          "reservable cannot go below " + std::to_string(sold) +
+          ": that many instances of this pool are sold to training plans from now on.");
+    }
+    ledger_.SetPool(change.key, reservable, on_demand);
+    nlohmann::json saved = nlohmann::json::array();
+    if (auto previous = store_.GetSetting(kCapacitySetting))
+      saved = nlohmann::json::parse(*previous);
+    saved.push_back({{"region", change.key.region},
+                     {"availability_zone", change.key.availability_zone},
+                     {"instance_type", change.key.instance_type},
+                     {"reservable", reservable},
+                     {"on_demand", on_demand}});
+    store_.PutSetting(kCapacitySetting, saved.dump());
+    SettleJobs(ctx);  // waiting jobs take instances that appeared
+    return ViewLocked(change.key, now);
+  });
 }
 
 bool Emulator::Emulates(const std::string& operation) const {
@@ -168,20 +173,24 @@ Context Emulator::MakeContextLocked(const Caller& caller) {
 domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
                                                 const nlohmann::json& input, const Caller& caller) {
   std::lock_guard lock(mutex_);
-  Context ctx = MakeContextLocked(caller);
-  auto result = handlers_.at(operation)(input, ctx);
-  // Instances an endpoint or job gave back in this request go to waiting jobs at once.
-  if (result) SettleJobs(ctx);
-  return result;
+  return InOneTransactionLocked([&] {
+    Context ctx = MakeContextLocked(caller);
+    auto result = handlers_.at(operation)(input, ctx);
+    // Instances an endpoint or job gave back in this request go to waiting jobs at once.
+    if (result) SettleJobs(ctx);
+    return result;
+  });
 }
 
 domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& request,
                                                         const Caller& caller) {
   std::lock_guard lock(mutex_);
-  Context ctx = MakeContextLocked(caller);
   InvokeRequest numbered = request;
   numbered.sequence = ++invocations_;
-  return invoke_endpoint_(numbered, ctx);
+  return InOneTransactionLocked([&] {
+    Context ctx = MakeContextLocked(caller);
+    return invoke_endpoint_(numbered, ctx);
+  });
 }
 
 VirtualClock::State Emulator::GetClock() const { return clock_.GetState(); }

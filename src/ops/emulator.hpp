@@ -94,6 +94,21 @@ class Emulator {
   void RebuildLedgerLocked();
   PoolView ViewLocked(const domain::PoolKey& key, TimePoint now);
   Context MakeContextLocked(const Caller& caller);
+  // Runs `work` (settling and a handler) as one store transaction: a request's writes land
+  // together or not at all. If it throws, the rollback is followed by a ledger rebuild, since
+  // the in-memory ledger may have taken commitments the store no longer has.
+  template <typename Work>
+  auto InOneTransactionLocked(Work&& work) {
+    try {
+      store::StateStore::WriteScope writes(store_);
+      auto result = work();
+      writes.Commit();
+      return result;
+    } catch (...) {
+      RebuildLedgerLocked();
+      throw;
+    }
+  }
 
   store::StateStore& store_;
   const Clock& base_clock_;

@@ -90,10 +90,10 @@ void StateStore::Migrate() {
   }
   for (const auto& [number, sql] : migrations) {
     if (number <= version) continue;
-    SQLite::Transaction transaction(*db_);
+    WriteScope transaction(*this);
     db_->exec(std::string(sql));
     db_->exec("PRAGMA user_version = " + std::to_string(number));
-    transaction.commit();
+    transaction.Commit();
     version = number;
   }
 }
@@ -114,7 +114,7 @@ bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
 }
 
 bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows) {
-  SQLite::Transaction transaction(*db_);
+  WriteScope transaction(*this);
   SQLite::Statement insert(*db_,
                            "INSERT OR IGNORE INTO resources (account, region, kind, name_key, "
                            "name, arn, status, created_ms, modified_ms, doc) VALUES (:account, "
@@ -143,7 +143,7 @@ bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows
       tag.reset();
     }
   }
-  transaction.commit();
+  transaction.Commit();
   return true;
 }
 
@@ -173,7 +173,7 @@ std::vector<ResourceRow> StateStore::AllOf(const std::string& account, const std
 }
 
 bool StateStore::Update(const ResourceRow& row) {
-  SQLite::Transaction transaction(*db_);
+  WriteScope transaction(*this);
   SQLite::Statement update(*db_,
                            "UPDATE resources SET status = :status, modified_ms = :modified, doc = "
                            ":doc WHERE account = :account AND region = :region AND kind = :kind "
@@ -183,12 +183,12 @@ bool StateStore::Update(const ResourceRow& row) {
   update.bind(":modified", ToMillis(row.modified));
   update.bind(":doc", row.doc);
   const bool changed = update.exec() > 0;
-  transaction.commit();
+  transaction.Commit();
   return changed;
 }
 
 bool StateStore::Delete(const ResourceKey& key) {
-  SQLite::Transaction transaction(*db_);
+  WriteScope transaction(*this);
   SQLite::Statement select(*db_,
                            "SELECT arn FROM resources WHERE account = :account AND region = "
                            ":region AND kind = :kind AND name_key = :name_key");
@@ -203,7 +203,7 @@ bool StateStore::Delete(const ResourceKey& key) {
   SQLite::Statement remove_tags(*db_, "DELETE FROM tags WHERE arn = ?");
   remove_tags.bind(1, arn);
   remove_tags.exec();
-  transaction.commit();
+  transaction.Commit();
   return true;
 }
 
@@ -285,32 +285,64 @@ std::optional<std::string> StateStore::GetSetting(const std::string& key) const 
 }
 
 void StateStore::PutSetting(const std::string& key, const std::string& value) {
-  SQLite::Transaction transaction(*db_);
+  WriteScope transaction(*this);
   SQLite::Statement statement(*db_,
                               "INSERT INTO emulator_state (key, value) VALUES (?, ?) ON CONFLICT "
                               "(key) DO UPDATE SET value = excluded.value");
   statement.bind(1, key);
   statement.bind(2, value);
   statement.exec();
-  transaction.commit();
+  transaction.Commit();
 }
 
 void StateStore::DeleteSetting(const std::string& key) {
-  SQLite::Transaction transaction(*db_);
+  WriteScope transaction(*this);
   SQLite::Statement statement(*db_, "DELETE FROM emulator_state WHERE key = ?");
   statement.bind(1, key);
   statement.exec();
-  transaction.commit();
+  transaction.Commit();
 }
 
 void StateStore::DeleteEverything() {
-  SQLite::Transaction transaction(*db_);
+  WriteScope transaction(*this);
   db_->exec("DELETE FROM resources; DELETE FROM tags; DELETE FROM emulator_state;");
-  transaction.commit();
+  transaction.Commit();
 }
 
 std::string StateStore::IntegrityCheck() const {
   return db_->execAndGet("PRAGMA integrity_check").getString();
+}
+
+StateStore::WriteScope::WriteScope(StateStore& store)
+    : store_(store), depth_(store.write_depth_++) {
+  try {
+    store_.db_->exec(depth_ == 0 ? std::string("BEGIN IMMEDIATE")
+                                 : "SAVEPOINT s" + std::to_string(depth_));
+  } catch (...) {
+    --store_.write_depth_;
+    throw;
+  }
+}
+
+void StateStore::WriteScope::Commit() {
+  store_.db_->exec(depth_ == 0 ? std::string("COMMIT") : "RELEASE s" + std::to_string(depth_));
+  done_ = true;
+  --store_.write_depth_;
+}
+
+StateStore::WriteScope::~WriteScope() {
+  if (done_) return;
+  try {
+    if (depth_ == 0) {
+      store_.db_->exec("ROLLBACK");
+    } else {
+      store_.db_->exec("ROLLBACK TO s" + std::to_string(depth_));
+      store_.db_->exec("RELEASE s" + std::to_string(depth_));
+    }
+  } catch (const std::exception&) {
+    // Rolling back can fail only if the connection is broken; there is nothing left to undo.
+  }
+  --store_.write_depth_;
 }
 
 }  // namespace smemu::store

@@ -109,10 +109,29 @@ class StateStore {
   // Result of PRAGMA integrity_check ("ok" when healthy).
   std::string IntegrityCheck() const;
 
+  // Makes every write until Commit() one transaction: all or nothing, and one sync to disk. The
+  // store's own methods run inside the outermost scope as savepoints. Without Commit() the
+  // destructor rolls everything back (an exception mid-request leaves nothing half-written).
+  // Not thread-safe: the caller serialises requests.
+  class WriteScope {
+   public:
+    explicit WriteScope(StateStore& store);
+    ~WriteScope();
+    WriteScope(const WriteScope&) = delete;
+    WriteScope& operator=(const WriteScope&) = delete;
+    void Commit();
+
+   private:
+    StateStore& store_;
+    int depth_;
+    bool done_ = false;
+  };
+
  private:
   void Migrate();
 
   std::unique_ptr<SQLite::Database> db_;
+  int write_depth_ = 0;
 };
 
 // Lower-cases ASCII letters; AWS names are ASCII.

@@ -120,6 +120,29 @@ TEST(StateStore, TheLargestLimitListsEverything) {
   EXPECT_FALSE(page.has_more);
 }
 
+TEST(StateStore, AWriteScopeMakesARequestAllOrNothing) {
+  StateStore store(":memory:");
+  {
+    StateStore::WriteScope request(store);
+    ASSERT_TRUE(store.Insert(Row("kept", 1000), {}));
+    EXPECT_FALSE(store.Insert(Row("KEPT", 2000), {})) << "a refused insert undoes only itself";
+    store.PutSetting("k", "v");
+    request.Commit();
+  }
+  EXPECT_TRUE(store.Get({"111111111111", "us-east-1", "model", "kept"}));
+  EXPECT_EQ(store.GetSetting("k"), "v");
+  {
+    StateStore::WriteScope request(store);
+    ASSERT_TRUE(store.Insert(Row("lost", 3000), {}));
+    ASSERT_TRUE(store.Delete({"111111111111", "us-east-1", "model", "kept"}));
+  }  // no Commit(): as if the request threw
+  EXPECT_FALSE(store.Get({"111111111111", "us-east-1", "model", "lost"}));
+  EXPECT_TRUE(store.Get({"111111111111", "us-east-1", "model", "kept"}));
+  // The store works normally afterwards, with and without a scope.
+  EXPECT_TRUE(store.Insert(Row("after", 4000), {}));
+  EXPECT_EQ(store.IntegrityCheck(), "ok");
+}
+
 TEST(StateStore, SettingsAndDeleteEverything) {
   StateStore store(":memory:");
   EXPECT_FALSE(store.GetSetting("k").has_value());
