@@ -1,16 +1,13 @@
 // The sagemaker-emulator executable itself: command line, the listening line, signals, restarts.
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "e2e/http_client.hpp"
+#include "e2e/process.hpp"
 #include "test_support.hpp"
 
 namespace smemu {
@@ -18,88 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A child process running the binary with its stdout (and optionally stderr) captured.
-class Process {
- public:
-  // With `merge_stderr` false, stderr is discarded and output() holds stdout alone.
-  explicit Process(std::vector<std::string> args, bool merge_stderr = true) {
-    int out[2];
-    EXPECT_EQ(pipe(out), 0);
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      dup2(merge_stderr ? out[1] : open("/dev/null", O_WRONLY), STDERR_FILENO);
-      close(out[0]);
-      std::vector<char*> argv;
-      static std::string binary = SMEMU_BINARY;
-      argv.push_back(binary.data());
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(binary.c_str(), argv.data());
-      _exit(127);
-    }
-    close(out[1]);
-    out_ = out[0];
-  }
-  ~Process() {
-    if (pid_ > 0 && !reaped_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    close(out_);
-  }
-
-  // Reads output until a line starts with `prefix` or `timeout` passes; returns the rest of it.
-  std::string WaitFor(const std::string& prefix, std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::string::size_type line_end;
-      while ((line_end = output_.find('\n', scanned_)) != std::string::npos) {
-        const std::string line = output_.substr(scanned_, line_end - scanned_);
-        scanned_ = line_end + 1;
-        if (line.rfind(prefix, 0) == 0) return line.substr(prefix.size());
-      }
-      ReadSome(std::chrono::milliseconds(50));
-    }
-    return "";
-  }
-
-  // Waits for the process to exit; returns its exit status (or -1 on timeout).
-  int Wait(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        reaped_ = true;
-        while (ReadSome(std::chrono::milliseconds(10))) {
-        }
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      ReadSome(std::chrono::milliseconds(20));
-    }
-    return -1;
-  }
-
-  void Signal(int signal) { kill(pid_, signal); }
-  const std::string& output() const { return output_; }
-
- private:
-  bool ReadSome(std::chrono::milliseconds timeout) {
-    pollfd fd{out_, POLLIN, 0};
-    if (poll(&fd, 1, static_cast<int>(timeout.count())) <= 0) return false;
-    char buffer[4096];
-    const ssize_t n = read(out_, buffer, sizeof buffer);
-    if (n <= 0) return false;
-    output_.append(buffer, static_cast<size_t>(n));
-    return true;
-  }
-
-  pid_t pid_ = -1;
-  int out_ = -1;
-  bool reaped_ = false;
-  std::string output_;
-  std::string::size_type scanned_ = 0;
-};
+using testing::Process;
 
 const std::string kListening = "sagemaker-emulator listening on http://127.0.0.1:";
 
