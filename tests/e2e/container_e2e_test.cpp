@@ -167,6 +167,26 @@ TEST_F(ContainerE2E, ASlowContainerTimesOutWithoutHoldingUpOtherRequests) {
   EXPECT_EQ(body["OriginalMessage"], inner);
 }
 
+TEST_F(ContainerE2E, StoppingTheServerLetsAnInFlightInvocationFinish) {
+  FakeContainer container([](const auto&) {
+    return ContainerAnswer{200, "finished", {}, std::chrono::milliseconds(400)};
+  });
+  ServerOptions options = Options();
+  options.container_timeout = std::chrono::milliseconds(5000);
+  Start(options);
+  Deploy("busy", container.Url());
+  auto pending = std::async(std::launch::async, [this] {
+    HttpClient other(port_);
+    return other.Send("POST", "/endpoints/busy/invocations", "x");
+  });
+  while (container.Invocations().empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  client_.reset();  // an idle keep-alive connection is closed at once
+  server_->Stop();  // SIGTERM does this: stop accepting, let busy connections finish
+  const HttpReply reply = pending.get();
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.body, "finished");
+}
+
 TEST_F(ContainerE2E, AContainerThatFailsItsPingFailsTheEndpoint) {
   FakeContainer unhealthy([](const auto&) { return ContainerAnswer{}; }, /*ping_status=*/503);
   Start(Options());
