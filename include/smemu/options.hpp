@@ -22,6 +22,9 @@ struct ServerOptions {
   std::optional<TimePoint> clock_start;      // nullopt: now, or the clock saved in the database
   bool frozen_clock = false;                 // the virtual clock does not run by itself
   std::optional<std::string> capacity_path;  // nullopt: the built-in capacity configuration
+  // Strict authentication: a JSON file of access keys; every AWS request must then carry a valid
+  // SigV4 signature by one of them. nullopt: any credentials are accepted, signatures unchecked.
+  std::optional<std::string> credentials_path;
   std::chrono::milliseconds provisioning_delay{0};  // Creating -> InService, Deleting -> gone
   std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
   // Real model containers (SAGEMAKER_EMULATOR_UPSTREAM): the whole invocation, and the GET /ping

@@ -50,6 +50,13 @@ int Run(int argc, char** argv) {
   app.add_option("--capacity", capacity_path,
                  "Capacity configuration (JSON, schemas/capacity.schema.json); default: built in")
       ->check(CLI::ExistingFile);
+  std::string credentials_path;
+  app.add_option("--credentials", credentials_path,
+                 "Strict authentication: JSON file of access keys "
+                 "({\"credentials\": [{\"access_key_id\", \"secret_access_key\", "
+                 "\"account_id\"?}]}); every AWS request must then carry a valid SigV4 signature "
+                 "by one of them")
+      ->check(CLI::ExistingFile);
   double provisioning_seconds = 0;
   app.add_option("--provisioning-seconds", provisioning_seconds,
                  "Virtual seconds an endpoint spends Creating (and Deleting) before it is "
@@ -80,6 +87,7 @@ int Run(int argc, char** argv) {
     }
   }
   if (!capacity_path.empty()) options.capacity_path = capacity_path;
+  if (!credentials_path.empty()) options.credentials_path = credentials_path;
   options.provisioning_delay =
       std::chrono::milliseconds(static_cast<long long>(provisioning_seconds * 1000));
   options.read_timeout =

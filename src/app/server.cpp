@@ -10,6 +10,7 @@
 #include "http/transport.hpp"
 #include "log/log.hpp"
 #include "ops/emulator.hpp"
+#include "protocol/credentials.hpp"
 #include "protocol/router.hpp"
 #include "protocol/sigv4.hpp"
 #include "store/state_store.hpp"
@@ -78,6 +79,13 @@ unsigned short Server::Start() {
     throw std::invalid_argument("--region is not a region name: '" + s.options.region + "'");
   }
   domain::CapacityConfig capacity = config::LoadCapacityConfig(s.options.capacity_path);
+  std::shared_ptr<const protocol::SigV4Verifier> verifier;
+  if (s.options.credentials_path) {
+    // Clients sign with their wall clock, so the request time is checked against the real clock,
+    // not the virtual one.
+    verifier = std::make_shared<const protocol::SigV4Verifier>(
+        protocol::LoadCredentials(*s.options.credentials_path, s.options.account_id), s.base_clock);
+  }
   s.store = std::make_unique<store::StateStore>(s.options.db_path);
   s.emulator = std::make_unique<ops::Emulator>(
       *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock},
@@ -89,14 +97,21 @@ unsigned short Server::Start() {
   config.runtime_body_limit = s.options.max_invocation_body_bytes;
   config.admin_token = s.options.admin_token;
   config.admin_open = IsLoopback(s.options.host);
+  config.verifier = verifier;
   if (!config.admin_open) {
     log::Event(spdlog::level::warn,
                config.admin_token.empty()
                    ? "listening on a non-loopback address without --admin-token: the admin API "
                      "(/_emulator/) is disabled"
-                   : "listening on a non-loopback address: the AWS APIs are open to anyone who "
-                     "can reach it; the admin API requires the token",
+               : verifier ? "listening on a non-loopback address: the AWS APIs require signatures "
+                            "by --credentials; the admin API requires the token"
+                          : "listening on a non-loopback address: the AWS APIs are open to anyone "
+                            "who can reach it; the admin API requires the token",
                {{"host", s.options.host}});
+  }
+  if (verifier) {
+    log::Event(spdlog::level::info, "strict authentication: AWS requests must be signed",
+               {{"credentials", *s.options.credentials_path}});
   }
   config.upstream =
       [&ioc = s.ioc, limits = http::ContainerCallLimits{s.options.container_timeout,

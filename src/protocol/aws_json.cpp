@@ -56,7 +56,9 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
     return fail(domain::UnknownOperationException("The operation " + *target +
                                                   " is not supported by sagemaker-emulator."));
   }
-  const ops::Caller caller = CallerOf(request, outcome.request_id);
+  const auto authenticated = Authenticate(request, outcome);
+  if (!authenticated) return RefuseAuthentication(authenticated.error(), outcome);
+  const ops::Caller& caller = *authenticated;
   outcome.account = caller.account;
   outcome.region = caller.region;
 

@@ -129,7 +129,9 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
     response.headers.emplace_back("Allow", spec->http_method);
     return response;
   }
-  const ops::Caller caller = CallerOf(request, outcome.request_id);
+  const auto authenticated = Authenticate(request, outcome);
+  if (!authenticated) return RefuseAuthentication(authenticated.error(), outcome);
+  const ops::Caller& caller = *authenticated;
   outcome.account = caller.account;
   outcome.region = caller.region;
 

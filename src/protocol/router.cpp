@@ -36,9 +36,36 @@ ops::Caller Router::CallerOf(const HttpRequest& request, const std::string& requ
   if (authorization == nullptr) return caller;
   if (auto scope = ParseAuthorization(*authorization)) {
     if (IsRegionName(scope->region)) caller.region = scope->region;
-    if (IsAccountId(scope->access_key_id)) caller.account = scope->access_key_id;
+    const Credential* known =
+        config_.verifier ? config_.verifier->Find(scope->access_key_id) : nullptr;
+    if (known != nullptr) {
+      caller.account = known->account_id;
+    } else if (IsAccountId(scope->access_key_id)) {
+      caller.account = scope->access_key_id;
+    }
   }
   return caller;
+}
+
+domain::Result<ops::Caller> Router::Authenticate(const HttpRequest& request,
+                                                 const Outcome& outcome) const {
+  if (!config_.verifier) return CallerOf(request, outcome.request_id);
+  // AWS refuses with 400 on awsJson1_1 services (SageMaker, DynamoDB, Kinesis) and with 403 on
+  // restJson1 ones (the SageMaker runtime, Lambda).
+  auto verified =
+      config_.verifier->Verify(request, outcome.protocol == WireProtocol::kRestJson1 ? 403 : 400);
+  if (!verified) return verified.error();
+  return ops::Caller{verified->credential->account_id, verified->scope.region, outcome.request_id};
+}
+
+HttpResponse Router::RefuseAuthentication(const domain::AwsError& error,
+                                          const Outcome& outcome) const {
+  log::Event(spdlog::level::info, "authentication refused",
+             {{"request_id", outcome.request_id}, {"error", error.code}});
+  HttpResponse response = RenderError(error, outcome.protocol, outcome.request_id);
+  // As AWS does: SDKs correct their clock skew from the Date of such an answer.
+  response.headers.emplace_back("Date", FormatHttpDate(config_.verifier->clock().Now()));
+  return response;
 }
 
 HttpResponse Router::Dispatch(const HttpRequest& request, Outcome& outcome) const {

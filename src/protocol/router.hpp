@@ -2,18 +2,21 @@
 //   POST /                                   awsJson1_1 control plane (X-Amz-Target: SageMaker.Op)
 //   POST /endpoints/{EndpointName}/...       restJson1 sagemaker-runtime
 //   /_emulator/...                           the emulator's own admin API (JSON)
-// It reads the caller from the SigV4 credential scope, validates input against the service model,
-// calls the operation layer, renders results and errors, and logs one line per request.
+// It reads the caller from the SigV4 credential scope (with strict authentication, from a verified
+// signature), validates input against the service model, calls the operation layer, renders
+// results and errors, and logs one line per request.
 // Thread-safe: holds no mutable state of its own.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "apimodel/service_model.hpp"
 #include "ops/emulator.hpp"
 #include "protocol/http_types.hpp"
+#include "protocol/sigv4.hpp"
 
 namespace smemu::protocol {
 
@@ -30,6 +33,10 @@ struct RouterConfig {
   bool admin_open = true;
   // Carries invocations to real model containers; when empty they fail with a ModelError.
   UpstreamSender upstream;
+  // Strict authentication (--credentials): every AWS request (not the admin API) must carry a
+  // valid SigV4 signature by one of the verifier's access keys, whose account it then acts in.
+  // nullptr: signatures are not checked.
+  std::shared_ptr<const SigV4Verifier> verifier;
 };
 
 class Router {
@@ -62,7 +69,13 @@ class Router {
   HttpResponse HandleAwsJson(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse HandleRuntime(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse HandleAdmin(const HttpRequest& request, Outcome& outcome) const;
+  // The caller a request claims to be, from its SigV4 credential scope; verifies nothing.
   ops::Caller CallerOf(const HttpRequest& request, const std::string& request_id) const;
+  // The caller of an AWS request: with strict authentication, the one its signature proves (or
+  // the AWS error refusing it, for outcome.protocol); otherwise CallerOf().
+  domain::Result<ops::Caller> Authenticate(const HttpRequest& request,
+                                           const Outcome& outcome) const;
+  HttpResponse RefuseAuthentication(const domain::AwsError& error, const Outcome& outcome) const;
 
   ops::Emulator& emulator_;
   const apimodel::ServiceModel& control_plane_;

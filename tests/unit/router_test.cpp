@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "apimodel/embedded_models.hpp"
@@ -306,6 +309,255 @@ TEST_F(RouterTest, ResetDeletesEverythingAndRestoresTheClock) {
   EXPECT_EQ(Call("DescribeModel", {{"ModelName", "m"}}, Auth("123456789012", "us-west-2")).status,
             400);
   EXPECT_EQ(Admin("GET", "/_emulator/reset").status, 405);
+}
+
+// ------------------------------------------------------------------ strict authentication
+// A second router over the same emulator, started with --credentials. The real clock (what
+// signatures are checked against) stands at the virtual clock's start, 2027-01-25T00:00:00Z.
+
+constexpr char kNowAmz[] = "20270125T000000Z";
+constexpr char kSecret[] = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+
+// Signs `request` as the SDKs do: adds Host and X-Amz-Date, signs every header, and takes the
+// payload hash from X-Amz-Content-SHA256 when there is one.
+HttpRequest Sign(HttpRequest request, const std::string& access_key, const std::string& secret,
+                 const std::string& amz_date = kNowAmz, const std::string& region = "us-east-1",
+                 const std::string& service = "sagemaker") {
+  const std::string* content_hash = request.Header("X-Amz-Content-SHA256");
+  const std::string payload_hash = content_hash ? *content_hash : Sha256Hex(request.body);
+  request.headers.emplace_back("Host", "127.0.0.1:4577");
+  request.headers.emplace_back("X-Amz-Date", amz_date);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : request.headers) {
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    names.push_back(lower);
+  }
+  std::sort(names.begin(), names.end());
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : ";") + name;
+  const std::string date = amz_date.substr(0, 8);
+  const std::string scope = date + "/" + region + "/" + service + "/aws4_request";
+  const std::string signature =
+      SignatureHex(SigningKey(secret, date, region, service),
+                   StringToSign(amz_date, scope, CanonicalRequest(request, names, payload_hash)));
+  request.headers.emplace_back("Authorization", "AWS4-HMAC-SHA256 Credential=" + access_key + "/" +
+                                                    scope + ", SignedHeaders=" + joined +
+                                                    ", Signature=" + signature);
+  return request;
+}
+
+HttpRequest ControlPlane(const std::string& operation, const std::string& body = "{}") {
+  return {
+      "POST",
+      "/",
+      {{"Content-Type", "application/x-amz-json-1.1"}, {"X-Amz-Target", "SageMaker." + operation}},
+      body};
+}
+
+HttpRequest Invocation(const std::string& endpoint) {
+  return {"POST", "/endpoints/" + endpoint + "/invocations", {{"Content-Type", "text/csv"}}, "1,2"};
+}
+
+class StrictAuthTest : public RouterTest {
+ protected:
+  StrictAuthTest()
+      : real_clock_(kStart),
+        strict_(emulator_, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(), [this] {
+          RouterConfig config;
+          config.verifier = std::make_shared<const SigV4Verifier>(
+              CredentialTable{{"AKIDEXAMPLE", {"AKIDEXAMPLE", kSecret, "111122223333"}},
+                              {"123456789012", {"123456789012", "other-secret", "123456789012"}}},
+              real_clock_);
+          return config;
+        }()) {}
+
+  Reply Strict(const HttpRequest& request) {
+    Reply reply;
+    reply.raw = strict_.Handle(request);
+    reply.status = reply.raw.status;
+    reply.body = json::parse(reply.raw.body, nullptr, false);
+    return reply;
+  }
+
+  // An authentication refusal carries the real time in a Date header, as AWS's do.
+  static void ExpectRefusal(const Reply& reply, int status, const std::string& code,
+                            const std::string& message) {
+    ExpectError(reply, status, code, message);
+    const std::string* date = FindHeader(reply.raw.headers, "Date");
+    ASSERT_NE(date, nullptr);
+    EXPECT_EQ(*date, "Mon, 25 Jan 2027 00:00:00 GMT");
+  }
+
+  ManualClock real_clock_;
+  Router strict_;
+};
+
+TEST_F(StrictAuthTest, ASignedRequestActsInTheAccountOfItsKey) {
+  const Reply created = Strict(Sign(ControlPlane("CreateModel", R"({"ModelName": "m"})"),
+                                    "AKIDEXAMPLE", kSecret, kNowAmz, "eu-west-1"));
+  ASSERT_EQ(created.status, 200) << created.raw.body;
+  EXPECT_EQ(created.body["ModelArn"], "arn:aws:sagemaker:eu-west-1:111122223333:model/m");
+  EXPECT_EQ(FindHeader(created.raw.headers, "Date"), nullptr);
+  const Reply listed =
+      Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret, kNowAmz, "eu-west-1"));
+  ASSERT_EQ(listed.status, 200);
+  EXPECT_EQ(listed.body["Models"].size(), 1u);
+  // The runtime: authenticated, then the operation answers for the key's account.
+  ExpectError(Strict(Sign(Invocation("nope"), "123456789012", "other-secret")), 400,
+              "ValidationError", "Endpoint nope of account 123456789012 not found.");
+}
+
+TEST_F(StrictAuthTest, WithoutAnAuthorizationHeader) {
+  ExpectRefusal(Strict(ControlPlane("ListModels")), 400, "MissingAuthenticationTokenException",
+                "Missing Authentication Token");
+  ExpectRefusal(Strict(Invocation("e")), 403, "MissingAuthenticationTokenException",
+                "Missing Authentication Token");
+  // The router without --credentials still accepts anything.
+  EXPECT_EQ(Send(ControlPlane("ListModels")).status, 200);
+}
+
+TEST_F(StrictAuthTest, AnUnknownAccessKey) {
+  ExpectRefusal(Strict(Sign(ControlPlane("ListModels"), "AKIDUNKNOWN", kSecret)), 400,
+                "UnrecognizedClientException",
+                "The security token included in the request is invalid.");
+  ExpectRefusal(Strict(Sign(Invocation("e"), "AKIDUNKNOWN", kSecret)), 403,
+                "UnrecognizedClientException",
+                "The security token included in the request is invalid.");
+}
+
+TEST_F(StrictAuthTest, AWrongSecretShowsWhatShouldHaveBeenSigned) {
+  const std::string expected =
+      "The request signature we calculated does not match the signature you provided. Check "
+      "your AWS Secret Access Key and signing method. Consult the service documentation for "
+      "details.\n\n"
+      "The Canonical String for this request should have been\n"
+      "'POST\n/\n\n"
+      "content-type:application/x-amz-json-1.1\nhost:127.0.0.1:4577\n"
+      "x-amz-date:20270125T000000Z\nx-amz-target:SageMaker.ListModels\n\n"
+      "content-type;host;x-amz-date;x-amz-target\n"
+      "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a'\n\n"
+      "The String-to-Sign should have been\n"
+      "'AWS4-HMAC-SHA256\n20270125T000000Z\n20270125/us-east-1/sagemaker/aws4_request\n"
+      "a1492c839864345fb72be18ac452d908344130852e40ae10d2aef76afa643dd2'\n";
+  ExpectRefusal(Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", "wrong")), 400,
+                "InvalidSignatureException", expected);
+  const Reply runtime = Strict(Sign(Invocation("e"), "AKIDEXAMPLE", "wrong"));
+  EXPECT_EQ(runtime.status, 403);
+  EXPECT_EQ(runtime.body["__type"], "InvalidSignatureException");
+  EXPECT_THAT(runtime.body["message"].get<std::string>(),
+              HasSubstr("'POST\n/endpoints/e/invocations\n\ncontent-type:text/csv\n"));
+}
+
+TEST_F(StrictAuthTest, ChangesAfterSigningBreakTheSignature) {
+  HttpRequest tampered =
+      Sign(ControlPlane("CreateModel", R"({"ModelName": "a"})"), "AKIDEXAMPLE", kSecret);
+  tampered.body = R"({"ModelName": "b"})";
+  EXPECT_EQ(Strict(tampered).body["__type"], "InvalidSignatureException");
+  HttpRequest retargeted = Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret);
+  retargeted.headers[1].second = "SageMaker.ListEndpoints";
+  EXPECT_EQ(Strict(retargeted).body["__type"], "InvalidSignatureException");
+  // An unsigned header may change; an X-Amz-Content-SHA256 that lies about the body may not.
+  HttpRequest extra = Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret);
+  extra.headers.emplace_back("User-Agent", "added later");
+  EXPECT_EQ(Strict(extra).status, 200);
+  HttpRequest hashed = ControlPlane("CreateModel", R"({"ModelName": "c"})");
+  hashed.headers.emplace_back("X-Amz-Content-SHA256", Sha256Hex("{}"));
+  EXPECT_EQ(Strict(Sign(hashed, "AKIDEXAMPLE", kSecret)).body["__type"],
+            "InvalidSignatureException");
+  HttpRequest honest = ControlPlane("CreateModel", R"({"ModelName": "c"})");
+  honest.headers.emplace_back("X-Amz-Content-SHA256", Sha256Hex(honest.body));
+  EXPECT_EQ(Strict(Sign(honest, "AKIDEXAMPLE", kSecret)).status, 200);
+}
+
+TEST_F(StrictAuthTest, TheRequestTimeMustBeWithinFifteenMinutesOfTheRealClock) {
+  ExpectRefusal(
+      Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret, "20270124T234000Z")), 400,
+      "InvalidSignatureException",
+      "Signature expired: 20270124T234000Z is now earlier than 20270124T234500Z "
+      "(20270125T000000Z - 15 min.)");
+  ExpectRefusal(Strict(Sign(Invocation("e"), "AKIDEXAMPLE", kSecret, "20270125T002000Z")), 403,
+                "InvalidSignatureException",
+                "Signature not yet current: 20270125T002000Z is still later than "
+                "20270125T001500Z (20270125T000000Z + 15 min.)");
+  EXPECT_EQ(
+      Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret, "20270124T234500Z")).status,
+      200);
+  // The virtual clock does not matter: a day later in virtual time, signatures still work.
+  ASSERT_EQ(Admin("POST", "/_emulator/clock", R"({"advance_seconds": 86400})").status, 200);
+  EXPECT_EQ(Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret)).status, 200);
+}
+
+TEST_F(StrictAuthTest, MalformedAuthorizationHeaders) {
+  auto with_authorization = [](HttpRequest request, const std::string& authorization,
+                               bool dated = true) {
+    if (dated) request.headers.emplace_back("X-Amz-Date", kNowAmz);
+    request.headers.emplace_back("Host", "127.0.0.1:4577");
+    request.headers.emplace_back("Authorization", authorization);
+    return request;
+  };
+  ExpectRefusal(Strict(with_authorization(ControlPlane("ListModels"), "Bearer abc", false)), 400,
+                "IncompleteSignatureException",
+                "'abc' not a valid key=value pair (missing equal-sign) in Authorization header: "
+                "'Bearer abc'.");
+  ExpectRefusal(
+      Strict(with_authorization(ControlPlane("ListModels"), "AWS4-HMAC-SHA256 SignedHeaders=host",
+                                false)),
+      400, "IncompleteSignatureException",
+      "Authorization header requires 'Credential' parameter. Authorization header requires "
+      "'Signature' parameter. Authorization header requires existence of either a 'X-Amz-Date' "
+      "or a 'Date' header. Authorization=AWS4-HMAC-SHA256 SignedHeaders=host");
+  const std::string credential = "Credential=AKIDEXAMPLE/20270125/us-east-1/sagemaker/aws4_request";
+  HttpRequest bad_date = with_authorization(
+      ControlPlane("ListModels"),
+      "AWS4-HMAC-SHA256 " + credential + ", SignedHeaders=host, Signature=0", false);
+  bad_date.headers.emplace_back("X-Amz-Date", "2027-01-25T00:00:00Z");
+  ExpectRefusal(Strict(bad_date), 400, "IncompleteSignatureException",
+                "Date must be in ISO-8601 'basic format'. Got '2027-01-25T00:00:00Z'. See "
+                "http://en.wikipedia.org/wiki/ISO_8601");
+  ExpectRefusal(Strict(with_authorization(
+                    ControlPlane("ListModels"),
+                    "AWS4-HMAC-SHA256 " + credential + ", SignedHeaders=x-amz-date, Signature=0")),
+                400, "InvalidSignatureException",
+                "'Host' must be a 'SignedHeader' in the AWS Authorization.");
+  ExpectRefusal(Strict(with_authorization(
+                    ControlPlane("ListModels"),
+                    "AWS4-HMAC-SHA512 " + credential + ", SignedHeaders=host, Signature=0")),
+                400, "IncompleteSignatureException",
+                "Unsupported AWS 'algorithm': 'AWS4-HMAC-SHA512' (only AWS4-HMAC-SHA256 for "
+                "now). ");
+  ExpectRefusal(
+      Strict(with_authorization(ControlPlane("ListModels"),
+                                "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20270125/us-east-1, "
+                                "SignedHeaders=host, Signature=0")),
+      400, "IncompleteSignatureException",
+      "Credential must have exactly 5 slash-delimited elements, e.g. "
+      "keyid/date/region/service/term, got 'AKIDEXAMPLE/20270125/us-east-1'");
+}
+
+TEST_F(StrictAuthTest, TheCredentialScopeMustMatch) {
+  ExpectRefusal(Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret, kNowAmz,
+                            "us-east-1", "runtime.sagemaker")),
+                400, "InvalidSignatureException",
+                "Credential should be scoped to correct service: 'sagemaker'. ");
+  HttpRequest wrong_day = ControlPlane("ListModels");
+  wrong_day.headers.emplace_back("Host", "127.0.0.1:4577");
+  wrong_day.headers.emplace_back("X-Amz-Date", kNowAmz);
+  wrong_day.headers.emplace_back(
+      "Authorization",
+      "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20270124/Bad_Region/sagemaker/aws5_request, "
+      "SignedHeaders=host;x-amz-date, Signature=0");
+  ExpectRefusal(Strict(wrong_day), 400, "InvalidSignatureException",
+                "Credential should be scoped to a valid region, not 'Bad_Region'. Credential "
+                "should be scoped with a valid terminator: 'aws4_request', not 'aws5_request'. "
+                "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date "
+                "from HTTP: '20270124' != '20270125', from '20270125T000000Z'. ");
+}
+
+TEST_F(StrictAuthTest, TheAdminApiIsNotSigned) {
+  const Reply clock = Strict({"GET", "/_emulator/clock", {}, ""});
+  EXPECT_EQ(clock.status, 200);
+  EXPECT_EQ(clock.body["now"], "2027-01-25T00:00:00Z");
 }
 
 }  // namespace
