@@ -291,6 +291,18 @@ domain::Status CheckScale(Context& ctx, const store::ResourceRow& row, const jso
   return domain::Ok();
 }
 
+// Puts an endpoint into Updating with its changed document; the update falls due after the
+// provisioning delay (at once without one).
+Result<json> StartUpdate(Context& ctx, store::ResourceRow& row, json& doc) {
+  doc["DueMs"] = (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count();
+  row.status = "Updating";
+  row.modified = ctx.now;
+  row.doc = doc.dump();
+  ctx.store.Update(row);
+  SettleEndpoints(ctx);
+  return json{{"EndpointArn", row.arn}};
+}
+
 Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
   auto row = EndpointToUpdate(ctx, name);
@@ -311,13 +323,7 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
     }
     if (desired.contains("DesiredWeight")) (*variant)["DesiredWeight"] = desired["DesiredWeight"];
   }
-  doc["DueMs"] = (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count();
-  row->status = "Updating";
-  row->modified = ctx.now;
-  row->doc = doc.dump();
-  ctx.store.Update(*row);
-  SettleEndpoints(ctx);
-  return json{{"EndpointArn", row->arn}};
+  return StartUpdate(ctx, *row, doc);
 }
 
 // Moves an endpoint to another config. It keeps serving on the old one while Updating; the new
@@ -336,14 +342,8 @@ Result<json> UpdateEndpoint(const json& in, Context& ctx) {
   json doc = json::parse(row->doc);
   doc["Pending"] = {{"EndpointConfigName", config->key.name},
                     {"Variants", VariantsFromConfig(json::parse(config->doc))}};
-  doc["DueMs"] = (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count();
   doc.erase("FailureReason");
-  row->status = "Updating";
-  row->modified = ctx.now;
-  row->doc = doc.dump();
-  ctx.store.Update(*row);
-  SettleEndpoints(ctx);
-  return json{{"EndpointArn", row->arn}};
+  return StartUpdate(ctx, *row, doc);
 }
 
 Result<json> ListEndpoints(const json& in, Context& ctx) {

@@ -99,12 +99,7 @@ CREDENTIALS=$WORK/credentials.json
 cat >"$CREDENTIALS" <<EOF
 {"credentials": [{"access_key_id": "$KEY", "secret_access_key": "$SECRET", "account_id": "$KEY_ACCOUNT"}]}
 EOF
-if ! start_server --credentials "$CREDENTIALS"; then
-  not_ok "server starts with --credentials and prints its listening line"
-  echo "$PASSED passed, $FAILED failed"
-  exit 1
-fi
-ok "server starts with --credentials and prints its listening line (port $PORT)"
+start_server_or_exit --credentials "$CREDENTIALS"
 
 # ================================================================ 1. good credentials
 export AWS_ACCESS_KEY_ID=$KEY AWS_SECRET_ACCESS_KEY=$SECRET

@@ -20,13 +20,8 @@ echo "# binary: $BIN"
 echo "# AWS_DATA_PATH=$AWS_DATA_PATH"
 echo "# $("$AWS" --version 2>&1)"
 
-if ! start_server --clock-start 2027-01-25T00:00:00Z --frozen-clock --account-id 000000000000 \
-     --region us-east-1; then
-  not_ok "server starts and prints its listening line"
-  echo "$PASSED passed, $FAILED failed"
-  exit 1
-fi
-ok "server starts and prints its listening line (port $PORT)"
+start_server_or_exit --clock-start 2027-01-25T00:00:00Z --frozen-clock --account-id 000000000000 \
+     --region us-east-1
 
 # --- the CLI sees the api/ subset
 "$AWS" sagemaker list-notebook-instances --endpoint-url "$ENDPOINT" >"$WORK/le.out" 2>"$WORK/le.err"

@@ -45,12 +45,7 @@ cat >"$CAPACITY" <<'EOF'
  "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}}
 EOF
 
-if ! start_server --clock-start 2027-01-20T00:00:00Z --frozen-clock --capacity "$CAPACITY"; then
-  not_ok "server starts and prints its listening line"
-  echo "$PASSED passed, $FAILED failed"
-  exit 1
-fi
-ok "server starts and prints its listening line (port $PORT)"
+start_server_or_exit --clock-start 2027-01-20T00:00:00Z --frozen-clock --capacity "$CAPACITY"
 
 # ================================================================ 1. the AWS blog walkthrough
 # A week of two ml.p5.48xlarge for an inference endpoint, as typed by a user.

@@ -106,6 +106,17 @@ start_server() {
 }
 
 # stop_server: SIGTERM, wait up to 10 s; sets STOP_STATUS (exit status, or "timeout").
+# Starts the server with the given options, or reports the failure and ends the script: no check
+# can run without it.
+start_server_or_exit() {
+  if ! start_server "$@"; then
+    not_ok "server starts and prints its listening line"
+    echo "$PASSED passed, $FAILED failed"
+    exit 1
+  fi
+  ok "server starts and prints its listening line (port $PORT)"
+}
+
 stop_server() {
   STOP_STATUS=""
   [[ -z $SERVER_PID ]] && { STOP_STATUS="not running"; return; }

@@ -121,7 +121,7 @@ function clientConfig(url, { accessKeyId = DEFAULT_ACCOUNT, region = DEFAULT_REG
 // ({ status, headers, text, json }), read below the SDK's deserializer. The SDK drops some body
 // keys from errors (since @smithy/core 3.x it deletes `err.Message`), so tests that need to know
 // what went over the wire look here.
-function recordRawResponses(client) {
+export function recordRawResponses(client) {
   client.lastRaw = null;
   client.middlewareStack.add(
     (next) => async (args) => {

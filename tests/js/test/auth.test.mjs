@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import {
   CreateEndpointCommand,
   CreateEndpointConfigCommand,
@@ -18,7 +17,7 @@ import {
   SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import { admin, assertRawError, errorOf, useEmulator } from '../lib/emulator.mjs';
+import { admin, assertRawError, errorOf, recordRawResponses, useEmulator } from '../lib/emulator.mjs';
 
 const KEY = 'AKIAEMULATORTEST';
 const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
@@ -42,29 +41,6 @@ writeFileSync(credentialsFile, JSON.stringify({
 }));
 
 const emu = await useEmulator(['--credentials', credentialsFile]);
-
-// Keeps the raw HTTP response of the client's last call in `client.lastRaw`, for assertRawError.
-function recordRawResponses(client) {
-  client.lastRaw = null;
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      client.lastRaw = null;
-      const out = await next(args);
-      const res = out.response;
-      const chunks = [];
-      for await (const chunk of res.body ?? []) chunks.push(Buffer.from(chunk));
-      const buf = Buffer.concat(chunks);
-      res.body = Readable.from(buf.length ? [buf] : []);
-      const text = buf.toString('utf8');
-      let json = null;
-      try { json = text ? JSON.parse(text) : null; } catch { json = null; }
-      client.lastRaw = { status: res.statusCode, headers: res.headers, text, json };
-      return out;
-    },
-    { step: 'deserialize', priority: 'low', name: 'authTestRawRecorder' },
-  );
-  return client;
-}
 
 // Both clients, signing with the given key and secret. `systemClockOffset` skews the SDK's clock.
 function clients({ accessKeyId = KEY, secretAccessKey = SECRET, systemClockOffset, maxAttempts = 1 } = {}) {
