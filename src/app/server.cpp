@@ -87,6 +87,12 @@ unsigned short Server::Start() {
         protocol::LoadCredentials(*s.options.credentials_path, s.options.account_id), s.base_clock);
   }
   s.store = std::make_unique<store::StateStore>(s.options.db_path);
+  if (s.store->ReadOnly()) {
+    log::Event(spdlog::level::warn,
+               "the database file is read-only: reads are served, every write answers 500 "
+               "InternalFailure until the file is writable and the server restarted",
+               {{"db", s.options.db_path}});
+  }
   s.emulator = std::make_unique<ops::Emulator>(
       *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock},
       std::move(capacity), HostingOf(s.options));

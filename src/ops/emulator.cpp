@@ -53,7 +53,7 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
     }
   }
   std::lock_guard lock(mutex_);
-  PersistClockLocked();
+  if (!store_.ReadOnly()) PersistClockLocked();  // a read-only file keeps the clock it has
   RebuildLedgerLocked();
 }
 
@@ -71,7 +71,6 @@ void Emulator::RebuildLedgerLocked() {
   for (const PlanCommitment& plan : StoredPlanCommitments(store_)) {
     ledger_.Restore(plan.pool, plan.window, plan.count);
   }
-  offerings_.clear();
 }
 
 PoolView Emulator::ViewLocked(const domain::PoolKey& key, TimePoint now) {
@@ -224,6 +223,7 @@ void Emulator::Reset() {
   clock_.Reset(clock_start_.start.value_or(base_clock_.Now()), clock_start_.frozen);
   PersistClockLocked();
   RebuildLedgerLocked();
+  offerings_.clear();
 }
 
 void Emulator::PersistClockLocked() {

@@ -106,7 +106,7 @@ class Emulator {
       return result;
     } catch (...) {
       RebuildLedgerLocked();
-      throw;
+      store_.RethrowNamingTheFile();
     }
   }
 

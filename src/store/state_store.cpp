@@ -1,9 +1,11 @@
 #include "store/state_store.hpp"
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string_view>
@@ -64,12 +66,50 @@ std::string NameKey(std::string_view name) {
   return key;
 }
 
-StateStore::StateStore(const std::string& path) {
+namespace {
+
+// A file: URI for `path`, escaping what a URI would read as syntax.
+std::string FileUri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      uri += '%';
+      uri += kHex[(c >> 4) & 0xF];
+      uri += kHex[c & 0xF];
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+
+// Opens a write-protected database for reading. Read normally, a WAL database gets a -shm file;
+// made by this process it would be write-protected too, and would stop the next start once the
+// file is writable again. Opened immutable, SQLite creates nothing beside the file, which is
+// right only while no -wal file holds changes that are not in the file yet.
+std::unique_ptr<SQLite::Database> OpenReadOnly(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::file_size(path + "-wal", ignored) > 0 && !ignored) {
+    throw std::runtime_error(
+        "the file is read-only and its -wal file holds changes not yet written into it; make "
+        "the file writable so that they can be");
+  }
+  return std::make_unique<SQLite::Database>(FileUri(path) + "?immutable=1",
+                                            SQLite::OPEN_READONLY | SQLite::OPEN_URI);
+}
+
+}  // namespace
+
+StateStore::StateStore(const std::string& path) : path_(path) {
   try {
+    // SQLite falls back to reading only when the file is write-protected; that is detected below.
     db_ = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    read_only_ = sqlite3_db_readonly(db_->getHandle(), "main") == 1;
+    if (read_only_) db_ = OpenReadOnly(path);
     db_->exec("PRAGMA foreign_keys = ON");
     // WAL with synchronous=FULL: an acknowledged write survives a process crash and a power loss.
-    if (path != ":memory:") db_->exec("PRAGMA journal_mode = WAL");
+    if (path != ":memory:" && !read_only_) db_->exec("PRAGMA journal_mode = WAL");
     db_->exec("PRAGMA synchronous = FULL");
     db_->setBusyTimeout(5000);
     Migrate();
@@ -90,11 +130,26 @@ void StateStore::Migrate() {
   }
   for (const auto& [number, sql] : migrations) {
     if (number <= version) continue;
+    if (read_only_) {
+      throw std::runtime_error("the file is read-only and its schema (version " +
+                               std::to_string(version) + ") needs an upgrade to version " +
+                               std::to_string(migrations.rbegin()->first));
+    }
     WriteScope transaction(*this);
     db_->exec(std::string(sql));
     db_->exec("PRAGMA user_version = " + std::to_string(number));
     transaction.Commit();
     version = number;
+  }
+}
+
+void StateStore::RethrowNamingTheFile() const {
+  try {
+    throw;
+  } catch (const SQLite::Exception& e) {
+    throw StoreFailure("database '" + path_ + "' failed: " + e.what() + " (SQLite code " +
+                       std::to_string(e.getExtendedErrorCode()) +
+                       "); the request was rolled back and changed nothing");
   }
 }
 
@@ -316,8 +371,10 @@ std::string StateStore::IntegrityCheck() const {
 StateStore::WriteScope::WriteScope(StateStore& store)
     : store_(store), depth_(store.write_depth_++) {
   try {
-    store_.db_->exec(depth_ == 0 ? std::string("BEGIN IMMEDIATE")
-                                 : "SAVEPOINT s" + std::to_string(depth_));
+    // A read-only file cannot take the write lock that BEGIN IMMEDIATE asks for; a deferred
+    // transaction still serves reads and fails at the first write.
+    const char* begin = store_.read_only_ ? "BEGIN" : "BEGIN IMMEDIATE";
+    store_.db_->exec(depth_ == 0 ? std::string(begin) : "SAVEPOINT s" + std::to_string(depth_));
   } catch (...) {
     --store_.write_depth_;
     throw;

@@ -69,6 +69,13 @@ struct ListPage {
   bool has_more = false;
 };
 
+// The database refused a write (a full disk, a read-only file, an I/O error). The message names
+// the file and SQLite's reason; the request that met it was rolled back.
+class StoreFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class StateStore {
  public:
   // Opens (creating if needed) the database at `path` and migrates it. Throws std::runtime_error
@@ -77,6 +84,14 @@ class StateStore {
   ~StateStore();
   StateStore(const StateStore&) = delete;
   StateStore& operator=(const StateStore&) = delete;
+
+  // True when the file could only be opened for reading (its permissions or its file system).
+  // Reads are served; every write fails with a StoreFailure.
+  bool ReadOnly() const { return read_only_; }
+  const std::string& Path() const { return path_; }
+
+  // Rethrows the exception in flight; one raised by SQLite becomes a StoreFailure naming the file.
+  [[noreturn]] void RethrowNamingTheFile() const;
 
   // Schema version after migrations (the highest migration number applied).
   int SchemaVersion() const;
@@ -130,7 +145,9 @@ class StateStore {
  private:
   void Migrate();
 
+  std::string path_;
   std::unique_ptr<SQLite::Database> db_;
+  bool read_only_ = false;
   int write_depth_ = 0;
 };
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,14 @@ namespace smemu::testing {
 class Process {
  public:
   // With `merge_stderr` false, stderr is discarded and output() holds stdout alone.
-  explicit Process(std::vector<std::string> args, bool merge_stderr = true) {
+  // `in_child` runs in the child before exec (to change its user or mount namespace, say).
+  explicit Process(std::vector<std::string> args, bool merge_stderr = true,
+                   const std::function<void()>& in_child = {}) {
     int out[2];
     EXPECT_EQ(pipe(out), 0);
     pid_ = fork();
     if (pid_ == 0) {
+      if (in_child) in_child();
       dup2(out[1], STDOUT_FILENO);
       dup2(merge_stderr ? out[1] : open("/dev/null", O_WRONLY), STDERR_FILENO);
       close(out[0]);
@@ -78,6 +82,7 @@ class Process {
   }
 
   void Signal(int signal) { kill(pid_, signal); }
+  pid_t pid() const { return pid_; }
   const std::string& output() const { return output_; }
 
  private:
