@@ -271,3 +271,111 @@ TEST(ServerE2E, ConcurrentPurchasesOfOneOfferingNeverOversellThePool) {
 
 }  // namespace
 }  // namespace smemu
+
+namespace smemu {
+namespace {
+
+// Endpoints and training jobs take instances of one on-demand pool from several connections at
+// once, while others give instances back (endpoints deleted, jobs stopped) and waiting jobs start
+// on what is freed. A watcher reads who holds what all along: never more than the pool has.
+TEST(ServerE2E, EndpointsAndJobsRacingForOnePoolNeverHoldMoreThanItHas) {
+  constexpr int kPoolSize = 3;
+  testing::TempDbPath capacity_file;
+  std::ofstream(capacity_file.str())
+      << R"({"regions": {"us-east-1": {"us-east-1a": {"ml.p5.48xlarge": {"on_demand": 3}}}},
+             "prices": {}})";
+  ServerOptions options = TestOptions();
+  options.threads = 4;
+  options.capacity_path = capacity_file.str();
+  Server server(options);
+  const unsigned short port = server.Start();
+  HttpClient setup(port);
+  ASSERT_EQ(setup.Aws("CreateModel", R"({"ModelName":"m"})").status, 200);
+  const json config = {{"EndpointConfigName", "c"},
+                       {"ProductionVariants",
+                        {{{"VariantName", "AllTraffic"},
+                          {"ModelName", "m"},
+                          {"InstanceType", "ml.p5.48xlarge"},
+                          {"InitialInstanceCount", 1}}}}};
+  ASSERT_EQ(setup.Aws("CreateEndpointConfig", config.dump()).status, 200);
+
+  std::atomic<bool> done{false};
+  std::atomic<int> snapshots{0};
+  std::atomic<int> peak{0};
+  std::thread watcher([&] {
+    HttpClient client(port);
+    while (!done) {
+      const auto view = client.Send("GET", "/_emulator/capacity?instance_type=ml.p5.48xlarge", "");
+      ASSERT_EQ(view.status, 200) << view.body;
+      int held = 0;
+      const json holders = json::parse(view.body)["in_use"];
+      for (const json& holder : holders) held += holder["count"].get<int>();
+      EXPECT_LE(held, kPoolSize) << view.body;
+      peak = std::max(peak.load(), held);
+      ++snapshots;
+    }
+  });
+  std::atomic<int> served{0};  // endpoints that came up InService
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 3; ++t) {
+    clients.emplace_back([&, t] {  // endpoints: create, use if InService, delete every other one
+      HttpClient client(port);
+      for (int i = 0; i < 8; ++i) {
+        const std::string name = "e-" + std::to_string(t) + "-" + std::to_string(i);
+        ASSERT_EQ(client
+                      .Aws("CreateEndpoint",
+                           json{{"EndpointName", name}, {"EndpointConfigName", "c"}}.dump())
+                      .status,
+                  200);
+        const json described =
+            json::parse(client.Aws("DescribeEndpoint", json{{"EndpointName", name}}.dump()).body);
+        if (described["EndpointStatus"] == "InService") ++served;
+        if (i % 2 == 0 || described["EndpointStatus"] == "Failed") {
+          client.Aws("DeleteEndpoint", json{{"EndpointName", name}}.dump());
+        }
+      }
+    });
+    clients.emplace_back([&, t] {  // jobs: run or wait for the pool, stop every third one
+      HttpClient client(port);
+      for (int i = 0; i < 8; ++i) {
+        const std::string name = "j-" + std::to_string(t) + "-" + std::to_string(i);
+        const json job = {{"TrainingJobName", name},
+                          {"RoleArn", "arn:aws:iam::000000000000:role/r"},
+                          {"OutputDataConfig", {{"S3OutputPath", "s3://b/o"}}},
+                          {"StoppingCondition", {{"MaxRuntimeInSeconds", 3600}}},
+                          {"ResourceConfig",
+                           {{"VolumeSizeInGB", 1},
+                            {"InstancePreferences",
+                             {{{"InstanceType", "ml.p5.48xlarge"}, {"InstanceCount", 1}}}}}}};
+        const auto created = client.Aws("CreateTrainingJob", job.dump());
+        ASSERT_EQ(created.status, 200) << created.body;
+        if (i % 3 == 0) client.Aws("StopTrainingJob", json{{"TrainingJobName", name}}.dump());
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  done = true;
+  watcher.join();
+
+  // What the AWS API says agrees: endpoints in service plus jobs holding instances fit the pool.
+  int holding = 0;
+  const json endpoints = json::parse(setup.Aws("ListEndpoints", R"({"MaxResults":100})").body);
+  for (const json& endpoint : endpoints["Endpoints"]) {
+    if (endpoint["EndpointStatus"] == "InService") ++holding;
+  }
+  const json jobs = json::parse(
+      setup.Aws("ListTrainingJobs", R"({"MaxResults":100,"StatusEquals":"InProgress"})").body);
+  for (const json& job : jobs["TrainingJobSummaries"]) {
+    const json described = json::parse(
+        setup.Aws("DescribeTrainingJob", json{{"TrainingJobName", job["TrainingJobName"]}}.dump())
+            .body);
+    if (described["SecondaryStatus"] != "Pending") ++holding;
+  }
+  EXPECT_EQ(holding, kPoolSize) << "demand exceeds the pool, so all of it ends up held";
+  EXPECT_EQ(peak.load(), kPoolSize);
+  EXPECT_GT(served.load(), 0);
+  EXPECT_GT(snapshots.load(), 10);
+}
+
+}  // namespace
+}  // namespace smemu
