@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "domain/time_format.hpp"
+
 namespace smemu::apimodel {
 namespace {
 
@@ -176,9 +178,7 @@ class RequestValidator {
         if (!value.is_boolean()) return WrongType(value, shape.type, path);
         return;
       case Type::kTimestamp:
-        if (!value.is_number() && !IsNumericString(value)) {
-          return WrongType(value, shape.type, path);
-        }
+        if (!IsEpochSeconds(value)) return WrongType(value, shape.type, path);
         return;
       case Type::kInteger:
       case Type::kLong:
@@ -192,13 +192,22 @@ class RequestValidator {
     }
   }
 
-  static bool IsNumericString(const json& value) {
-    if (!value.is_string()) return false;
-    const std::string& text = value.get_ref<const std::string&>();
-    if (text.empty()) return false;
-    char* end = nullptr;
-    const double parsed = std::strtod(text.c_str(), &end);
-    return end == text.c_str() + text.size() && std::isfinite(parsed);
+  // Epoch seconds as a number or a numeric string, within the years 1 to 9999: beyond them a
+  // time has no ISO 8601 form and would overflow the millisecond clock.
+  static bool IsEpochSeconds(const json& value) {
+    double seconds = 0;
+    if (value.is_number()) {
+      seconds = value.get<double>();
+    } else if (value.is_string()) {
+      const std::string& text = value.get_ref<const std::string&>();
+      char* end = nullptr;
+      seconds = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size()) return false;
+    } else {
+      return false;
+    }
+    return std::isfinite(seconds) && seconds >= domain::kEarliestEpochSeconds &&
+           seconds <= domain::kLatestEpochSeconds;
   }
 
   void VisitList(const Shape& shape, const json& value, const std::string& path) {

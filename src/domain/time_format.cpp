@@ -1,5 +1,6 @@
 #include "domain/time_format.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -120,6 +121,8 @@ double ToEpochSeconds(TimePoint time) {
 }
 
 TimePoint FromEpochSeconds(double seconds) {
+  if (std::isnan(seconds)) seconds = 0;
+  seconds = std::clamp(seconds, kEarliestEpochSeconds, kLatestEpochSeconds);
   return TimePoint{Millis{static_cast<long long>(std::llround(seconds * 1000.0))}};
 }
 

@@ -21,6 +21,10 @@ std::string FormatIso8601(TimePoint time);
 // Epoch seconds (with a millisecond fraction) as AWS JSON timestamps carry them.
 double ToEpochSeconds(TimePoint time);
 // REQUIRES: seconds is finite. Rounds to the nearest millisecond.
+// The times the wire accepts: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+inline constexpr double kEarliestEpochSeconds = -62135596800.0;
+inline constexpr double kLatestEpochSeconds = 253402300799.0;
+// Clamped to the accepted range (and NaN to 0), so no input can overflow the clock.
 TimePoint FromEpochSeconds(double seconds);
 
 }  // namespace smemu::domain

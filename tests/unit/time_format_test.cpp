@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace smemu::domain {
 namespace {
 
@@ -36,6 +38,10 @@ TEST(TimeFormat, EpochSecondsRoundTrip) {
   EXPECT_DOUBLE_EQ(ToEpochSeconds(At(1767225600123)), 1767225600.123);
   EXPECT_EQ(FromEpochSeconds(1767225600.123), At(1767225600123));
   EXPECT_EQ(FromEpochSeconds(1767225600), At(1767225600000));
+  // No input overflows the clock: out-of-range times are clamped, NaN is the epoch.
+  EXPECT_EQ(FromEpochSeconds(1e300), FromEpochSeconds(kLatestEpochSeconds));
+  EXPECT_EQ(FromEpochSeconds(-1e300), FromEpochSeconds(kEarliestEpochSeconds));
+  EXPECT_EQ(FromEpochSeconds(std::nan("")), At(0));
 }
 
 }  // namespace

@@ -125,6 +125,19 @@ TEST(Validator, TimestampsAcceptIntegersFractionsAndNumericStrings) {
   EXPECT_EQ(status.error().code, "SerializationException");
 }
 
+TEST(Validator, TimestampsMustFallWithinTheYears1To9999) {
+  for (const json& value : {json(-62135596800), json(253402300799), json("253402300799")}) {
+    EXPECT_TRUE(ValidateRequest(Input("ListModels"), {{"CreationTimeAfter", value}}).ok())
+        << value.dump();
+  }
+  for (const json& value : {json(-62135596801), json(253402300800), json(1e300), json("1e300"),
+                            json("nan"), json("inf")}) {
+    auto status = ValidateRequest(Input("ListModels"), {{"CreationTimeAfter", value}});
+    ASSERT_FALSE(status.ok()) << value.dump();
+    EXPECT_EQ(status.error().code, "SerializationException") << value.dump();
+  }
+}
+
 TEST(Validator, UnknownMembersAreIgnored) {
   EXPECT_TRUE(ValidateRequest(Input("DescribeModel"), {{"ModelName", "m"}, {"Bogus", 1}}).ok());
 }
