@@ -22,6 +22,8 @@ struct ServerOptions {
   std::optional<TimePoint> clock_start;      // nullopt: now, or the clock saved in the database
   bool frozen_clock = false;                 // the virtual clock does not run by itself
   std::optional<std::string> capacity_path;  // nullopt: the built-in capacity configuration
+  // A scenario (JSON list of API calls) applied at start when the database holds no resources.
+  std::optional<std::string> init_path;
   // Strict authentication: a JSON file of access keys; every AWS request must then carry a valid
   // SigV4 signature by one of them. nullopt: any credentials are accepted, signatures unchecked.
   std::optional<std::string> credentials_path;

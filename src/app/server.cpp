@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "apimodel/embedded_models.hpp"
+#include "app/scenario.hpp"
 #include "config/capacity_config.hpp"
 #include "http/container_client.hpp"
 #include "http/transport.hpp"
@@ -54,6 +55,30 @@ struct Server::Impl {
   std::vector<std::thread> threads;
   bool running = false;
 };
+
+namespace {
+
+// Applies --init when the database holds no resources yet. The scenario's router trusts its
+// calls (no signatures, full admin access): the file comes from whoever started the server.
+void ApplyInitScenario(const ServerOptions& options, const store::StateStore& store,
+                       ops::Emulator& emulator, const protocol::RouterConfig& config) {
+  const std::string& path = *options.init_path;
+  if (store.HasResources()) {
+    log::Event(spdlog::level::info, "the database already holds resources: --init not applied",
+               {{"init", path}});
+    return;
+  }
+  protocol::RouterConfig trusted = config;
+  trusted.verifier = nullptr;
+  trusted.admin_token.clear();
+  trusted.admin_open = true;
+  const protocol::Router router(emulator, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(),
+                                trusted);
+  const int steps = app::ApplyScenario(path, router, {options.region, options.account_id});
+  log::Event(spdlog::level::info, "scenario applied", {{"init", path}, {"steps", steps}});
+}
+
+}  // namespace
 
 Server::Server(ServerOptions options, const Clock* base_clock)
     : impl_(new Impl{std::move(options),
@@ -126,6 +151,7 @@ unsigned short Server::Start() {
           std::function<void(protocol::UpstreamReply)> done) {
         http::SendToContainer(ioc, host, port, std::move(request), limits, std::move(done));
       };
+  if (s.options.init_path) ApplyInitScenario(s.options, *s.store, *s.emulator, config);
   s.router = std::make_unique<protocol::Router>(*s.emulator, apimodel::ControlPlaneModel(),
                                                 apimodel::RuntimeModel(), config);
   http::TransportLimits limits;

@@ -120,6 +120,14 @@ Emulator::CapacityView Emulator::Capacity(const std::string& region,
   });
 }
 
+Emulator::Census Emulator::TakeCensus() {
+  Census census;
+  census.capacity = Capacity("", "");  // settles everything due first
+  std::lock_guard lock(mutex_);
+  census.resources = store_.CountByKindAndStatus();
+  return census;
+}
+
 domain::Result<PoolView> Emulator::ChangeCapacity(const PoolChange& change) {
   std::lock_guard lock(mutex_);
   return InOneTransactionLocked([&]() -> domain::Result<PoolView> {

@@ -85,6 +85,14 @@ class Emulator {
   // `account`: show only that account's reservations and holders (pool counts stay global).
   CapacityView Capacity(const std::string& region, const std::string& instance_type,
                         const std::optional<std::string>& account = std::nullopt);
+  // Everything the metrics report about state, settled to now: resources of every account by
+  // kind and status, and the whole capacity view.
+  struct Census {
+    std::vector<store::StateStore::KindStatusCount> resources;
+    CapacityView capacity;
+  };
+  Census TakeCensus();
+
   // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
   // `reservable` below what is already sold from now on. Persisted across restarts.
   domain::Result<PoolView> ChangeCapacity(const PoolChange& change);

@@ -224,6 +224,19 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
     if (!pool) return fail(pool.error());
     return reply(PoolJson(*pool));
   }
+  if (path == "/_emulator/metrics") {
+    if (request.method != "GET") return wrong_method("GET");
+    if (access == AdminAccess::kOwnAccount) {
+      return fail({"AccessDeniedException",
+                   "The metrics cover every account: ask without AWS credentials, or with the "
+                   "admin token.",
+                   403});
+    }
+    HttpResponse response = RenderJson(200, metrics_->Render(emulator_.TakeCensus()),
+                                       WireProtocol::kAdmin, outcome.request_id);
+    response.headers[0].second = "text/plain; version=0.0.4; charset=utf-8";
+    return response;
+  }
   if (path == "/_emulator/reset") {
     if (request.method != "POST") return wrong_method("POST");
     emulator_.Reset();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <set>
 
 #include "log/log.hpp"
 #include "protocol/error_writer.hpp"
@@ -129,6 +130,7 @@ void Router::Log(const Outcome& outcome, std::chrono::steady_clock::time_point s
                  int status) const {
   const auto latency =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
+  metrics_->Record(MetricLabel(outcome), status, latency.count() / 1000.0);
   log::Event(spdlog::level::info, "request",
              {{"request_id", outcome.request_id},
               {"operation", outcome.operation},
@@ -138,12 +140,28 @@ void Router::Log(const Outcome& outcome, std::chrono::steady_clock::time_point s
               {"latency_ms", std::round(latency.count() * 1000.0) / 1000.0}});
 }
 
+std::string Router::MetricLabel(const Outcome& outcome) const {
+  static const std::set<std::string, std::less<>> kAdminRoutes = {
+      "/_emulator/health",  "/_emulator/clock", "/_emulator/capacity", "/_emulator/reset",
+      "/_emulator/metrics", "/_emulator/ui",    "/_emulator/state"};
+  switch (outcome.protocol) {
+    case WireProtocol::kAwsJson11:
+      return emulator_.Emulates(outcome.operation) ? outcome.operation : "other";
+    case WireProtocol::kAdmin:
+      return kAdminRoutes.count(outcome.operation) ? outcome.operation : "other";
+    case WireProtocol::kRestJson1:
+      break;
+  }
+  return outcome.operation == "-" ? "other" : outcome.operation;  // runtime names are fixed
+}
+
 HttpResponse Router::FramingError(int status, const std::string& message) const {
   const char* code = status == 413   ? "RequestEntityTooLargeException"
                      : status == 431 ? "RequestHeaderFieldsTooLargeException"
                      : status == 408 ? "RequestTimeoutException"
                                      : "BadRequestException";
   const std::string request_id = NewRequestId();
+  metrics_->Record("refused", status, 0);
   log::Event(spdlog::level::warn, "request refused",
              {{"request_id", request_id}, {"status", status}, {"reason", message}});
   HttpResponse response =

@@ -5,7 +5,7 @@
 // It reads the caller from the SigV4 credential scope (with strict authentication, from a verified
 // signature), validates input against the service model, calls the operation layer, renders
 // results and errors, and logs one line per request.
-// Thread-safe: holds no mutable state of its own.
+// Thread-safe: its only mutable state, the request metrics, synchronises itself.
 #pragma once
 
 #include <chrono>
@@ -16,6 +16,7 @@
 #include "apimodel/service_model.hpp"
 #include "ops/emulator.hpp"
 #include "protocol/http_types.hpp"
+#include "protocol/metrics.hpp"
 #include "protocol/sigv4.hpp"
 
 namespace smemu::protocol {
@@ -65,7 +66,10 @@ class Router {
   HttpResponse Dispatch(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse AnswerFromContainer(const Outcome& outcome, const Forward& forward,
                                    UpstreamReply reply) const;
+  // Logs the request's line and records it in the metrics.
   void Log(const Outcome& outcome, std::chrono::steady_clock::time_point started, int status) const;
+  // The operation as a metrics label: from a bounded set, so clients cannot grow the series.
+  std::string MetricLabel(const Outcome& outcome) const;
   HttpResponse HandleAwsJson(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse HandleRuntime(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse HandleAdmin(const HttpRequest& request, Outcome& outcome) const;
@@ -81,6 +85,7 @@ class Router {
   const apimodel::ServiceModel& control_plane_;
   const apimodel::ServiceModel& runtime_;
   const RouterConfig config_;
+  std::unique_ptr<RequestMetrics> metrics_ = std::make_unique<RequestMetrics>();
 };
 
 // A fresh random request id (UUID v4 text).

@@ -155,6 +155,21 @@ void StateStore::RethrowNamingTheFile() const {
 
 int StateStore::SchemaVersion() const { return db_->execAndGet("PRAGMA user_version").getInt(); }
 
+bool StateStore::HasResources() const {
+  return db_->execAndGet("SELECT EXISTS (SELECT 1 FROM resources)").getInt() == 1;
+}
+
+std::vector<StateStore::KindStatusCount> StateStore::CountByKindAndStatus() const {
+  SQLite::Statement statement(
+      *db_, "SELECT kind, status, COUNT(*) FROM resources GROUP BY kind, status ORDER BY 1, 2");
+  std::vector<KindStatusCount> counts;
+  while (statement.executeStep()) {
+    counts.push_back({statement.getColumn(0).getString(), statement.getColumn(1).getString(),
+                      statement.getColumn(2).getInt64()});
+  }
+  return counts;
+}
+
 std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
   SQLite::Statement statement(*db_, std::string("SELECT ") + kRowColumns +
                                         " FROM resources WHERE account = :account AND region = "

@@ -96,6 +96,15 @@ class StateStore {
   // Schema version after migrations (the highest migration number applied).
   int SchemaVersion() const;
 
+  // True when any account has any resource.
+  bool HasResources() const;
+  struct KindStatusCount {
+    std::string kind;
+    std::string status;
+    long long count = 0;
+  };
+  // How many resources of every account there are, by kind and status.
+  std::vector<KindStatusCount> CountByKindAndStatus() const;
   std::optional<ResourceRow> Get(const ResourceKey& key) const;
   // Inserts the row and its tags in one transaction. Returns false if the key already exists.
   bool Insert(const ResourceRow& row, const Tags& tags);

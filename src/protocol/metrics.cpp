@@ -1,0 +1,161 @@
+#include "protocol/metrics.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "domain/time_format.hpp"
+
+namespace smemu::protocol {
+namespace {
+
+constexpr const char* kPrefix = "sagemaker_emulator_";
+
+// A label value with backslash, double quote and newline escaped, as the format requires.
+std::string Quoted(const std::string& value) {
+  std::string out = "\"";
+  for (const char c : value) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string Number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.12g", value);
+  return buffer;
+}
+
+class Exposition {
+ public:
+  void Family(const std::string& name, const char* type, const char* help) {
+    out_ << "# HELP " << kPrefix << name << ' ' << help << "\n# TYPE " << kPrefix << name << ' '
+         << type << '\n';
+  }
+  void Sample(const std::string& name,
+              const std::vector<std::pair<const char*, std::string>>& labels,
+              const std::string& value) {
+    out_ << kPrefix << name;
+    if (!labels.empty()) {
+      out_ << '{';
+      for (size_t i = 0; i < labels.size(); ++i) {
+        out_ << (i ? "," : "") << labels[i].first << '=' << Quoted(labels[i].second);
+      }
+      out_ << '}';
+    }
+    out_ << ' ' << value << '\n';
+  }
+  std::string str() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+};
+
+void RenderCensus(Exposition& out, const ops::Emulator::Census& census) {
+  out.Family("resources", "gauge", "Resources of every account, by kind and status.");
+  for (const auto& resource : census.resources) {
+    out.Sample("resources", {{"kind", resource.kind}, {"status", resource.status}},
+               std::to_string(resource.count));
+  }
+  out.Family("pool_instances", "gauge",
+             "Instances of each capacity pool, reservable for training plans or on demand.");
+  for (const ops::PoolView& pool : census.capacity.pools) {
+    const std::vector<std::pair<const char*, std::string>> where = {
+        {"region", pool.key.region},
+        {"availability_zone", pool.key.availability_zone},
+        {"instance_type", pool.key.instance_type}};
+    auto labelled = [&](const char* kind) {
+      auto labels = where;
+      labels.emplace_back("kind", kind);
+      return labels;
+    };
+    out.Sample("pool_instances", labelled("reservable"), std::to_string(pool.reservable));
+    out.Sample("pool_instances", labelled("on_demand"), std::to_string(pool.on_demand));
+  }
+  out.Family("reserved_instances", "gauge",
+             "Instances of each pool sold to training plans whose window holds now.");
+  for (const ops::PoolView& pool : census.capacity.pools) {
+    int reserved = 0;
+    for (const auto& reservation : pool.reservations) {
+      if (reservation.window.start <= census.capacity.now &&
+          census.capacity.now < reservation.window.end) {
+        reserved += reservation.count;
+      }
+    }
+    out.Sample("reserved_instances",
+               {{"region", pool.key.region},
+                {"availability_zone", pool.key.availability_zone},
+                {"instance_type", pool.key.instance_type}},
+               std::to_string(reserved));
+  }
+  out.Family("instances_in_use", "gauge",
+             "Instances held now by endpoints and jobs, by region, instance type, holder kind "
+             "and source (a training plan or on demand).");
+  std::map<std::vector<std::string>, int> in_use;
+  for (const ops::Holder& holder : census.capacity.in_use) {
+    in_use[{holder.region, holder.instance_type, holder.kind,
+            holder.training_plan_arn.empty() ? "on_demand" : "training_plan"}] += holder.count;
+  }
+  for (const auto& [labels, count] : in_use) {
+    out.Sample("instances_in_use",
+               {{"region", labels[0]},
+                {"instance_type", labels[1]},
+                {"holder", labels[2]},
+                {"source", labels[3]}},
+               std::to_string(count));
+  }
+  out.Family("virtual_clock_seconds", "gauge", "The virtual clock, in seconds since the epoch.");
+  out.Sample("virtual_clock_seconds", {}, Number(domain::ToEpochSeconds(census.capacity.now)));
+}
+
+}  // namespace
+
+void RequestMetrics::Record(const std::string& operation, int status, double seconds) {
+  const auto bucket = static_cast<size_t>(
+      std::lower_bound(kBuckets.begin(), kBuckets.end(), seconds) - kBuckets.begin());
+  std::lock_guard lock(mutex_);
+  ++requests_[{operation, status}];
+  Latency& latency = latency_[operation];
+  ++latency.counts[bucket];
+  latency.sum += seconds;
+  ++latency.count;
+}
+
+std::string RequestMetrics::Render(const ops::Emulator::Census& census) const {
+  Exposition out;
+  {
+    std::lock_guard lock(mutex_);
+    out.Family("requests_total", "counter", "Requests answered, by operation and HTTP status.");
+    for (const auto& [key, count] : requests_) {
+      out.Sample("requests_total",
+                 {{"operation", key.first}, {"status", std::to_string(key.second)}},
+                 std::to_string(count));
+    }
+    out.Family("request_duration_seconds", "histogram",
+               "Time from a request's arrival to its answer, by operation.");
+    for (const auto& [operation, latency] : latency_) {
+      unsigned long long cumulative = 0;
+      for (size_t i = 0; i <= kBuckets.size(); ++i) {
+        cumulative += latency.counts[i];
+        out.Sample(
+            "request_duration_seconds_bucket",
+            {{"operation", operation}, {"le", i < kBuckets.size() ? Number(kBuckets[i]) : "+Inf"}},
+            std::to_string(cumulative));
+      }
+      out.Sample("request_duration_seconds_sum", {{"operation", operation}}, Number(latency.sum));
+      out.Sample("request_duration_seconds_count", {{"operation", operation}},
+                 std::to_string(latency.count));
+    }
+  }
+  RenderCensus(out, census);
+  return out.str();
+}
+
+}  // namespace smemu::protocol

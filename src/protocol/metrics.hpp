@@ -1,0 +1,42 @@
+// Request metrics for GET /_emulator/metrics: requests by operation and status, and a latency
+// histogram by operation, rendered with the emulator's resource and capacity gauges in the
+// Prometheus text exposition format (version 0.0.4).
+// Thread-safe: every transport thread records into one instance.
+#pragma once
+
+#include <array>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ops/emulator.hpp"
+
+namespace smemu::protocol {
+
+class RequestMetrics {
+ public:
+  // Upper bounds of the latency buckets, in seconds (+Inf is implied).
+  static constexpr std::array<double, 14> kBuckets = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5};
+
+  // `operation` must come from a bounded set (the caller maps anything else to "other"), since
+  // each distinct value is a time series.
+  void Record(const std::string& operation, int status, double seconds);
+
+  // The whole exposition: these request metrics plus the gauges from `census`.
+  std::string Render(const ops::Emulator::Census& census) const;
+
+ private:
+  struct Latency {
+    std::array<unsigned long long, kBuckets.size() + 1> counts{};  // the last one is +Inf
+    double sum = 0;
+    unsigned long long count = 0;
+  };
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, int>, unsigned long long> requests_;
+  std::map<std::string, Latency> latency_;
+};
+
+}  // namespace smemu::protocol

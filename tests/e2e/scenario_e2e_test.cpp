@@ -1,0 +1,145 @@
+// --init FILE: the seeded scenarios in examples/scenarios/ applied by the real binary, a failing
+// step named in the start-up error, and a populated database left alone.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "e2e/http_client.hpp"
+#include "e2e/process.hpp"
+#include "test_support.hpp"
+
+namespace smemu {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using testing::HttpClient;
+using testing::Process;
+
+const std::string kListening = "sagemaker-emulator listening on http://127.0.0.1:";
+
+std::string Scenario(const std::string& name) {
+  return std::string(SMEMU_SOURCE_DIR) + "/examples/scenarios/" + name;
+}
+
+// An AWS call as a client in `region` of the default account makes it.
+json Call(HttpClient& client, const std::string& operation, const json& input,
+          const std::string& region) {
+  const auto reply = client.Send(
+      "POST", "/", input.dump(),
+      {{"X-Amz-Target", "SageMaker." + operation},
+       {"Content-Type", "application/x-amz-json-1.1"},
+       {"Authorization", "AWS4-HMAC-SHA256 Credential=000000000000/20270101/" + region +
+                             "/sagemaker/aws4_request, SignedHeaders=host, Signature=0"}});
+  EXPECT_EQ(reply.status, 200) << operation << ": " << reply.body;
+  return json::parse(reply.body, nullptr, false);
+}
+
+unsigned short PortOf(Process& server) {
+  const std::string port = server.WaitFor(kListening, std::chrono::seconds(20));
+  EXPECT_FALSE(port.empty()) << server.output();
+  return port.empty() ? 0 : static_cast<unsigned short>(std::stoi(port));
+}
+
+TEST(Scenario, TheWalkthroughLeavesAnEndpointInServiceOnItsPlan) {
+  Process server({"--port", "0", "--db", ":memory:", "--init", Scenario("walkthrough.json")});
+  HttpClient client(PortOf(server));
+  const json plan =
+      Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "p5-endpoint-plan"}}, "us-west-2");
+  EXPECT_EQ(plan["Status"], "Active");
+  EXPECT_EQ(plan["TotalInstanceCount"], 2);
+  EXPECT_EQ(plan["StartTime"], 1800403200);  // 2027-01-20T00:00:00Z, where the clock was moved
+  const json endpoint =
+      Call(client, "DescribeEndpoint", {{"EndpointName", "demo-endpoint"}}, "us-west-2");
+  EXPECT_EQ(endpoint["EndpointStatus"], "InService");
+  EXPECT_EQ(endpoint["ProductionVariants"][0]["CurrentInstanceCount"], 2);
+  EXPECT_EQ(
+      plan["TrainingPlanArn"].get<std::string>(),
+      Call(client, "DescribeEndpointConfig", {{"EndpointConfigName", "config-v1"}},
+           "us-west-2")["ProductionVariants"][0]["CapacityReservationConfig"]["MlReservationArn"]
+          .get<std::string>());
+  const json clock = json::parse(client.Send("GET", "/_emulator/clock", "").body);
+  EXPECT_EQ(clock["now"], "2027-01-20T00:00:00Z");
+  EXPECT_EQ(clock["frozen"], true);
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 0);
+  EXPECT_THAT(server.output(), HasSubstr("scenario applied"));
+}
+
+TEST(Scenario, TheCapacityCrunchQueuesJobsUntilCapacityComes) {
+  Process server({"--port", "0", "--db", ":memory:", "--init", Scenario("capacity-crunch.json")});
+  HttpClient client(PortOf(server));
+  for (const char* name : {"llm-pretrain", "finetune-small"}) {
+    const json job = Call(client, "DescribeTrainingJob", {{"TrainingJobName", name}}, "us-east-1");
+    EXPECT_EQ(job["TrainingJobStatus"], "InProgress") << name;
+    EXPECT_EQ(job["SecondaryStatus"], "Pending") << name;
+  }
+  EXPECT_EQ(Call(client, "DescribeProcessingJob", {{"ProcessingJobName", "eval-batch"}},
+                 "us-east-1")["ProcessingJobStatus"],
+            "InProgress");
+  // The plan starts two days later: the big job starts on it.
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-03-03T00:00:00Z"})").status,
+            200);
+  const json started =
+      Call(client, "DescribeTrainingJob", {{"TrainingJobName", "llm-pretrain"}}, "us-east-1");
+  EXPECT_NE(started["SecondaryStatus"], "Pending");
+  EXPECT_EQ(started["ResourceConfig"]["SelectedInstanceType"], "ml.p5.48xlarge");
+}
+
+TEST(Scenario, AFailingStepStopsTheStartNamingTheStep) {
+  testing::TempDbPath scenario;
+  std::ofstream(scenario.str()) << R"([
+    {"operation": "CreateModel", "input": {"ModelName": "fine"}},
+    {"id": "bought", "operation": "CreateTrainingPlan",
+     "input": {"TrainingPlanName": "p", "TrainingPlanOfferingId": "tpo-0000"}}
+  ])";
+  Process server({"--port", "0", "--db", ":memory:", "--init", scenario.str()});
+  EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 1);
+  EXPECT_THAT(server.output(),
+              HasSubstr("cannot start: " + scenario.str() +
+                        ": step 2 (CreateTrainingPlan): ResourceNotFound: Training plan "
+                        "offering tpo-0000 was not found or has expired; search again."));
+
+  std::ofstream(scenario.str()) << R"([{"operation": "CreateModel",
+      "input": {"ModelName": "${nothing:/ModelName}"}}])";
+  Process dangling({"--port", "0", "--db", ":memory:", "--init", scenario.str()});
+  EXPECT_EQ(dangling.Wait(std::chrono::seconds(10)), 1);
+  EXPECT_THAT(dangling.output(),
+              HasSubstr(": step 1 (CreateModel): refers to \"nothing\", which no earlier step "
+                        "has as its id"));
+
+  std::ofstream(scenario.str()) << R"([{"clock": "2027-01-01T00:00:00Z", "oops": 1}])";
+  Process unknown({"--port", "0", "--db", ":memory:", "--init", scenario.str()});
+  EXPECT_EQ(unknown.Wait(std::chrono::seconds(10)), 1);
+  EXPECT_THAT(unknown.output(), HasSubstr(": step 1: unknown member 'oops'"));
+
+  std::ofstream(scenario.str()) << R"({"not": "a list"})";
+  Process not_a_list({"--port", "0", "--db", ":memory:", "--init", scenario.str()});
+  EXPECT_EQ(not_a_list.Wait(std::chrono::seconds(10)), 1);
+  EXPECT_THAT(not_a_list.output(), HasSubstr(scenario.str() + ": must be a JSON list of steps"));
+}
+
+TEST(Scenario, APopulatedDatabaseIsLeftAlone) {
+  testing::TempDbPath db;
+  {
+    Process server({"--port", "0", "--db", db.str()});
+    HttpClient client(PortOf(server));
+    ASSERT_EQ(client.Aws("CreateModel", R"({"ModelName":"mine"})").status, 200);
+    server.Signal(SIGTERM);
+    ASSERT_EQ(server.Wait(std::chrono::seconds(10)), 0);
+  }
+  Process server({"--port", "0", "--db", db.str(), "--init", Scenario("walkthrough.json")});
+  HttpClient client(PortOf(server));
+  EXPECT_EQ(client.Aws("DescribeModel", R"({"ModelName":"mine"})").status, 200);
+  const json plans = Call(client, "ListTrainingPlans", json::object(), "us-west-2");
+  EXPECT_EQ(plans["TrainingPlanSummaries"].size(), 0u);
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 0);
+  EXPECT_THAT(server.output(),
+              HasSubstr("the database already holds resources: --init not applied"));
+}
+
+}  // namespace
+}  // namespace smemu

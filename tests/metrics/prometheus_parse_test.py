@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""GET /_emulator/metrics read by the Prometheus Python client's own text parser (Debian's
+python3-prometheus-client), against the real binary: every family parses, with the types and
+values the requests made before it imply.
+
+Usage: prometheus_parse_test.py /path/to/sagemaker-emulator
+"""
+import json
+import subprocess
+import sys
+import unittest
+import urllib.request
+
+from prometheus_client.parser import text_string_to_metric_families
+
+BINARY = sys.argv.pop(1) if len(sys.argv) > 1 else "build/sagemaker-emulator"
+
+
+class PrometheusParserTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = subprocess.Popen(
+            [BINARY, "--port", "0", "--db", ":memory:", "--log-level", "warn",
+             "--clock-start", "2027-01-25T00:00:00Z", "--frozen-clock"],
+            stdout=subprocess.PIPE, text=True)
+        line = cls.server.stdout.readline()
+        cls.url = line.rsplit(" ", 1)[-1].strip()
+        if not cls.url.startswith("http://"):
+            cls.server.kill()
+            raise RuntimeError("the server did not start: " + line)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.terminate()
+        cls.server.wait(10)
+
+    def call(self, operation, body):
+        request = urllib.request.Request(
+            self.url + "/", data=json.dumps(body).encode(), method="POST",
+            headers={"X-Amz-Target": "SageMaker." + operation,
+                     "Content-Type": "application/x-amz-json-1.1"})
+        try:
+            with urllib.request.urlopen(request) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    def scrape(self):
+        with urllib.request.urlopen(self.url + "/_emulator/metrics") as response:
+            self.assertEqual(response.headers["Content-Type"],
+                             "text/plain; version=0.0.4; charset=utf-8")
+            return {family.name: family
+                    for family in text_string_to_metric_families(response.read().decode())}
+
+    def test_every_family_parses_with_its_type_and_values(self):
+        self.assertEqual(self.call("CreateModel", {"ModelName": "parsed"}), 200)
+        self.assertEqual(self.call("DescribeModel", {"ModelName": "missing"}), 400)
+        families = self.scrape()
+        # The parser drops a counter's _total suffix from the family name.
+        requests = families["sagemaker_emulator_requests"]
+        self.assertEqual(requests.type, "counter")
+        counts = {(s.labels["operation"], s.labels["status"]): s.value for s in requests.samples}
+        self.assertEqual(counts[("CreateModel", "200")], 1)
+        self.assertEqual(counts[("DescribeModel", "400")], 1)
+
+        latency = families["sagemaker_emulator_request_duration_seconds"]
+        self.assertEqual(latency.type, "histogram")
+        buckets = [s for s in latency.samples
+                   if s.name.endswith("_bucket") and s.labels["operation"] == "CreateModel"]
+        self.assertEqual(buckets[-1].labels["le"], "+Inf")
+        self.assertEqual(buckets[-1].value, 1)
+        self.assertEqual([b.value for b in buckets], sorted(b.value for b in buckets))
+
+        resources = families["sagemaker_emulator_resources"]
+        self.assertEqual(resources.type, "gauge")
+        self.assertIn(({"kind": "model", "status": ""}, 1.0),
+                      [(s.labels, s.value) for s in resources.samples])
+        for name in ("pool_instances", "reserved_instances", "instances_in_use",
+                     "virtual_clock_seconds"):
+            self.assertEqual(families["sagemaker_emulator_" + name].type, "gauge", name)
+        pools = families["sagemaker_emulator_pool_instances"].samples
+        self.assertTrue(any(s.labels["kind"] == "reservable" and s.value > 0 for s in pools))
+        self.assertEqual(families["sagemaker_emulator_virtual_clock_seconds"].samples[0].value,
+                         1800835200)
+
+
+if __name__ == "__main__":
+    unittest.main()
