@@ -100,12 +100,15 @@ class Process:
     def __init__(self, argv, port, ready_path="/_emulator/health", cwd=None, timeout=60):
         self.port = port
         self.argv = argv
-        self.popen = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        # Logs go to a file: a pipe nobody reads would block the server once it filled up.
+        self.log = tempfile.TemporaryFile()
+        self.popen = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log,
                                       cwd=cwd, start_new_session=True)
         deadline = time.monotonic() + timeout
         while http_status(port, ready_path) is None:
             if self.popen.poll() is not None:
-                raise RuntimeError(f"{argv[0]} exited: {self.popen.stderr.read().decode()[-2000:]}")
+                self.log.seek(0)
+                raise RuntimeError(f"{argv[0]} exited: {self.log.read().decode()[-2000:]}")
             if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"{argv[0]} did not answer on port {port}")
@@ -126,7 +129,7 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait()
-        self.popen.stderr.close()
+        self.log.close()
 
 
 def emulator(db, capacity=None, extra=()):
@@ -394,13 +397,12 @@ def verdict(ok):
 
 def print_table(report, args):
     model, commit = machine()
-    load = os.getloadavg()
+    load = report.get("load_end") or "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
     out = []
     w = out.append
     w(f"# sagemaker-emulator benchmarks{' (SMOKE: not results)' if args.smoke else ''}")
     w(f"# date {report['date']}  commit {commit}  nproc {os.cpu_count()}  cpu {model}")
-    w(f"# load average at start {report['load_start']}, at end "
-      f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    w(f"# load average (1/5/15 min) at start {report['load_start']}, at end {load}")
     targets = []
 
     if "http" in report:
@@ -444,7 +446,7 @@ def print_table(report, args):
                             f"{m['rps'] / ceiling['rps']:.0%}", m["rps"] >= 0.5 * ceiling["rps"]))
             targets.append((f"{op} c=64 p99 < 5 ms", f"{m['p99_us'] / 1000:.2f} ms",
                             m["p99_us"] < 5000))
-            if moto:
+            if moto and moto["rps"]:
                 targets.append((f"{op} c=64 >= 50x moto", f"{m['rps'] / moto['rps']:.1f}x",
                                 m["rps"] >= 50 * moto["rps"]))
         m = http.get("CreateModel (durable write)|64")
@@ -520,7 +522,15 @@ def main():
     parser.add_argument("--only", default="http,startup,memory,micro")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument("--json", help="also write the raw report to this file")
+    parser.add_argument("--from-json", help="only print the table of a report written by --json")
     args = parser.parse_args()
+    if args.from_json:
+        with open(args.from_json) as f:
+            report = json.load(f)
+        if "memory_scaling" in report:
+            report["memory_scaling"] = {int(k): v for k, v in report["memory_scaling"].items()}
+        print_table(report, args)
+        return 0
     sections = args.only.split(",")
     if "http" in sections and shutil.which("wrk") is None:
         sys.exit("bench: wrk is not installed (scripts/deps installs it)")
@@ -540,6 +550,7 @@ def main():
             log(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+    report["load_end"] = "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1, default=str)
