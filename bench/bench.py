@@ -17,6 +17,7 @@ builds them).
 """
 import argparse
 import datetime
+import hashlib
 import json
 import os
 import shutil
@@ -273,15 +274,36 @@ def http_section(work, args, report):
 
 
 # --------------------------------------------------------------------------------------- startup
+def seed_inputs_digest():
+    """What a seeded database depends on: the schema, the code that writes rows, the seeder."""
+    digest = hashlib.sha256()
+    for folder in ("schemas", "src/ops", "src/store", "src/domain", "bench"):
+        for name in sorted(os.listdir(os.path.join(ROOT, folder))):
+            path = os.path.join(ROOT, folder, name)
+            if os.path.isfile(path) and (folder != "bench" or name in ("seed_db.cpp", "seed.py")):
+                with open(path, "rb") as f:
+                    digest.update(name.encode() + b"\0" + f.read())
+    return digest.hexdigest()[:16]
+
+
 def seeded_db(work, plans, endpoints):
-    """A database of `plans` plans and `endpoints` endpoints written by build/seed_db."""
+    """A database of `plans` plans and `endpoints` endpoints written by build/seed_db. Kept in
+    build/bench-cache/ under a digest of everything that shapes its rows (1M plans take minutes
+    to write), and used in place: the server adds only its clock setting."""
     capacity = write_capacity(work, plans)
-    db = os.path.join(work, f"seeded-{plans}-{endpoints}.db")
+    cache = os.path.join(BUILD, "bench-cache")
+    os.makedirs(cache, exist_ok=True)
+    db = os.path.join(cache, f"seeded-{plans}-{endpoints}-{seed_inputs_digest()}.db")
     if not os.path.exists(db):
         log(f"seed_db: {plans} plans, {endpoints} endpoints")
         started = time.monotonic()
-        subprocess.run([os.path.join(BUILD, "seed_db"), db, capacity, str(plans), str(endpoints)],
-                       check=True)
+        partial = db + ".partial"
+        for leftover in (partial, partial + "-wal", partial + "-shm"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        subprocess.run([os.path.join(BUILD, "seed_db"), partial, capacity, str(plans),
+                        str(endpoints)], check=True)
+        os.rename(partial, db)
         log(f"seed_db took {time.monotonic() - started:.1f} s")
     return db, capacity
 
