@@ -356,6 +356,7 @@ def startup_section(work, args, report):
 # ---------------------------------------------------------------------------------------- memory
 def memory_section(work, args, report):
     sizes = [10, 100, 1000] if args.smoke else [1000, 10000, 100000, 1000000]
+    sizes = [n for n in sizes if n <= args.max_plans]
     scaling = {}
     for plans in sizes:
         db, capacity = seeded_db(work, plans, 0)
@@ -543,6 +544,9 @@ def main():
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--only", default="http,startup,memory,micro")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--max-plans", type=int, default=1000000,
+                        help="largest database of the memory section (1M plans take minutes to "
+                             "seed the first time)")
     parser.add_argument("--json", help="also write the raw report to this file")
     parser.add_argument("--from-json", help="only print the table of a report written by --json")
     args = parser.parse_args()
