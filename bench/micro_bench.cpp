@@ -4,6 +4,8 @@
 #include <benchmark/benchmark.h>
 #include <spdlog/spdlog.h>
 
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -37,6 +39,20 @@ void BM_ValidateCreateModel(benchmark::State& state) {
 }
 BENCHMARK(BM_ValidateCreateModel);
 
+const std::string kCreateEndpointConfigBody = R"({"EndpointConfigName":"bench-config",
+  "ProductionVariants":[{"VariantName":"AllTraffic","ModelName":"bench-model",
+    "InstanceType":"ml.p5.48xlarge","InitialInstanceCount":2,"InitialVariantWeight":1.0,
+    "CapacityReservationConfig":{"CapacityReservationPreference":"capacity-reservations-only",
+      "MlReservationArn":"arn:aws:sagemaker:us-east-1:123456789012:training-plan/bench-plan"}}],
+  "Tags":[{"Key":"team","Value":"ml"}]})";
+
+void BM_ValidateCreateEndpointConfig(benchmark::State& state) {
+  const auto& shape = *apimodel::ControlPlaneModel().FindOperation("CreateEndpointConfig")->input;
+  const auto body = nlohmann::json::parse(kCreateEndpointConfigBody);
+  for (auto _ : state) benchmark::DoNotOptimize(apimodel::ValidateRequest(shape, body).ok());
+}
+BENCHMARK(BM_ValidateCreateEndpointConfig);
+
 // A whole DescribeModel through the router (JSON parse, validation, store read, rendering, log).
 void BM_RouterDescribeModel(benchmark::State& state) {
   spdlog::set_level(spdlog::level::off);
@@ -52,6 +68,59 @@ void BM_RouterDescribeModel(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(router.Handle(describe).status);
 }
 BENCHMARK(BM_RouterDescribeModel);
+
+// An emulator with one on-demand endpoint (model, config, endpoint), for DescribeEndpoint.
+struct EndpointFixture {
+  SystemClock base;
+  store::StateStore store{":memory:"};
+  ops::Emulator emulator{store, base, ops::ClockStart{}};
+  protocol::Router router{emulator, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(), {}};
+  const protocol::HttpRequest describe{"POST",
+                                       "/",
+                                       {{"X-Amz-Target", "SageMaker.DescribeEndpoint"}},
+                                       R"({"EndpointName":"bench-endpoint"})"};
+
+  bool Create() {
+    spdlog::set_level(spdlog::level::off);
+    const std::pair<const char*, const char*> requests[] = {
+        {"CreateModel", kCreateModelBody.c_str()},
+        {"CreateEndpointConfig",
+         R"({"EndpointConfigName":"bench-config","ProductionVariants":[{"VariantName":
+         "AllTraffic","ModelName":"bench-model","InstanceType":"ml.m5.xlarge",
+         "InitialInstanceCount":1}]})"},
+        {"CreateEndpoint", R"({"EndpointName":"bench-endpoint","EndpointConfigName":
+         "bench-config"})"}};
+    for (const auto& [operation, body] : requests) {
+      const protocol::HttpRequest create{
+          "POST", "/", {{"X-Amz-Target", std::string("SageMaker.") + operation}}, body};
+      if (router.Handle(create).status != 200) return false;
+    }
+    return router.Handle(describe).status == 200;
+  }
+};
+
+// A whole DescribeEndpoint through the router.
+void BM_RouterDescribeEndpoint(benchmark::State& state) {
+  EndpointFixture fixture;
+  if (!fixture.Create()) state.SkipWithError("creating the endpoint failed");
+  for (auto _ : state) benchmark::DoNotOptimize(fixture.router.Handle(fixture.describe).status);
+}
+BENCHMARK(BM_RouterDescribeEndpoint);
+
+// Only the rendering of DescribeEndpoint's answer: its JSON document to the response body.
+void BM_RenderDescribeEndpoint(benchmark::State& state) {
+  EndpointFixture fixture;
+  if (!fixture.Create()) state.SkipWithError("creating the endpoint failed");
+  const auto output = fixture.emulator.Invoke("DescribeEndpoint",
+                                              nlohmann::json{{"EndpointName", "bench-endpoint"}},
+                                              ops::Caller{"000000000000", "us-east-1", "bench"});
+  if (!output) state.SkipWithError("DescribeEndpoint failed");
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        output->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+}
+BENCHMARK(BM_RenderDescribeEndpoint);
 
 // A region with four zones of one instance type and 100,000 sold plans of 1 to 14 days spread over
 // a year: the ledger a busy demo server holds.
@@ -76,8 +145,17 @@ struct LoadedLedger {
   }
 };
 
+// Building a ledger of 1M plans takes seconds; each size is built once per process, not once per
+// repetition.
+const LoadedLedger& LedgerOf(int plans) {
+  static std::map<int, std::unique_ptr<LoadedLedger>> built;
+  auto& slot = built[plans];
+  if (!slot) slot = std::make_unique<LoadedLedger>(plans);
+  return *slot;
+}
+
 void BM_SearchOfferings(benchmark::State& state) {
-  const LoadedLedger loaded(static_cast<int>(state.range(0)));
+  const LoadedLedger& loaded = LedgerOf(static_cast<int>(state.range(0)));
   domain::OfferingRequest request;
   request.instance_types = {"ml.p5.48xlarge"};
   request.instance_count = 8;
@@ -90,10 +168,14 @@ void BM_SearchOfferings(benchmark::State& state) {
                                                      "us-west-2", request));
   }
 }
-BENCHMARK(BM_SearchOfferings)->Arg(1000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+// 1k to 1M plans: the growth with the size of the ledger (bench/run prints the ratios).
+BENCHMARK(BM_SearchOfferings)
+    ->RangeMultiplier(10)
+    ->Range(1000, 1000000)
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_LedgerFreeCount(benchmark::State& state) {
-  const LoadedLedger loaded(static_cast<int>(state.range(0)));
+  const LoadedLedger& loaded = LedgerOf(static_cast<int>(state.range(0)));
   const domain::PoolKey pool{"us-west-2", "us-west-2a", "ml.p5.48xlarge"};
   const domain::Window week{loaded.start + 100 * domain::kDay, loaded.start + 107 * domain::kDay};
   for (auto _ : state) benchmark::DoNotOptimize(loaded.ledger.FreeReservable(pool, week));

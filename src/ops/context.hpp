@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "domain/aws_error.hpp"
 #include "domain/capacity_config.hpp"
@@ -34,7 +35,31 @@ struct RememberedOffering {
   TimePoint expires;
   std::string extends_plan;  // for an extension offering: the plan's name
 };
-using OfferingBook = std::map<std::string, RememberedOffering, std::less<>>;
+class OfferingBook {
+ public:
+  using Map = std::map<std::string, RememberedOffering, std::less<>>;
+
+  // Keeps `offering` under `id` until it expires; a search that finds the same id again renews it.
+  void Remember(const std::string& id, RememberedOffering offering);
+  // Forgets the offerings that expired at or before `now`. Costs O(log n) per forgotten entry, not
+  // a walk over all of them: with a frozen clock nothing expires, and searches pile up.
+  void ForgetExpired(TimePoint now);
+
+  Map::iterator find(std::string_view id) { return by_id_.find(id); }
+  Map::iterator end() { return by_id_.end(); }
+  void erase(Map::iterator it) { by_id_.erase(it); }
+  void clear() {
+    by_id_.clear();
+    by_expiry_.clear();
+  }
+  std::size_t size() const { return by_id_.size(); }
+
+ private:
+  Map by_id_;
+  // When each id falls due. An entry can be stale (the id was renewed or bought since); the
+  // offering itself says whether it has expired.
+  std::multimap<TimePoint, std::string> by_expiry_;
+};
 
 // Where a real inference container listens.
 struct ContainerAddress {

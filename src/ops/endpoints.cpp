@@ -208,7 +208,12 @@ Result<json> DescribeEndpoint(const json& in, Context& ctx) {
   const auto row = ctx.store.Get(KeyOf(ctx.caller, name));
   if (!row) return EndpointNotFound(ctx.caller, name);
   const json doc = json::parse(row->doc);
-  const Holdings holdings = HoldingsIn(ctx.store, row->key.region);
+  // Only reserved variants show what their plan has left, and counting that reads every endpoint
+  // of the region: skip it for an endpoint on on-demand instances.
+  const bool reserved =
+      std::any_of(doc["Variants"].begin(), doc["Variants"].end(),
+                  [](const json& variant) { return !PlanArnOf(variant).empty(); });
+  const Holdings holdings = reserved ? HoldingsIn(ctx.store, row->key.region) : Holdings{};
   json variants = json::array();
   for (const json& variant : doc["Variants"]) {
     variants.push_back(VariantSummary(ctx, *row, variant, holdings));

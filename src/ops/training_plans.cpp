@@ -114,8 +114,8 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
     for (const domain::Offering& offering :
          domain::SearchExtensionOfferings(ctx.ledger, ctx.capacity, plan.arn, plan.pool,
                                           plan.instance_count, plan.window.end, durations)) {
-      ctx.offerings[offering.id] = {offering, ctx.caller.account, ctx.caller.region,
-                                    ctx.now + domain::kOfferingLifetime, plan.name};
+      ctx.offerings.Remember(offering.id, {offering, ctx.caller.account, ctx.caller.region,
+                                           ctx.now + domain::kOfferingLifetime, plan.name});
       extensions.push_back(ExtensionOfferingJson(offering));
     }
   }
@@ -140,12 +140,12 @@ Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
   if (!request) return request.error();
 
   // Forget offerings that can no longer be bought.
-  std::erase_if(ctx.offerings, [&](const auto& entry) { return entry.second.expires <= ctx.now; });
+  ctx.offerings.ForgetExpired(ctx.now);
   json offerings = json::array();
   for (const domain::Offering& offering : domain::SearchOfferings(
            ctx.ledger, ctx.capacity, ctx.caller.account, ctx.caller.region, *request)) {
-    ctx.offerings[offering.id] = {offering, ctx.caller.account, ctx.caller.region,
-                                  ctx.now + domain::kOfferingLifetime, ""};
+    ctx.offerings.Remember(offering.id, {offering, ctx.caller.account, ctx.caller.region,
+                                         ctx.now + domain::kOfferingLifetime, ""});
     offerings.push_back(OfferingJson(offering));
   }
   return json{{"TrainingPlanOfferings", std::move(offerings)}};
@@ -410,6 +410,21 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
 }
 
 }  // namespace
+
+void OfferingBook::Remember(const std::string& id, RememberedOffering offering) {
+  auto [it, inserted] = by_id_.try_emplace(id);
+  // Under a frozen clock a renewal falls due at the same time: no second entry for it.
+  if (inserted || it->second.expires != offering.expires) by_expiry_.emplace(offering.expires, id);
+  it->second = std::move(offering);
+}
+
+void OfferingBook::ForgetExpired(TimePoint now) {
+  while (!by_expiry_.empty() && by_expiry_.begin()->first <= now) {
+    auto it = by_id_.find(by_expiry_.begin()->second);
+    if (it != by_id_.end() && it->second.expires <= now) by_id_.erase(it);
+    by_expiry_.erase(by_expiry_.begin());
+  }
+}
 
 std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store) {
   std::vector<PlanCommitment> commitments;

@@ -59,6 +59,32 @@ void BindKey(SQLite::Statement& statement, const ResourceKey& key) {
 
 }  // namespace
 
+// A cached statement, borrowed for one use: cleared bindings on the way in, reset on the way out
+// (so no read stays open between calls). Methods never nest two uses of the same SQL text.
+class StateStore::Prepared {
+ public:
+  explicit Prepared(SQLite::Statement& statement) : statement_(statement) {
+    statement_.tryReset();
+    statement_.clearBindings();
+  }
+  ~Prepared() { statement_.tryReset(); }
+  Prepared(const Prepared&) = delete;
+  Prepared& operator=(const Prepared&) = delete;
+  SQLite::Statement& operator*() const { return statement_; }
+  SQLite::Statement* operator->() const { return &statement_; }
+
+ private:
+  SQLite::Statement& statement_;
+};
+
+StateStore::Prepared StateStore::Prepare(const std::string& sql) const {
+  auto it = statements_.find(sql);
+  if (it == statements_.end()) {
+    it = statements_.emplace(sql, std::make_unique<SQLite::Statement>(*db_, sql)).first;
+  }
+  return Prepared(*it->second);
+}
+
 std::string NameKey(std::string_view name) {
   std::string key(name);
   std::transform(key.begin(), key.end(), key.begin(),
@@ -171,9 +197,10 @@ std::vector<StateStore::KindStatusCount> StateStore::CountByKindAndStatus() cons
 }
 
 std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
-  SQLite::Statement statement(*db_, std::string("SELECT ") + kRowColumns +
-                                        " FROM resources WHERE account = :account AND region = "
-                                        ":region AND kind = :kind AND name_key = :name_key");
+  Prepared statement_lease = Prepare(std::string("SELECT ") + kRowColumns +
+                                     " FROM resources WHERE account = :account AND region = "
+                                     ":region AND kind = :kind AND name_key = :name_key");
+  SQLite::Statement& statement = *statement_lease;
   BindKey(statement, key);
   if (!statement.executeStep()) return std::nullopt;
   return ReadRow(statement);
@@ -185,11 +212,12 @@ bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
 
 bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows) {
   WriteScope transaction(*this);
-  SQLite::Statement insert(*db_,
-                           "INSERT OR IGNORE INTO resources (account, region, kind, name_key, "
-                           "name, arn, status, created_ms, modified_ms, doc) VALUES (:account, "
-                           ":region, :kind, :name_key, :name, :arn, :status, :created, :modified, "
-                           ":doc)");
+  Prepared insert_lease = Prepare(
+      "INSERT OR IGNORE INTO resources (account, region, kind, name_key, "
+      "name, arn, status, created_ms, modified_ms, doc) VALUES (:account, "
+      ":region, :kind, :name_key, :name, :arn, :status, :created, :modified, "
+      ":doc)");
+  SQLite::Statement& insert = *insert_lease;
   SQLite::Statement tag(
       *db_, "INSERT OR REPLACE INTO tags (arn, position, key, value) VALUES (?, ?, ?, ?)");
   for (const auto& [row, tags] : rows) {
@@ -219,9 +247,10 @@ bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows
 
 std::vector<ResourceRow> StateStore::AllOfKind(const std::string& kind,
                                                const std::optional<std::string>& status) const {
-  SQLite::Statement statement(*db_, std::string("SELECT ") + kRowColumns +
-                                        " FROM resources WHERE kind = ?" +
-                                        (status ? " AND status = ?" : "") + " ORDER BY created_ms");
+  Prepared statement_lease =
+      Prepare(std::string("SELECT ") + kRowColumns + " FROM resources WHERE kind = ?" +
+              (status ? " AND status = ?" : "") + " ORDER BY created_ms");
+  SQLite::Statement& statement = *statement_lease;
   statement.bind(1, kind);
   if (status) statement.bind(2, *status);
   std::vector<ResourceRow> rows;
@@ -231,9 +260,10 @@ std::vector<ResourceRow> StateStore::AllOfKind(const std::string& kind,
 
 std::vector<ResourceRow> StateStore::AllOf(const std::string& account, const std::string& region,
                                            const std::string& kind) const {
-  SQLite::Statement statement(*db_, std::string("SELECT ") + kRowColumns +
-                                        " FROM resources WHERE account = ? AND region = ? AND "
-                                        "kind = ? ORDER BY name_key");
+  Prepared statement_lease = Prepare(std::string("SELECT ") + kRowColumns +
+                                     " FROM resources WHERE account = ? AND region = ? AND "
+                                     "kind = ? ORDER BY name_key");
+  SQLite::Statement& statement = *statement_lease;
   statement.bind(1, account);
   statement.bind(2, region);
   statement.bind(3, kind);
@@ -244,10 +274,11 @@ std::vector<ResourceRow> StateStore::AllOf(const std::string& account, const std
 
 bool StateStore::Update(const ResourceRow& row) {
   WriteScope transaction(*this);
-  SQLite::Statement update(*db_,
-                           "UPDATE resources SET status = :status, modified_ms = :modified, doc = "
-                           ":doc WHERE account = :account AND region = :region AND kind = :kind "
-                           "AND name_key = :name_key");
+  Prepared update_lease = Prepare(
+      "UPDATE resources SET status = :status, modified_ms = :modified, doc = "
+      ":doc WHERE account = :account AND region = :region AND kind = :kind "
+      "AND name_key = :name_key");
+  SQLite::Statement& update = *update_lease;
   BindKey(update, row.key);
   update.bind(":status", row.status);
   update.bind(":modified", ToMillis(row.modified));
@@ -259,18 +290,21 @@ bool StateStore::Update(const ResourceRow& row) {
 
 bool StateStore::Delete(const ResourceKey& key) {
   WriteScope transaction(*this);
-  SQLite::Statement select(*db_,
-                           "SELECT arn FROM resources WHERE account = :account AND region = "
-                           ":region AND kind = :kind AND name_key = :name_key");
+  Prepared select_lease = Prepare(
+      "SELECT arn FROM resources WHERE account = :account AND region = "
+      ":region AND kind = :kind AND name_key = :name_key");
+  SQLite::Statement& select = *select_lease;
   BindKey(select, key);
   if (!select.executeStep()) return false;
   const std::string arn = select.getColumn(0).getString();
-  SQLite::Statement remove(*db_,
-                           "DELETE FROM resources WHERE account = :account AND region = :region "
-                           "AND kind = :kind AND name_key = :name_key");
+  Prepared remove_lease = Prepare(
+      "DELETE FROM resources WHERE account = :account AND region = :region "
+      "AND kind = :kind AND name_key = :name_key");
+  SQLite::Statement& remove = *remove_lease;
   BindKey(remove, key);
   remove.exec();
-  SQLite::Statement remove_tags(*db_, "DELETE FROM tags WHERE arn = ?");
+  Prepared remove_tags_lease = Prepare("DELETE FROM tags WHERE arn = ?");
+  SQLite::Statement& remove_tags = *remove_tags_lease;
   remove_tags.bind(1, arn);
   remove_tags.exec();
   transaction.Commit();
@@ -307,7 +341,8 @@ ListPage StateStore::List(const ListQuery& query) const {
   }
   sql += " LIMIT :limit";
 
-  SQLite::Statement statement(*db_, sql);
+  Prepared statement_lease = Prepare(sql);
+  SQLite::Statement& statement = *statement_lease;
   statement.bind(":account", query.account);
   statement.bind(":region", query.region);
   statement.bind(":kind", query.kind);
@@ -338,7 +373,8 @@ ListPage StateStore::List(const ListQuery& query) const {
 }
 
 Tags StateStore::GetTags(const std::string& arn) const {
-  SQLite::Statement statement(*db_, "SELECT key, value FROM tags WHERE arn = ? ORDER BY position");
+  Prepared statement_lease = Prepare("SELECT key, value FROM tags WHERE arn = ? ORDER BY position");
+  SQLite::Statement& statement = *statement_lease;
   statement.bind(1, arn);
   Tags tags;
   while (statement.executeStep()) {
@@ -348,7 +384,8 @@ Tags StateStore::GetTags(const std::string& arn) const {
 }
 
 std::optional<std::string> StateStore::GetSetting(const std::string& key) const {
-  SQLite::Statement statement(*db_, "SELECT value FROM emulator_state WHERE key = ?");
+  Prepared statement_lease = Prepare("SELECT value FROM emulator_state WHERE key = ?");
+  SQLite::Statement& statement = *statement_lease;
   statement.bind(1, key);
   if (!statement.executeStep()) return std::nullopt;
   return statement.getColumn(0).getString();
@@ -356,9 +393,10 @@ std::optional<std::string> StateStore::GetSetting(const std::string& key) const 
 
 void StateStore::PutSetting(const std::string& key, const std::string& value) {
   WriteScope transaction(*this);
-  SQLite::Statement statement(*db_,
-                              "INSERT INTO emulator_state (key, value) VALUES (?, ?) ON CONFLICT "
-                              "(key) DO UPDATE SET value = excluded.value");
+  Prepared statement_lease = Prepare(
+      "INSERT INTO emulator_state (key, value) VALUES (?, ?) ON CONFLICT "
+      "(key) DO UPDATE SET value = excluded.value");
+  SQLite::Statement& statement = *statement_lease;
   statement.bind(1, key);
   statement.bind(2, value);
   statement.exec();
@@ -367,7 +405,8 @@ void StateStore::PutSetting(const std::string& key, const std::string& value) {
 
 void StateStore::DeleteSetting(const std::string& key) {
   WriteScope transaction(*this);
-  SQLite::Statement statement(*db_, "DELETE FROM emulator_state WHERE key = ?");
+  Prepared statement_lease = Prepare("DELETE FROM emulator_state WHERE key = ?");
+  SQLite::Statement& statement = *statement_lease;
   statement.bind(1, key);
   statement.exec();
   transaction.Commit();

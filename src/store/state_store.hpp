@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -17,7 +18,8 @@
 
 namespace SQLite {
 class Database;
-}
+class Statement;
+}  // namespace SQLite
 
 namespace smemu::store {
 
@@ -152,11 +154,18 @@ class StateStore {
   };
 
  private:
+  class Prepared;
   void Migrate();
+  // The statement for `sql`, compiled once per connection and kept: every request runs the same
+  // few queries, and compiling them again each time cost as much as running them. The returned
+  // lease resets the statement when it goes out of scope.
+  Prepared Prepare(const std::string& sql) const;
 
   std::string path_;
   std::unique_ptr<SQLite::Database> db_;
   bool read_only_ = false;
+  // Declared after db_, so the statements are finalized before the connection closes.
+  mutable std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
   int write_depth_ = 0;
 };
 
