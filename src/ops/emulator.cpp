@@ -3,6 +3,7 @@
 #include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
+#include "ops/plan_records.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -116,6 +117,46 @@ Emulator::CapacityView Emulator::Capacity(const std::string& region,
         result.in_use.push_back(std::move(holder));
       }
     }
+    return result;
+  });
+}
+
+Emulator::Overview Emulator::Snapshot(const std::optional<std::string>& account) {
+  std::lock_guard lock(mutex_);
+  return InOneTransactionLocked([&]() -> Overview {
+    const Context ctx = MakeContextLocked(Caller{});  // settled up to now
+    Overview result;
+    result.clock = {ctx.now, clock_.GetState().frozen};
+    std::map<std::pair<std::string, std::string>, Overview::OnDemandUse> on_demand;
+    for (const auto& [key, pool] : ledger_.pools()) {
+      result.pools.push_back(ViewLocked(key, ctx.now));
+      auto& use = on_demand[{key.region, key.instance_type}];
+      use.total = use.total.value_or(0) + pool.on_demand;
+    }
+    std::map<std::string, int> by_plan;
+    for (const Holder& holder : HoldersIn(store_, "")) {
+      if (holder.training_plan_arn.empty()) {
+        on_demand[{holder.region, holder.instance_type}].in_use += holder.count;
+      } else {
+        by_plan[holder.training_plan_arn] += holder.count;
+      }
+    }
+    for (auto& [key, use] : on_demand) {
+      use.region = key.first;
+      use.instance_type = key.second;
+      result.on_demand.push_back(std::move(use));
+    }
+    for (const store::ResourceRow& row : store_.AllOfKind(kPlanKind)) {
+      if (account && row.key.account != *account) continue;
+      Plan plan = PlanFromRow(row);
+      const auto used = by_plan.find(plan.arn);
+      result.plans.push_back(
+          {std::move(plan.name), std::move(plan.arn), row.key.account, std::move(plan.pool),
+           plan.instance_count, used == by_plan.end() ? 0 : used->second, plan.window,
+           domain::PlanStatusAt(plan.window, ctx.now), std::move(plan.target_resources)});
+    }
+    result.endpoints = EndpointOverviews(store_, account);
+    result.jobs = JobOverviews(store_, ctx.now, account);
     return result;
   });
 }

@@ -14,6 +14,7 @@
 #include "domain/aws_error.hpp"
 #include "ops/capacity_use.hpp"
 #include "ops/context.hpp"
+#include "ops/overview.hpp"
 #include "smemu/clock.hpp"
 #include "store/state_store.hpp"
 
@@ -85,6 +86,25 @@ class Emulator {
   // `account`: show only that account's reservations and holders (pool counts stay global).
   CapacityView Capacity(const std::string& region, const std::string& instance_type,
                         const std::optional<std::string>& account = std::nullopt);
+  // Everything at one instant, settled to the clock, for the dashboard.
+  struct Overview {
+    VirtualClock::State clock;
+    std::vector<PoolView> pools;  // counts and free reservable steps; reservations are in `plans`
+    // On-demand instances of a type in a region: the pools' total (nullopt: the configuration
+    // does not limit the type) and how many endpoints and jobs of every account hold now.
+    struct OnDemandUse {
+      std::string region;
+      std::string instance_type;
+      std::optional<int> total;
+      int in_use = 0;
+    };
+    std::vector<OnDemandUse> on_demand;
+    std::vector<PlanOverview> plans;
+    std::vector<EndpointOverview> endpoints;
+    std::vector<JobOverview> jobs;
+  };
+  // `account`: only that account's plans, endpoints and jobs (pool counts stay global).
+  Overview Snapshot(const std::optional<std::string>& account = std::nullopt);
   // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
   // `reservable` below what is already sold from now on. Persisted across restarts.
   domain::Result<PoolView> ChangeCapacity(const PoolChange& change);
