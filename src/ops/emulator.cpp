@@ -1,5 +1,7 @@
 #include "ops/emulator.hpp"
 
+#include <random>
+
 #include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
@@ -39,7 +41,8 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
       clock_start_(clock_start),
       clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen),
       capacity_(std::move(capacity)),
-      hosting_(std::move(hosting)) {
+      hosting_(std::move(hosting)),
+      snapshot_epoch_(std::to_string(std::random_device{}() & 0xffffff)) {
   AddModelHandlers(handlers_);
   AddTrainingPlanHandlers(handlers_);
   AddEndpointConfigHandlers(handlers_);
@@ -121,12 +124,25 @@ Emulator::CapacityView Emulator::Capacity(const std::string& region,
   });
 }
 
-Emulator::Overview Emulator::Snapshot(const std::optional<std::string>& account) {
+Emulator::Overview Emulator::Snapshot(const std::optional<std::string>& account,
+                                      const std::string& since) {
   std::lock_guard lock(mutex_);
+  const VirtualClock::State clock = clock_.GetState();
+  if (store_.TotalChanges() != snapshot_mark_.changes || clock.now != snapshot_mark_.now) {
+    ++snapshot_mark_.version;
+  }
+  auto version = [this] { return snapshot_epoch_ + "-" + std::to_string(snapshot_mark_.version); };
+  if (!since.empty() && since == version()) {
+    Overview unchanged;
+    unchanged.version = since;
+    unchanged.unchanged = true;
+    unchanged.clock = clock;
+    return unchanged;
+  }
   return InOneTransactionLocked([&]() -> Overview {
     const Context ctx = MakeContextLocked(Caller{});  // settled up to now
     Overview result;
-    result.clock = {ctx.now, clock_.GetState().frozen};
+    result.clock = {ctx.now, clock.frozen};
     std::map<std::pair<std::string, std::string>, Overview::OnDemandUse> on_demand;
     for (const auto& [key, pool] : ledger_.pools()) {
       result.pools.push_back(ViewLocked(key, ctx.now));
@@ -157,6 +173,10 @@ Emulator::Overview Emulator::Snapshot(const std::optional<std::string>& account)
     }
     result.endpoints = EndpointOverviews(store_, account);
     result.jobs = JobOverviews(store_, ctx.now, account);
+    if (ctx.now != clock.now) ++snapshot_mark_.version;  // a running clock moved meanwhile
+    snapshot_mark_.changes = store_.TotalChanges();      // settling may have written
+    snapshot_mark_.now = ctx.now;
+    result.version = version();
     return result;
   });
 }

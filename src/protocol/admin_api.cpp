@@ -159,20 +159,6 @@ std::string_view DashboardPage() {
   return page;
 }
 
-// A short fingerprint of everything but the clock, so the dashboard can skip redrawing when
-// nothing changed (FNV-1a, 64 bits).
-std::string Fingerprint(std::string_view text) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, hash >>= 4) out[static_cast<size_t>(i)] = kDigits[hash & 15];
-  return out;
-}
-
 // GET /_emulator/state, without the clock and version.
 json OverviewJson(const ops::Emulator::Overview& overview) {
   auto iso = [](TimePoint time) { return domain::FormatIso8601(time); };
@@ -384,16 +370,18 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
     if (request.method != "GET") return wrong_method("GET");
     std::optional<std::string> account;
     if (access == AdminAccess::kOwnAccount) account = CallerOf(request, outcome.request_id).account;
-    const ops::Emulator::Overview overview = emulator_.Snapshot(account);
-    json body = OverviewJson(overview);
-    const std::string version = Fingerprint(body.dump());
-    json clock = ClockJson(overview.clock);
-    if (QueryParameter(request.target, "since") == version) {
-      return reply({{"version", version}, {"unchanged", true}, {"clock", std::move(clock)}});
-    }
-    body["version"] = version;
-    body["clock"] = std::move(clock);
-    return reply(body);
+    const ops::Emulator::Overview overview =
+        emulator_.Snapshot(account, PercentDecode(QueryParameter(request.target, "since")));
+    const json head = {{"version", overview.version},
+                       {"unchanged", overview.unchanged},
+                       {"clock", ClockJson(overview.clock)}};
+    if (overview.unchanged) return reply(head);
+    // One object: the small head, then the (large) rest, serialised once.
+    std::string body = head.dump();
+    body.back() = ',';
+    const std::string rest = OverviewJson(overview).dump();
+    body.append(rest, 1);
+    return RenderJson(200, std::move(body), WireProtocol::kAdmin, outcome.request_id);
   }
   if (path == "/_emulator/reset") {
     if (request.method != "POST") return wrong_method("POST");

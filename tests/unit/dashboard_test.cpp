@@ -164,11 +164,17 @@ TEST_F(DashboardTest, TheStateShowsEverythingSettledToTheClock) {
   EXPECT_EQ(job["waiting_seconds"], 0);
   EXPECT_FALSE(job.contains("training_plan_arn"));
 
-  // The version changes only with the content; ?since= the current one answers just the clock.
+  // The version changes only when something was written or the clock moved; ?since= the current
+  // one answers just the clock.
+  EXPECT_EQ(state["unchanged"], false);
   const std::string version = state["version"];
   EXPECT_EQ(State()["version"], version);
   const json same = State({}, "?since=" + version);
   EXPECT_EQ(same, json({{"version", version}, {"unchanged", true}, {"clock", state["clock"]}}));
+  Call("CreateModel", {{"ModelName", "another"}});
+  const std::string after_write = State({}, "?since=" + version)["version"];
+  EXPECT_NE(after_write, version);
+  EXPECT_EQ(State({}, "?since=" + after_write)["unchanged"], true);
 
   Advance(7 * kDay);
   const json later = State({}, "?since=" + version);
@@ -191,7 +197,7 @@ TEST_F(DashboardTest, ASigningCallerSeesItsOwnAccount) {
   EXPECT_EQ(own["plans"][0]["arn"], theirs);
   EXPECT_EQ(own["plans"][0]["account"], kOtherAccount);
   EXPECT_EQ(own["pools"], everything["pools"]) << "capacity is shared: pool counts stay global";
-  EXPECT_NE(own["version"], everything["version"]);
+  EXPECT_EQ(own["version"], everything["version"]) << "versions count changes of everything";
   EXPECT_EQ(State({{"Authorization", kAuth}})["plans"][0]["arn"], mine);
 }
 
