@@ -8,6 +8,6 @@ function(smemu_embed)
     COMMAND ${CMAKE_COMMAND} -DOUTPUT=${ARG_OUTPUT} -DBASE=${ARG_BASE} "-DFILES=${ARG_FILES}"
             -P ${PROJECT_SOURCE_DIR}/cmake/EmbedScript.cmake
     DEPENDS ${ARG_FILES} ${PROJECT_SOURCE_DIR}/cmake/EmbedScript.cmake
-    COMMENT "Embedding API models and schema migrations"
+    COMMENT "Embedding API models, schema migrations and the dashboard"
     VERBATIM)
 endfunction()

@@ -1,8 +1,11 @@
 #include "ops/emulator.hpp"
 
+#include <random>
+
 #include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
+#include "ops/plan_records.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -38,7 +41,8 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
       clock_start_(clock_start),
       clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen),
       capacity_(std::move(capacity)),
-      hosting_(std::move(hosting)) {
+      hosting_(std::move(hosting)),
+      snapshot_epoch_(std::to_string(std::random_device{}() & 0xffffff)) {
   AddModelHandlers(handlers_);
   AddTrainingPlanHandlers(handlers_);
   AddEndpointConfigHandlers(handlers_);
@@ -126,6 +130,63 @@ Emulator::Census Emulator::TakeCensus() {
   std::lock_guard lock(mutex_);
   census.resources = store_.CountByKindAndStatus();
   return census;
+}
+
+Emulator::Overview Emulator::Snapshot(const std::optional<std::string>& account,
+                                      const std::string& since) {
+  std::lock_guard lock(mutex_);
+  const VirtualClock::State clock = clock_.GetState();
+  if (store_.TotalChanges() != snapshot_mark_.changes || clock.now != snapshot_mark_.now) {
+    ++snapshot_mark_.version;
+  }
+  auto version = [this] { return snapshot_epoch_ + "-" + std::to_string(snapshot_mark_.version); };
+  if (!since.empty() && since == version()) {
+    Overview unchanged;
+    unchanged.version = since;
+    unchanged.unchanged = true;
+    unchanged.clock = clock;
+    return unchanged;
+  }
+  return InOneTransactionLocked([&]() -> Overview {
+    const Context ctx = MakeContextLocked(Caller{});  // settled up to now
+    Overview result;
+    result.clock = {ctx.now, clock.frozen};
+    std::map<std::pair<std::string, std::string>, Overview::OnDemandUse> on_demand;
+    for (const auto& [key, pool] : ledger_.pools()) {
+      result.pools.push_back(ViewLocked(key, ctx.now));
+      auto& use = on_demand[{key.region, key.instance_type}];
+      use.total = use.total.value_or(0) + pool.on_demand;
+    }
+    std::map<std::string, int> by_plan;
+    for (const Holder& holder : HoldersIn(store_, "")) {
+      if (holder.training_plan_arn.empty()) {
+        on_demand[{holder.region, holder.instance_type}].in_use += holder.count;
+      } else {
+        by_plan[holder.training_plan_arn] += holder.count;
+      }
+    }
+    for (auto& [key, use] : on_demand) {
+      use.region = key.first;
+      use.instance_type = key.second;
+      result.on_demand.push_back(std::move(use));
+    }
+    for (const store::ResourceRow& row : store_.AllOfKind(kPlanKind)) {
+      if (account && row.key.account != *account) continue;
+      Plan plan = PlanFromRow(row);
+      const auto used = by_plan.find(plan.arn);
+      result.plans.push_back(
+          {std::move(plan.name), std::move(plan.arn), row.key.account, std::move(plan.pool),
+           plan.instance_count, used == by_plan.end() ? 0 : used->second, plan.window,
+           domain::PlanStatusAt(plan.window, ctx.now), std::move(plan.target_resources)});
+    }
+    result.endpoints = EndpointOverviews(store_, account);
+    result.jobs = JobOverviews(store_, ctx.now, account);
+    if (ctx.now != clock.now) ++snapshot_mark_.version;  // a running clock moved meanwhile
+    snapshot_mark_.changes = store_.TotalChanges();      // settling may have written
+    snapshot_mark_.now = ctx.now;
+    result.version = version();
+    return result;
+  });
 }
 
 domain::Result<PoolView> Emulator::ChangeCapacity(const PoolChange& change) {

@@ -14,6 +14,7 @@
 #include "domain/aws_error.hpp"
 #include "ops/capacity_use.hpp"
 #include "ops/context.hpp"
+#include "ops/overview.hpp"
 #include "smemu/clock.hpp"
 #include "store/state_store.hpp"
 
@@ -93,6 +94,30 @@ class Emulator {
   };
   Census TakeCensus();
 
+  // Everything at one instant, settled to the clock, for the dashboard.
+  struct Overview {
+    // Changes whenever the content may have: after a write by any request or a clock move.
+    std::string version;
+    bool unchanged = false;  // the caller's `since` is current: only `clock` is filled in
+    VirtualClock::State clock;
+    std::vector<PoolView> pools;  // counts and free reservable steps; reservations are in `plans`
+    // On-demand instances of a type in a region: the pools' total (nullopt: the configuration
+    // does not limit the type) and how many endpoints and jobs of every account hold now.
+    struct OnDemandUse {
+      std::string region;
+      std::string instance_type;
+      std::optional<int> total;
+      int in_use = 0;
+    };
+    std::vector<OnDemandUse> on_demand;
+    std::vector<PlanOverview> plans;
+    std::vector<EndpointOverview> endpoints;
+    std::vector<JobOverview> jobs;
+  };
+  // `account`: only that account's plans, endpoints and jobs (pool counts stay global).
+  // `since`: a version from an earlier snapshot; when it is still current, nothing else is built.
+  Overview Snapshot(const std::optional<std::string>& account = std::nullopt,
+                    const std::string& since = "");
   // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
   // `reservable` below what is already sold from now on. Persisted across restarts.
   domain::Result<PoolView> ChangeCapacity(const PoolChange& change);
@@ -129,6 +154,14 @@ class Emulator {
   OfferingBook offerings_;
   const HostingOptions hosting_;
   std::uint64_t invocations_ = 0;  // numbers invocations for the traffic split
+  // What the last snapshot saw: the store's change count after it, and the time it was taken at.
+  // Settling again at the same time with no write in between gives the same content.
+  struct SnapshotMark {
+    long long changes = -1;
+    TimePoint now{};
+    std::uint64_t version = 0;
+  } snapshot_mark_;
+  const std::string snapshot_epoch_;  // tells this run's versions from an earlier run's
   mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
 };
 

@@ -9,6 +9,7 @@
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
+#include "ops/overview.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/wire_values.hpp"
 
@@ -431,6 +432,30 @@ void SettleEndpoints(Context& ctx) {
 
 std::map<std::string, int> PlanInstancesInUse(const Context& ctx) {
   return HoldingsIn(ctx.store, ctx.caller.region).by_plan;
+}
+
+std::vector<EndpointOverview> EndpointOverviews(const store::StateStore& store,
+                                                const std::optional<std::string>& account) {
+  std::vector<EndpointOverview> endpoints;
+  for (const store::ResourceRow& row : store.AllOfKind(kKind)) {
+    if (account && row.key.account != *account) continue;
+    const json doc = json::parse(row.doc);
+    EndpointOverview endpoint{row.key.name,
+                              row.arn,
+                              row.key.account,
+                              row.key.region,
+                              row.status,
+                              doc.value("FailureReason", ""),
+                              {}};
+    for (const json& variant : doc.at("Variants")) {
+      const int current = variant.value("CurrentInstanceCount", 0);
+      endpoint.variants.push_back(
+          {variant.value("VariantName", ""), variant.value("InstanceType", ""), current,
+           variant.value("DesiredInstanceCount", current), PlanArnOf(variant)});
+    }
+    endpoints.push_back(std::move(endpoint));
+  }
+  return endpoints;
 }
 
 void AddEndpointHandlers(HandlerTable& table) {

@@ -12,6 +12,7 @@
 #include "ops/handlers.hpp"
 #include "ops/job_options.hpp"
 #include "ops/listing.hpp"
+#include "ops/overview.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/wire_values.hpp"
 
@@ -609,6 +610,45 @@ Result<json> ListJobs(const JobFamily& family, const char* list_member, const js
 }
 
 }  // namespace
+
+std::vector<JobOverview> JobOverviews(const store::StateStore& store, TimePoint now,
+                                      const std::optional<std::string>& account) {
+  std::vector<JobOverview> jobs;
+  for (const char* kind : {kTrainingJobKind, kProcessingJobKind}) {
+    for (const store::ResourceRow& row : store.AllOfKind(kind)) {
+      if (account && row.key.account != *account) continue;
+      const json doc = json::parse(row.doc);
+      JobOverview job;
+      job.name = row.key.name;
+      job.arn = row.arn;
+      job.account = row.key.account;
+      job.region = row.key.region;
+      job.kind = kind;
+      job.status = row.status;
+      if (FamilyOf(kind).training) {
+        job.secondary_status = "Starting";
+        Transitions(row, doc, now, job.secondary_status);
+      } else {  // processing jobs have no secondary status on AWS: say what the scheduler does
+        const std::string phase = doc.value("Phase", "");
+        job.secondary_status = phase == "Ended" ? FinalSecondary(doc) : phase;
+      }
+      if (doc.contains("Selected")) {
+        job.instance_type = doc["Selected"].value("InstanceType", "");
+        job.instance_count = doc["Selected"].value("InstanceCount", 0);
+      }
+      job.training_plan_arn = PlanOfJob(doc);
+      job.created = row.created;
+      // The wait ends when the job starts, or when it ended without ever starting.
+      const TimePoint waited_until = doc.contains("StartMs") ? AtMs(doc, "StartMs")
+                                     : doc.contains("EndMs") ? AtMs(doc, "EndMs")
+                                                             : now;
+      job.waiting = std::max(Millis{0}, waited_until - row.created);
+      job.failure_reason = doc.value("FailureReason", "");
+      jobs.push_back(std::move(job));
+    }
+  }
+  return jobs;
+}
 
 void AddJobHandlers(HandlerTable& table) {
   table.emplace("CreateTrainingJob",

@@ -1,11 +1,20 @@
-// The emulator's own admin API under /_emulator/: health, the virtual clock, reset.
+// The emulator's own admin API under /_emulator/: health, the virtual clock, capacity, reset, and
+// the dashboard (its page and the state snapshot it polls).
 #include <openssl/crypto.h>
 
+#include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "domain/time_format.hpp"
 #include "protocol/router_internal.hpp"
 #include "smemu/version.hpp"
+
+namespace smemu {
+// Files compiled into the binary, by path relative to the project root (cmake/Embed.cmake).
+const std::map<std::string, std::string_view>& EmbeddedFiles();
+}  // namespace smemu
 
 namespace smemu::protocol {
 namespace {
@@ -120,9 +129,122 @@ domain::Result<ops::PoolChange> ReadPoolChange(const json& body) {
   return change;
 }
 
+// Decodes %XX escapes and '+' of a query string value; a malformed escape is kept as it is.
+std::string PercentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 &&
+               hex(text[i + 2]) >= 0) {
+      out += static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2]));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// The dashboard page, compiled into the binary from ui/dashboard.html (see cmake/Embed.cmake).
+std::string_view DashboardPage() {
+  static const std::string_view page = EmbeddedFiles().at("ui/dashboard.html");
+  return page;
+}
+
+// GET /_emulator/state, without the clock and version.
+json OverviewJson(const ops::Emulator::Overview& overview) {
+  auto iso = [](TimePoint time) { return domain::FormatIso8601(time); };
+  json pools = json::array();
+  for (const ops::PoolView& pool : overview.pools) {
+    json free = json::array();
+    for (const auto& [from, count] : pool.free_from_now) {
+      free.push_back({{"from", iso(from)}, {"free", count}});
+    }
+    pools.push_back({{"region", pool.key.region},
+                     {"availability_zone", pool.key.availability_zone},
+                     {"instance_type", pool.key.instance_type},
+                     {"reservable", pool.reservable},
+                     {"on_demand", pool.on_demand},
+                     {"free_reservable", std::move(free)}});
+  }
+  json on_demand = json::array();
+  for (const auto& use : overview.on_demand) {
+    on_demand.push_back({{"region", use.region},
+                         {"instance_type", use.instance_type},
+                         {"total", use.total ? json(*use.total) : json(nullptr)},
+                         {"in_use", use.in_use}});
+  }
+  json plans = json::array();
+  for (const ops::PlanOverview& plan : overview.plans) {
+    plans.push_back({{"name", plan.name},
+                     {"arn", plan.arn},
+                     {"account", plan.account},
+                     {"region", plan.pool.region},
+                     {"availability_zone", plan.pool.availability_zone},
+                     {"instance_type", plan.pool.instance_type},
+                     {"instance_count", plan.instance_count},
+                     {"in_use", plan.in_use},
+                     {"start", iso(plan.window.start)},
+                     {"end", iso(plan.window.end)},
+                     {"status", plan.status},
+                     {"target_resources", plan.target_resources}});
+  }
+  json endpoints = json::array();
+  for (const ops::EndpointOverview& endpoint : overview.endpoints) {
+    json variants = json::array();
+    for (const ops::VariantOverview& variant : endpoint.variants) {
+      json entry = {{"name", variant.name},
+                    {"instance_type", variant.instance_type},
+                    {"current_instance_count", variant.current_count},
+                    {"desired_instance_count", variant.desired_count}};
+      if (variant.training_plan_arn.empty()) {
+        entry["on_demand"] = true;
+      } else {
+        entry["training_plan_arn"] = variant.training_plan_arn;
+      }
+      variants.push_back(std::move(entry));
+    }
+    json entry = {{"name", endpoint.name},       {"arn", endpoint.arn},
+                  {"account", endpoint.account}, {"region", endpoint.region},
+                  {"status", endpoint.status},   {"variants", std::move(variants)}};
+    if (!endpoint.failure_reason.empty()) entry["failure_reason"] = endpoint.failure_reason;
+    endpoints.push_back(std::move(entry));
+  }
+  json jobs = json::array();
+  for (const ops::JobOverview& job : overview.jobs) {
+    json entry = {{"name", job.name},
+                  {"arn", job.arn},
+                  {"account", job.account},
+                  {"region", job.region},
+                  {"kind", job.kind},
+                  {"status", job.status},
+                  {"secondary_status", job.secondary_status},
+                  {"instance_count", job.instance_count},
+                  {"created", iso(job.created)},
+                  {"waiting_seconds", job.waiting.count() / 1000}};
+    if (!job.instance_type.empty()) entry["instance_type"] = job.instance_type;
+    if (!job.training_plan_arn.empty()) entry["training_plan_arn"] = job.training_plan_arn;
+    if (!job.failure_reason.empty()) entry["failure_reason"] = job.failure_reason;
+    jobs.push_back(std::move(entry));
+  }
+  return {{"pools", std::move(pools)},
+          {"on_demand", std::move(on_demand)},
+          {"plans", std::move(plans)},
+          {"endpoints", std::move(endpoints)},
+          {"jobs", std::move(jobs)}};
+}
+
 }  // namespace
 
-Router::AdminAccess Router::AccessOf(const HttpRequest& request) const {
+Router::AdminAccess Router::AccessOf(const HttpRequest& request, bool token_in_query) const {
   if (config_.admin_token.empty()) {
     if (!config_.admin_open) return AdminAccess::kDenied;
     // On loopback without a token the local operator (curl, the dashboard) sees everything, as
@@ -136,6 +258,8 @@ Router::AdminAccess Router::AccessOf(const HttpRequest& request) const {
   } else if (const std::string* authorization = request.Header("Authorization");
              authorization != nullptr && authorization->rfind("Bearer ", 0) == 0) {
     presented = authorization->substr(7);
+  } else if (token_in_query) {
+    presented = PercentDecode(QueryParameter(request.target, "token"));
   }
   const std::string& expected = config_.admin_token;
   const bool match = presented.size() == expected.size() &&
@@ -165,7 +289,9 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
     if (request.method != "GET") return wrong_method("GET");
     return reply({{"status", "ok"}, {"version", kVersion}});
   }
-  const AdminAccess access = AccessOf(request);
+  // A browser cannot add a header when it opens the dashboard, so its page takes ?token= too.
+  const bool page = path == "/_emulator/ui";
+  const AdminAccess access = AccessOf(request, page);
   if (access == AdminAccess::kDenied) {
     return fail({"AccessDeniedException",
                  config_.admin_token.empty()
@@ -236,6 +362,39 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
                                        WireProtocol::kAdmin, outcome.request_id);
     response.headers[0].second = "text/plain; version=0.0.4; charset=utf-8";
     return response;
+  }
+  if (page) {
+    if (request.method != "GET") return wrong_method("GET");
+    HttpResponse response;
+    response.headers = {
+        {"Content-Type", "text/html; charset=utf-8"},
+        {"Cache-Control", "no-store"},
+        {"X-Content-Type-Options", "nosniff"},
+        {"Referrer-Policy", "no-referrer"},
+        // Everything the page needs is inline or from this server: nothing leaves the machine.
+        {"Content-Security-Policy",
+         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+         "img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'"},
+        {"x-amzn-RequestId", outcome.request_id}};
+    response.body = std::string(DashboardPage());
+    return response;
+  }
+  if (path == "/_emulator/state") {
+    if (request.method != "GET") return wrong_method("GET");
+    std::optional<std::string> account;
+    if (access == AdminAccess::kOwnAccount) account = CallerOf(request, outcome.request_id).account;
+    const ops::Emulator::Overview overview =
+        emulator_.Snapshot(account, PercentDecode(QueryParameter(request.target, "since")));
+    const json head = {{"version", overview.version},
+                       {"unchanged", overview.unchanged},
+                       {"clock", ClockJson(overview.clock)}};
+    if (overview.unchanged) return reply(head);
+    // One object: the small head, then the (large) rest, serialised once.
+    std::string body = head.dump();
+    body.back() = ',';
+    const std::string rest = OverviewJson(overview).dump();
+    body.append(rest, 1);
+    return RenderJson(200, std::move(body), WireProtocol::kAdmin, outcome.request_id);
   }
   if (path == "/_emulator/reset") {
     if (request.method != "POST") return wrong_method("POST");

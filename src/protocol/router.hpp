@@ -62,7 +62,8 @@ class Router {
   struct Outcome;
   struct Forward;
   enum class AdminAccess { kFull, kOwnAccount, kDenied };
-  AdminAccess AccessOf(const HttpRequest& request) const;
+  // `token_in_query`: the token may also come as ?token= (the dashboard page a browser opens).
+  AdminAccess AccessOf(const HttpRequest& request, bool token_in_query = false) const;
   HttpResponse Dispatch(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse AnswerFromContainer(const Outcome& outcome, const Forward& forward,
                                    UpstreamReply reply) const;

@@ -418,6 +418,8 @@ void StateStore::DeleteEverything() {
   transaction.Commit();
 }
 
+long long StateStore::TotalChanges() const { return db_->getTotalChanges(); }
+
 std::string StateStore::IntegrityCheck() const {
   return db_->execAndGet("PRAGMA integrity_check").getString();
 }

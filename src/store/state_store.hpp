@@ -132,6 +132,10 @@ class StateStore {
   // Deletes every resource, tag and setting of every account in one transaction.
   void DeleteEverything();
 
+  // Rows inserted, updated or deleted through this store since it opened: when it has not moved,
+  // nothing was written (sqlite3_total_changes).
+  long long TotalChanges() const;
+
   // Result of PRAGMA integrity_check ("ok" when healthy).
   std::string IntegrityCheck() const;
 

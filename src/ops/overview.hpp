@@ -1,0 +1,73 @@
+// The whole emulator at one instant, as the dashboard (GET /_emulator/state) shows it: the clock,
+// every pool with its free reservable instances ahead, the on-demand pools' use, and the plans,
+// endpoints and jobs with their statuses settled to the virtual clock. Plain values, built under
+// Emulator's request lock; the protocol layer renders them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "domain/capacity_ledger.hpp"
+#include "smemu/clock.hpp"
+#include "store/state_store.hpp"
+
+namespace smemu::ops {
+
+// One sold training plan.
+struct PlanOverview {
+  std::string name;
+  std::string arn;
+  std::string account;
+  domain::PoolKey pool;
+  int instance_count = 0;
+  int in_use = 0;  // instances endpoints and jobs hold on it now
+  domain::Window window;
+  std::string status;  // Scheduled, Active, Expired
+  std::vector<std::string> target_resources;
+};
+
+// Where an endpoint variant's instances come from.
+struct VariantOverview {
+  std::string name;
+  std::string instance_type;
+  int current_count = 0;
+  int desired_count = 0;
+  std::string training_plan_arn;  // empty: on demand
+};
+
+struct EndpointOverview {
+  std::string name;
+  std::string arn;
+  std::string account;
+  std::string region;
+  std::string status;
+  std::string failure_reason;
+  std::vector<VariantOverview> variants;
+};
+
+struct JobOverview {
+  std::string name;
+  std::string arn;
+  std::string account;
+  std::string region;
+  std::string kind;  // training-job, processing-job
+  std::string status;
+  std::string secondary_status;
+  std::string instance_type;  // the selected one; empty while waiting
+  int instance_count = 0;
+  std::string training_plan_arn;  // the selected plan, or the only one a waiting job can use
+  TimePoint created{};
+  Millis waiting{0};  // from creation to start, or to now while it waits
+  std::string failure_reason;
+};
+
+// Every endpoint of every account (of `account` only, when set), in name order per account.
+std::vector<EndpointOverview> EndpointOverviews(const store::StateStore& store,
+                                                const std::optional<std::string>& account);
+
+// Every training and processing job, as of `now` (statuses already settled up to it).
+std::vector<JobOverview> JobOverviews(const store::StateStore& store, TimePoint now,
+                                      const std::optional<std::string>& account);
+
+}  // namespace smemu::ops

@@ -1,0 +1,205 @@
+// The dashboard's two admin routes: GET /_emulator/ui (the page compiled into the binary) and
+// GET /_emulator/state (everything the page shows, in one answer, settled to the clock).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "unit/emulator_fixture.hpp"
+
+namespace smemu {
+namespace {
+
+using namespace smemu::testing;
+using ::testing::HasSubstr;
+
+constexpr const char* kOtherAccount = "210987654321";
+const std::string kOtherAuth =
+    "AWS4-HMAC-SHA256 Credential=210987654321/20270125/us-west-2/sagemaker/aws4_request, "
+    "SignedHeaders=host, Signature=0";
+
+class DashboardTest : public EmulatorFixture {
+ protected:
+  void Reopen(std::string token, bool open) {
+    router_.reset();
+    emulator_.reset();
+    router_config_.admin_token = std::move(token);
+    router_config_.admin_open = open;
+    Open();
+  }
+
+  json CallAs(const std::string& authorization, const std::string& operation, const json& input) {
+    const auto response = router_->Handle(
+        {"POST",
+         "/",
+         {{"X-Amz-Target", "SageMaker." + operation}, {"Authorization", authorization}},
+         input.dump()});
+    EXPECT_EQ(response.status, 200) << operation << " " << response.body;
+    return json::parse(response.body);
+  }
+
+  std::string BuyPlan(const std::string& authorization, const std::string& name, int count,
+                      const std::string& target = "endpoint") {
+    const json offering = CallAs(authorization, "SearchTrainingPlanOfferings",
+                                 {{"InstanceType", "ml.p5.48xlarge"},
+                                  {"InstanceCount", count},
+                                  {"DurationHours", 168},
+                                  {"StartTimeAfter", kStartSeconds},
+                                  {"TargetResources", {target}}})["TrainingPlanOfferings"][0];
+    return CallAs(
+        authorization, "CreateTrainingPlan",
+        {{"TrainingPlanName", name},
+         {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  }
+
+  json State(protocol::Headers headers = {}, const std::string& query = "") {
+    const auto response = router_->Handle({"GET", "/_emulator/state" + query, headers, ""});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return json::parse(response.body);
+  }
+};
+
+TEST_F(DashboardTest, TheUiIsTheEmbeddedPage) {
+  const auto page = router_->Handle({"GET", "/_emulator/ui", {}, ""});
+  EXPECT_EQ(page.status, 200);
+  ASSERT_NE(protocol::FindHeader(page.headers, "Content-Type"), nullptr);
+  EXPECT_EQ(*protocol::FindHeader(page.headers, "Content-Type"), "text/html; charset=utf-8");
+  ASSERT_NE(protocol::FindHeader(page.headers, "Content-Security-Policy"), nullptr);
+  EXPECT_THAT(*protocol::FindHeader(page.headers, "Content-Security-Policy"),
+              HasSubstr("connect-src 'self'"));
+  EXPECT_THAT(page.body, HasSubstr("<!doctype html>"));
+  EXPECT_THAT(page.body, HasSubstr("/_emulator/state"));
+  EXPECT_THAT(page.body, ::testing::Not(HasSubstr("http://"))) << "no external resources";
+  EXPECT_THAT(page.body, ::testing::Not(HasSubstr("https://")));
+  EXPECT_EQ(router_->Handle({"POST", "/_emulator/ui", {}, ""}).status, 405);
+  EXPECT_EQ(router_->Handle({"POST", "/_emulator/state", {}, ""}).status, 405);
+}
+
+TEST_F(DashboardTest, TheUiFollowsTheAdminAccessRules) {
+  Reopen("", /*open=*/false);
+  EXPECT_EQ(router_->Handle({"GET", "/_emulator/ui", {}, ""}).status, 403);
+  EXPECT_EQ(router_->Handle({"GET", "/_emulator/state", {}, ""}).status, 403);
+  EXPECT_EQ(router_->Handle({"GET", "/_emulator/ui?token=", {}, ""}).status, 403);
+
+  Reopen("s3cret/token", /*open=*/false);
+  const auto refused = router_->Handle({"GET", "/_emulator/ui", {}, ""});
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_EQ(json::parse(refused.body)["__type"], "AccessDeniedException");
+  EXPECT_EQ(router_->Handle({"GET", "/_emulator/ui?token=wrong", {}, ""}).status, 403);
+  EXPECT_EQ(router_->Handle({"GET", "/_emulator/ui?token=s3cret%2Ftoken", {}, ""}).status, 200)
+      << "a browser opens the page with the token in its address";
+  EXPECT_EQ(
+      router_->Handle({"GET", "/_emulator/ui", {{"X-Emulator-Admin-Token", "s3cret/token"}}, ""})
+          .status,
+      200);
+  EXPECT_EQ(router_->Handle({"GET", "/_emulator/state?token=s3cret%2Ftoken", {}, ""}).status, 403)
+      << "the page sends the token in its header; only the page itself takes it in the address";
+  EXPECT_EQ(
+      router_->Handle({"GET", "/_emulator/state", {{"Authorization", "Bearer s3cret/token"}}, ""})
+          .status,
+      200);
+}
+
+TEST_F(DashboardTest, TheStateShowsEverythingSettledToTheClock) {
+  const std::string plan = BuyPlan(kAuth, "p5-week", 2);
+  Call("CreateModel", {{"ModelName", "m"}});
+  Call("CreateEndpointConfig",
+       {{"EndpointConfigName", "on-plan"},
+        {"ProductionVariants",
+         {{{"VariantName", "AllTraffic"},
+           {"ModelName", "m"},
+           {"InstanceType", "ml.p5.48xlarge"},
+           {"InitialInstanceCount", 1},
+           {"CapacityReservationConfig",
+            {{"CapacityReservationPreference", "capacity-reservations-only"},
+             {"MlReservationArn", plan}}}}}}});
+  Call("CreateEndpoint", {{"EndpointName", "ep"}, {"EndpointConfigName", "on-plan"}});
+  Call("CreateTrainingJob",
+       {{"TrainingJobName", "job"},
+        {"RoleArn", "arn:aws:iam::123456789012:role/r"},
+        {"AlgorithmSpecification", {{"TrainingImage", "img"}, {"TrainingInputMode", "File"}}},
+        {"OutputDataConfig", {{"S3OutputPath", "s3://b/o"}}},
+        {"ResourceConfig",
+         {{"InstanceType", "ml.p5.48xlarge"}, {"InstanceCount", 1}, {"VolumeSizeInGB", 10}}},
+        {"StoppingCondition", {{"MaxRuntimeInSeconds", 86400}}}});
+
+  const json state = State();
+  EXPECT_EQ(state["clock"]["now"], "2027-01-25T00:00:00Z");
+  EXPECT_EQ(state["clock"]["frozen"], true);
+  ASSERT_EQ(state["pools"].size(), 2u);
+  EXPECT_EQ(state["pools"][0],
+            json::parse(R"({"region": "us-west-2", "availability_zone": "us-west-2a",
+              "instance_type": "ml.p5.48xlarge", "reservable": 2, "on_demand": 1,
+              "free_reservable": [{"from": "2027-01-25T00:00:00Z", "free": 0},
+                                  {"from": "2027-02-01T00:00:00Z", "free": 2}]})"));
+  EXPECT_EQ(state["on_demand"], json::parse(R"([{"region": "us-west-2",
+              "instance_type": "ml.p5.48xlarge", "total": 1, "in_use": 1}])"))
+      << "the job holds the one on-demand p5";
+  ASSERT_EQ(state["plans"].size(), 1u);
+  EXPECT_EQ(state["plans"][0], json({{"name", "p5-week"},
+                                     {"arn", plan},
+                                     {"account", "123456789012"},
+                                     {"region", "us-west-2"},
+                                     {"availability_zone", "us-west-2a"},
+                                     {"instance_type", "ml.p5.48xlarge"},
+                                     {"instance_count", 2},
+                                     {"in_use", 1},
+                                     {"start", "2027-01-25T00:00:00Z"},
+                                     {"end", "2027-02-01T00:00:00Z"},
+                                     {"status", "Active"},
+                                     {"target_resources", {"endpoint"}}}));
+  ASSERT_EQ(state["endpoints"].size(), 1u);
+  EXPECT_EQ(state["endpoints"][0]["status"], "InService");
+  EXPECT_EQ(state["endpoints"][0]["variants"],
+            json::parse(R"([{"name": "AllTraffic", "instance_type": "ml.p5.48xlarge",
+              "current_instance_count": 1, "desired_instance_count": 1,
+              "training_plan_arn": ")" +
+                        plan + R"("}])"));
+  ASSERT_EQ(state["jobs"].size(), 1u);
+  const json& job = state["jobs"][0];
+  EXPECT_EQ(job["name"], "job");
+  EXPECT_EQ(job["kind"], "training-job");
+  EXPECT_EQ(job["status"], "InProgress");
+  EXPECT_EQ(job["secondary_status"], "Starting");
+  EXPECT_EQ(job["instance_type"], "ml.p5.48xlarge");
+  EXPECT_EQ(job["instance_count"], 1);
+  EXPECT_EQ(job["waiting_seconds"], 0);
+  EXPECT_FALSE(job.contains("training_plan_arn"));
+
+  // The version changes only when something was written or the clock moved; ?since= the current
+  // one answers just the clock.
+  EXPECT_EQ(state["unchanged"], false);
+  const std::string version = state["version"];
+  EXPECT_EQ(State()["version"], version);
+  const json same = State({}, "?since=" + version);
+  EXPECT_EQ(same, json({{"version", version}, {"unchanged", true}, {"clock", state["clock"]}}));
+  Call("CreateModel", {{"ModelName", "another"}});
+  const std::string after_write = State({}, "?since=" + version)["version"];
+  EXPECT_NE(after_write, version);
+  EXPECT_EQ(State({}, "?since=" + after_write)["unchanged"], true);
+
+  Advance(7 * kDay);
+  const json later = State({}, "?since=" + version);
+  EXPECT_NE(later["version"], version);
+  EXPECT_EQ(later["clock"]["now"], "2027-02-01T00:00:00Z");
+  EXPECT_EQ(later["plans"][0]["status"], "Expired");
+  EXPECT_EQ(later["endpoints"][0]["status"], "InService")
+      << "it stays, its invocations fail until it moves to other capacity";
+  EXPECT_EQ(later["jobs"][0]["status"], "Completed");
+}
+
+TEST_F(DashboardTest, ASigningCallerSeesItsOwnAccount) {
+  const std::string mine = BuyPlan(kAuth, "mine", 2);
+  const std::string theirs = BuyPlan(kOtherAuth, "theirs", 1);
+  json everything = State();
+  ASSERT_EQ(everything["plans"].size(), 2u);
+
+  const json own = State({{"Authorization", kOtherAuth}});
+  ASSERT_EQ(own["plans"].size(), 1u);
+  EXPECT_EQ(own["plans"][0]["arn"], theirs);
+  EXPECT_EQ(own["plans"][0]["account"], kOtherAccount);
+  EXPECT_EQ(own["pools"], everything["pools"]) << "capacity is shared: pool counts stay global";
+  EXPECT_EQ(own["version"], everything["version"]) << "versions count changes of everything";
+  EXPECT_EQ(State({{"Authorization", kAuth}})["plans"][0]["arn"], mine);
+}
+
+}  // namespace
+}  // namespace smemu
