@@ -128,11 +128,11 @@ HttpResponse Router::Handle(const HttpRequest& request) const {
 
 void Router::Log(const Outcome& outcome, std::chrono::steady_clock::time_point started,
                  int status) const {
-  // Checked before the fields are built: at --log-level warn this line costs nothing.
-  if (!spdlog::should_log(spdlog::level::info)) return;
   const auto latency =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
   metrics_->Record(MetricLabel(outcome), status, latency.count() / 1000.0);
+  // Checked before the fields are built: at --log-level warn this line costs nothing.
+  if (!spdlog::should_log(spdlog::level::info)) return;
   log::Event(spdlog::level::info, "request",
              {{"request_id", outcome.request_id},
               {"operation", outcome.operation},
