@@ -27,6 +27,7 @@ namespace {
 
 using nlohmann::json;
 using testing::HttpClient;
+using testing::ListeningPort;
 using testing::Process;
 
 int Iterations() {
@@ -104,13 +105,6 @@ void Writer(unsigned short port, const std::string& prefix, int kind_of_writer,
   }
 }
 
-unsigned short StartServer(Process& server) {
-  const std::string port =
-      server.WaitFor("sagemaker-emulator listening on http://127.0.0.1:", std::chrono::seconds(20));
-  EXPECT_FALSE(port.empty()) << server.output();
-  return port.empty() ? 0 : static_cast<unsigned short>(std::stoi(port));
-}
-
 std::vector<std::string> ServerArgs(const std::string& db) {
   return {"--port",         "0",           "--db", db, "--clock-start", "2027-01-25T00:00:00Z",
           "--frozen-clock", "--log-level", "warn"};
@@ -156,7 +150,7 @@ TEST(CrashSafety, AcknowledgedWritesSurviveSigkillAndTheLedgerMatchesTheRows) {
   const int iterations = Iterations();
   for (int round = 0; round < iterations; ++round) {
     Process server(ServerArgs(db.str()));
-    const unsigned short port = StartServer(server);
+    const unsigned short port = ListeningPort(server);
     ASSERT_NE(port, 0);
     std::vector<std::thread> writers;
     for (int kind = 0; kind < 3; ++kind) {
@@ -186,7 +180,7 @@ TEST(CrashSafety, AcknowledgedWritesSurviveSigkillAndTheLedgerMatchesTheRows) {
   }
   // A last restart: every stored plan is in the ledger, and the server answers for all of it.
   Process server(ServerArgs(db.str()));
-  const unsigned short port = StartServer(server);
+  const unsigned short port = ListeningPort(server);
   ASSERT_NE(port, 0);
   CheckLedgerAgainstPlans(port);
   HttpClient client(port);

@@ -27,15 +27,8 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 using testing::HttpClient;
+using testing::ListeningPort;
 using testing::Process;
-
-const std::string kListening = "sagemaker-emulator listening on http://127.0.0.1:";
-
-unsigned short PortOf(Process& server) {
-  const std::string port = server.WaitFor(kListening, std::chrono::seconds(20));
-  EXPECT_FALSE(port.empty()) << server.output();
-  return port.empty() ? 0 : static_cast<unsigned short>(std::stoi(port));
-}
 
 std::filesystem::path FreshDirectory() {
   std::string pattern = (std::filesystem::temp_directory_path() / "smemu-degrade-XXXXXX").string();
@@ -152,7 +145,7 @@ TEST(Degradation, AFullDiskAnswersInternalFailureAndLosesNothingAcknowledged) {
   std::vector<std::string> acknowledged;
   {
     Process server(args, true, disk.Join());
-    HttpClient client(PortOf(server));
+    HttpClient client(ListeningPort(server));
     for (int i = 0; i < 10; ++i) {
       const std::string name = "before-" + std::to_string(i);
       ASSERT_EQ(client.Aws("CreateModel", json{{"ModelName", name}}.dump()).status, 200);
@@ -191,7 +184,7 @@ TEST(Degradation, AFullDiskAnswersInternalFailureAndLosesNothingAcknowledged) {
   }
   std::sort(acknowledged.begin(), acknowledged.end());
   Process restarted(args, true, disk.Join());
-  HttpClient client(PortOf(restarted));
+  HttpClient client(ListeningPort(restarted));
   EXPECT_EQ(ModelNames(client), acknowledged);
   EXPECT_EQ(client.Aws("DescribeTrainingPlan", R"({"TrainingPlanName":"plan"})").status, 200);
   restarted.Signal(SIGTERM);
@@ -221,7 +214,7 @@ TEST(Degradation, AReadOnlyDatabaseFileServesReadsAndRefusesWritesWithInternalFa
   const auto as_user = AsUnprivilegedUser();
   {
     Process server(args, true, as_user);
-    HttpClient client(PortOf(server));
+    HttpClient client(ListeningPort(server));
     for (const char* name : {"a", "b", "c"}) {
       ASSERT_EQ(client.Aws("CreateModel", json{{"ModelName", name}}.dump()).status, 200);
     }
@@ -233,7 +226,7 @@ TEST(Degradation, AReadOnlyDatabaseFileServesReadsAndRefusesWritesWithInternalFa
                                        std::filesystem::perms::others_read);
   {
     Process server(args, true, as_user);
-    HttpClient client(PortOf(server));
+    HttpClient client(ListeningPort(server));
     EXPECT_THAT(server.output(), HasSubstr("the database file is read-only"));
     EXPECT_EQ(ModelNames(client), (std::vector<std::string>{"a", "b", "c"}));
     ExpectInternalFailure(client.Aws("CreateModel", R"({"ModelName":"d"})"));
@@ -247,7 +240,7 @@ TEST(Degradation, AReadOnlyDatabaseFileServesReadsAndRefusesWritesWithInternalFa
   std::filesystem::permissions(db, std::filesystem::perms::owner_write,
                                std::filesystem::perm_options::add);
   Process server(args, true, as_user);
-  HttpClient client(PortOf(server));
+  HttpClient client(ListeningPort(server));
   EXPECT_EQ(ModelNames(client), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(client.Aws("CreateModel", R"({"ModelName":"d"})").status, 200);
   server.Signal(SIGTERM);

@@ -103,4 +103,14 @@ class Process {
   std::string::size_type scanned_ = 0;
 };
 
+// Waits for the server's listening line and returns its port; 0 (and a test failure showing what
+// it printed) if none came.
+inline unsigned short ListeningPort(Process& server,
+                                    std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  const std::string port =
+      server.WaitFor("sagemaker-emulator listening on http://127.0.0.1:", timeout);
+  EXPECT_FALSE(port.empty()) << server.output();
+  return port.empty() ? 0 : static_cast<unsigned short>(std::stoi(port));
+}
+
 }  // namespace smemu::testing

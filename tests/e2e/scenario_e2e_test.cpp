@@ -16,9 +16,8 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 using testing::HttpClient;
+using testing::ListeningPort;
 using testing::Process;
-
-const std::string kListening = "sagemaker-emulator listening on http://127.0.0.1:";
 
 std::string Scenario(const std::string& name) {
   return std::string(SMEMU_SOURCE_DIR) + "/examples/scenarios/" + name;
@@ -37,15 +36,9 @@ json Call(HttpClient& client, const std::string& operation, const json& input,
   return json::parse(reply.body, nullptr, false);
 }
 
-unsigned short PortOf(Process& server) {
-  const std::string port = server.WaitFor(kListening, std::chrono::seconds(20));
-  EXPECT_FALSE(port.empty()) << server.output();
-  return port.empty() ? 0 : static_cast<unsigned short>(std::stoi(port));
-}
-
 TEST(Scenario, TheWalkthroughLeavesAnEndpointInServiceOnItsPlan) {
   Process server({"--port", "0", "--db", ":memory:", "--init", Scenario("walkthrough.json")});
-  HttpClient client(PortOf(server));
+  HttpClient client(ListeningPort(server));
   const json plan =
       Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "p5-endpoint-plan"}}, "us-west-2");
   EXPECT_EQ(plan["Status"], "Active");
@@ -70,7 +63,7 @@ TEST(Scenario, TheWalkthroughLeavesAnEndpointInServiceOnItsPlan) {
 
 TEST(Scenario, TheCapacityCrunchQueuesJobsUntilCapacityComes) {
   Process server({"--port", "0", "--db", ":memory:", "--init", Scenario("capacity-crunch.json")});
-  HttpClient client(PortOf(server));
+  HttpClient client(ListeningPort(server));
   for (const char* name : {"llm-pretrain", "finetune-small"}) {
     const json job = Call(client, "DescribeTrainingJob", {{"TrainingJobName", name}}, "us-east-1");
     EXPECT_EQ(job["TrainingJobStatus"], "InProgress") << name;
@@ -125,13 +118,13 @@ TEST(Scenario, APopulatedDatabaseIsLeftAlone) {
   testing::TempDbPath db;
   {
     Process server({"--port", "0", "--db", db.str()});
-    HttpClient client(PortOf(server));
+    HttpClient client(ListeningPort(server));
     ASSERT_EQ(client.Aws("CreateModel", R"({"ModelName":"mine"})").status, 200);
     server.Signal(SIGTERM);
     ASSERT_EQ(server.Wait(std::chrono::seconds(10)), 0);
   }
   Process server({"--port", "0", "--db", db.str(), "--init", Scenario("walkthrough.json")});
-  HttpClient client(PortOf(server));
+  HttpClient client(ListeningPort(server));
   EXPECT_EQ(client.Aws("DescribeModel", R"({"ModelName":"mine"})").status, 200);
   const json plans = Call(client, "ListTrainingPlans", json::object(), "us-west-2");
   EXPECT_EQ(plans["TrainingPlanSummaries"].size(), 0u);
