@@ -2,10 +2,13 @@
 // (client.prometheus_parser also parses a live server's output with the Prometheus client
 // library's own parser.)
 #include <gmock/gmock.h>
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
-#include <regex>
+#include <set>
 #include <sstream>
 
 #include "unit/emulator_fixture.hpp"
@@ -15,14 +18,49 @@ namespace {
 
 using ::testing::HasSubstr;
 
+bool IsMetricName(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+  });
+}
+
+// Reads `{a="x",b="y"}` at `at`; false unless every label is name="escaped value".
+bool SkipLabels(const std::string& line, size_t& at) {
+  if (at >= line.size() || line[at] != '{') return true;
+  ++at;
+  while (at < line.size() && line[at] != '}') {
+    const size_t equals = line.find('=', at);
+    if (equals == std::string::npos || !IsMetricName(line.substr(at, equals - at)) ||
+        equals + 1 >= line.size() || line[equals + 1] != '"') {
+      return false;
+    }
+    at = equals + 2;
+    while (at < line.size() && line[at] != '"') {
+      if (line[at] == '\\') {
+        if (at + 1 >= line.size() || std::string("\\\"n").find(line[at + 1]) == std::string::npos) {
+          return false;
+        }
+        ++at;
+      } else if (line[at] == '\n') {
+        return false;
+      }
+      ++at;
+    }
+    if (at >= line.size()) return false;
+    ++at;  // the closing quote
+    if (at < line.size() && line[at] == ',') ++at;
+  }
+  if (at >= line.size()) return false;
+  ++at;  // the closing brace
+  return true;
+}
+
 // Checks every line against the text format and returns the samples, by their full name with
 // labels (e.g. `x_total{operation="A",status="200"}`).
 std::map<std::string, double> ParseExposition(const std::string& text) {
-  static const std::regex kHelp(R"(# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) .+)");
-  static const std::regex kType(
-      R"(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped))");
-  static const std::regex kSample(
-      R"(([a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})?) ([-+]?[0-9.eE+-]+|\+Inf|-Inf|NaN))");
+  static const std::set<std::string> kTypes = {"counter", "gauge", "histogram", "summary",
+                                               "untyped"};
   std::map<std::string, double> samples;
   std::set<std::string> typed;
   std::istringstream lines(text);
@@ -30,23 +68,58 @@ std::map<std::string, double> ParseExposition(const std::string& text) {
   int number = 0;
   while (std::getline(lines, line)) {
     ++number;
-    std::smatch match;
-    if (std::regex_match(line, match, kType)) {
-      EXPECT_TRUE(typed.insert(match[1]).second) << "TYPE twice, line " << number;
-    } else if (std::regex_match(line, match, kSample)) {
-      const std::string name = match[1].str().substr(0, match[1].str().find('{'));
-      const bool declared = typed.count(name) || typed.count(std::regex_replace(
-                                                     name, std::regex("_(bucket|sum|count)$"), ""));
-      EXPECT_TRUE(declared) << "sample before its TYPE, line " << number << ": " << line;
-      EXPECT_FALSE(samples.count(match[1])) << "sample twice, line " << number;
-      samples[match[1]] = std::stod(match[5] == "+Inf" ? "inf" : match[5].str());
-    } else {
-      EXPECT_TRUE(std::regex_match(line, kHelp)) << "line " << number << ": " << line;
+    std::istringstream words(line);
+    std::string hash, keyword, name, rest;
+    if (line.rfind("# ", 0) == 0) {
+      words >> hash >> keyword >> name;
+      std::getline(words, rest);
+      EXPECT_TRUE(IsMetricName(name)) << "line " << number << ": " << line;
+      if (keyword == "TYPE") {
+        EXPECT_TRUE(kTypes.count(rest.substr(rest.find_first_not_of(' '))))
+            << "line " << number << ": " << line;
+        EXPECT_TRUE(typed.insert(name).second) << "TYPE twice, line " << number;
+      } else {
+        EXPECT_EQ(keyword, "HELP") << "line " << number;
+        EXPECT_FALSE(rest.empty()) << "line " << number;
+      }
+      continue;
     }
+    size_t at = 0;
+    while (at < line.size() && line[at] != '{' && line[at] != ' ') ++at;
+    name = line.substr(0, at);
+    EXPECT_TRUE(IsMetricName(name)) << "line " << number << ": " << line;
+    EXPECT_TRUE(SkipLabels(line, at)) << "line " << number << ": " << line;
+    if (at >= line.size() || line[at] != ' ') {
+      ADD_FAILURE() << "no value, line " << number << ": " << line;
+      continue;
+    }
+    const std::string series = line.substr(0, at);
+    const std::string value = line.substr(at + 1);
+    size_t parsed = 0;
+    const double number_value = std::stod(value == "+Inf" ? "inf" : value, &parsed);
+    EXPECT_EQ(parsed, value == "+Inf" ? 3u : value.size()) << "line " << number << ": " << line;
+    std::string family = name;
+    for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+      const std::string end(suffix);
+      if (!typed.count(family) && family.size() > end.size() &&
+          family.compare(family.size() - end.size(), end.size(), end) == 0) {
+        family.resize(family.size() - end.size());
+      }
+    }
+    EXPECT_TRUE(typed.count(family)) << "sample before its TYPE, line " << number << ": " << line;
+    EXPECT_FALSE(samples.count(series)) << "sample twice, line " << number;
+    samples[series] = number_value;
   }
   EXPECT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n');
   return samples;
+}
+
+TEST(ExpositionChecker, RefusesMalformedLines) {
+  EXPECT_NONFATAL_FAILURE(ParseExposition("# TYPE x counter\nx{a=\"1\" 1\n"), "line 2");
+  EXPECT_NONFATAL_FAILURE(ParseExposition("# TYPE x counter\nx 1 2\n"), "line 2");
+  EXPECT_NONFATAL_FAILURE(ParseExposition("y 1\n"), "sample before its TYPE");
+  EXPECT_NONFATAL_FAILURE(ParseExposition("# TYPE z sometimes\n"), "line 1");
 }
 
 class MetricsTest : public EmulatorFixture {
