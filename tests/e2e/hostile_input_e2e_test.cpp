@@ -248,7 +248,13 @@ TEST_F(HostileInput, APipeliningFloodIsAnsweredInOrderWithBoundedMemory) {
   }
   writer.join();
   EXPECT_EQ(answered, kRequests);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  // Sanitizers keep freed memory in quarantine, so only a plain build measures what is live.
   EXPECT_LT(while_flooded - before, 16 * 1024) << "KiB grown while the flood was unread";
+#else
+  (void)while_flooded;
+  (void)before;
+#endif
   ExpectOthersAreServed();
 }
 
