@@ -6,7 +6,6 @@
 // The full disk is a 1 MiB tmpfs mounted in a private mount namespace, so the test needs root (or
 // CAP_SYS_ADMIN); without it the test is skipped and says why. The read-only file test runs the
 // server as `nobody` when the test runs as root (root may write any file).
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
@@ -98,13 +97,10 @@ class SmallDisk {
   std::string Inside(const std::string& name) const {
     return "/proc/" + std::to_string(holder_) + "/root" + (directory_ / name).string();
   }
-  // Runs in a server's child process before exec: joins the namespace with the tmpfs.
-  std::function<void()> Join() const {
-    const std::string ns = "/proc/" + std::to_string(holder_) + "/ns/mnt";
-    return [ns] {
-      const int fd = open(ns.c_str(), O_RDONLY);
-      if (fd < 0 || setns(fd, CLONE_NEWNS) != 0) _exit(126);
-    };
+  // The command that starts a server inside the namespace with the tmpfs. nsenter joins it from a
+  // process of its own: a forked child of this (multi-threaded, perhaps sanitized) test may not.
+  std::vector<std::string> Launcher() const {
+    return {"nsenter", "--mount=/proc/" + std::to_string(holder_) + "/ns/mnt", "--"};
   }
   // Writes zeros until the file system has no room left.
   void Fill() const {
@@ -144,7 +140,7 @@ TEST(Degradation, AFullDiskAnswersInternalFailureAndLosesNothingAcknowledged) {
                        {"TargetResources", {"training-job"}}};
   std::vector<std::string> acknowledged;
   {
-    Process server(args, true, disk.Join());
+    Process server(args, true, {}, disk.Launcher());
     HttpClient client(ListeningPort(server));
     for (int i = 0; i < 10; ++i) {
       const std::string name = "before-" + std::to_string(i);
@@ -183,7 +179,7 @@ TEST(Degradation, AFullDiskAnswersInternalFailureAndLosesNothingAcknowledged) {
     EXPECT_THAT(server.output(), HasSubstr("the request was rolled back and changed nothing"));
   }
   std::sort(acknowledged.begin(), acknowledged.end());
-  Process restarted(args, true, disk.Join());
+  Process restarted(args, true, {}, disk.Launcher());
   HttpClient client(ListeningPort(restarted));
   EXPECT_EQ(ModelNames(client), acknowledged);
   EXPECT_EQ(client.Aws("DescribeTrainingPlan", R"({"TrainingPlanName":"plan"})").status, 200);

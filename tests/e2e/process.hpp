@@ -20,9 +20,11 @@ namespace smemu::testing {
 class Process {
  public:
   // With `merge_stderr` false, stderr is discarded and output() holds stdout alone.
-  // `in_child` runs in the child before exec (to change its user or mount namespace, say).
+  // `in_child` runs in the child before exec (to change its user, say). A `launcher` (a command
+  // and its arguments, such as nsenter's) is run with the binary and `args` after it.
   explicit Process(std::vector<std::string> args, bool merge_stderr = true,
-                   const std::function<void()>& in_child = {}) {
+                   const std::function<void()>& in_child = {},
+                   std::vector<std::string> launcher = {}) {
     int out[2];
     EXPECT_EQ(pipe(out), 0);
     pid_ = fork();
@@ -33,9 +35,11 @@ class Process {
       close(out[0]);
       std::vector<char*> argv;
       static std::string binary = SMEMU_BINARY;
+      for (auto& word : launcher) argv.push_back(word.data());
       argv.push_back(binary.data());
       for (auto& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
+      if (!launcher.empty()) execvp(argv[0], argv.data());
       execv(binary.c_str(), argv.data());
       _exit(127);
     }
