@@ -358,9 +358,10 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
                    "admin token.",
                    403});
     }
-    HttpResponse response = RenderJson(200, metrics_->Render(emulator_.TakeCensus()),
-                                       WireProtocol::kAdmin, outcome.request_id);
-    response.headers[0].second = "text/plain; version=0.0.4; charset=utf-8";
+    HttpResponse response;
+    response.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"},
+                        {"x-amzn-RequestId", outcome.request_id}};
+    response.body = metrics_->Render(emulator_.TakeCensus());
     return response;
   }
   if (page) {

@@ -8,6 +8,7 @@
 
 #include "e2e/fake_container.hpp"
 #include "e2e/http_client.hpp"
+#include "e2e/test_server.hpp"
 #include "smemu/server.hpp"
 
 namespace smemu {
@@ -24,12 +25,7 @@ namespace bhttp = http::bhttp;
 class ContainerE2E : public ::testing::Test {
  protected:
   ServerOptions Options() {
-    ServerOptions options;
-    options.port = 0;
-    options.db_path = ":memory:";
-    options.threads = 2;
-    options.clock_start = TimePoint{Millis{1800835200000}};
-    options.frozen_clock = true;
+    ServerOptions options = testing::TestServerOptions();
     options.container_timeout = std::chrono::milliseconds(500);
     options.ping_timeout = std::chrono::milliseconds(500);
     return options;

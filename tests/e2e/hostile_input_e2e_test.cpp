@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "e2e/http_client.hpp"
+#include "e2e/test_server.hpp"
 #include "smemu/server.hpp"
 
 namespace smemu {
@@ -38,12 +39,7 @@ class HostileInput : public ::testing::Test {
   HostileInput() : server_(Options()), port_(server_.Start()), bystander_(port_) {}
 
   static ServerOptions Options() {
-    ServerOptions options;
-    options.port = 0;
-    options.db_path = ":memory:";
-    options.threads = 2;
-    options.clock_start = TimePoint{Millis{1800835200000}};
-    options.frozen_clock = true;
+    ServerOptions options = testing::TestServerOptions();
     options.read_timeout = std::chrono::milliseconds(300);
     return options;
   }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "e2e/http_client.hpp"
+#include "e2e/test_server.hpp"
 #include "smemu/server.hpp"
 #include "test_support.hpp"
 
@@ -21,12 +22,8 @@ using testing::RawExchange;
 using ::testing::StartsWith;
 
 ServerOptions TestOptions(const std::string& db = ":memory:") {
-  ServerOptions options;
-  options.port = 0;
+  ServerOptions options = testing::TestServerOptions();
   options.db_path = db;
-  options.threads = 2;
-  options.clock_start = TimePoint{Millis{1800835200000}};
-  options.frozen_clock = true;
   options.read_timeout = std::chrono::milliseconds(300);
   return options;
 }
