@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <random>
 #include <set>
 
 #include "log/log.hpp"
@@ -15,7 +16,10 @@
 namespace smemu::protocol {
 
 std::string NewRequestId() {
-  thread_local boost::uuids::random_generator generator;
+  // Ids must be unique, not secret: a per-thread Mersenne Twister, which boost seeds once from the
+  // system's entropy. boost's default generator asks the kernel for every id instead (a system
+  // call per request).
+  thread_local boost::uuids::basic_random_generator<std::mt19937_64> generator;
   return boost::uuids::to_string(generator());
 }
 

@@ -106,6 +106,22 @@ TEST(Binary, APortInUseIsAStartupError) {
   EXPECT_THAT(second.output(), HasSubstr("cannot start"));
 }
 
+// Each server keeps its ledger and lifecycles in memory, so two on one file would contradict each
+// other: the first holds the file for its whole run.
+TEST(Binary, ASecondServerOnTheSameFileIsRefusedAtStart) {
+  testing::TempDbPath db;
+  Process first({"--port", "0", "--db", db.str()});
+  ASSERT_FALSE(first.WaitFor(kListening, std::chrono::seconds(10)).empty()) << first.output();
+  Process second({"--port", "0", "--db", db.str()});
+  EXPECT_EQ(second.Wait(std::chrono::seconds(15)), 1);
+  EXPECT_THAT(second.output(),
+              HasSubstr("cannot open database '" + db.str() + "': another process holds it"));
+  first.Signal(SIGTERM);
+  EXPECT_EQ(first.Wait(std::chrono::seconds(10)), 0);
+  Process after({"--port", "0", "--db", db.str()});  // free again once the first has stopped
+  EXPECT_FALSE(after.WaitFor(kListening, std::chrono::seconds(10)).empty()) << after.output();
+}
+
 }  // namespace
 }  // namespace smemu
 
