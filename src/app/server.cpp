@@ -1,5 +1,6 @@
 #include "smemu/server.hpp"
 
+#include <atomic>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -50,7 +51,11 @@ struct Server::Impl {
   std::unique_ptr<store::StateStore> store;
   std::unique_ptr<ops::Emulator> emulator;
   std::unique_ptr<protocol::Router> router;
-  http::net::io_context ioc;
+  // One io_context per thread (see http::Transport); the guards keep a context with no
+  // connection yet running.
+  std::vector<std::unique_ptr<http::net::io_context>> contexts;
+  std::vector<http::net::executor_work_guard<http::net::io_context::executor_type>> keep_running;
+  std::atomic<std::size_t> next_container_call{0};
   std::unique_ptr<http::Transport> transport;
   std::vector<std::thread> threads;
   bool running = false;
@@ -87,6 +92,8 @@ Server::Server(ServerOptions options, const Clock* base_clock)
                      {},
                      {},
                      {},
+                     {},
+                     {0},
                      {},
                      {},
                      false}) {}
@@ -144,13 +151,21 @@ unsigned short Server::Start() {
     log::Event(spdlog::level::info, "strict authentication: AWS requests must be signed",
                {{"credentials", *s.options.credentials_path}});
   }
-  config.upstream =
-      [&ioc = s.ioc, limits = http::ContainerCallLimits{s.options.container_timeout,
-                                                        s.options.max_invocation_body_bytes}](
-          const std::string& host, const std::string& port, protocol::HttpRequest request,
-          std::function<void(protocol::UpstreamReply)> done) {
-        http::SendToContainer(ioc, host, port, std::move(request), limits, std::move(done));
-      };
+  const unsigned threads =
+      s.options.threads > 0 ? s.options.threads : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < threads; ++i) {
+    // Concurrency hint 1: each context is run by one thread, so Asio can skip some locking.
+    s.contexts.push_back(std::make_unique<http::net::io_context>(1));
+    s.keep_running.push_back(http::net::make_work_guard(*s.contexts.back()));
+  }
+  config.upstream = [&s, limits = http::ContainerCallLimits{s.options.container_timeout,
+                                                            s.options.max_invocation_body_bytes}](
+                        const std::string& host, const std::string& port,
+                        protocol::HttpRequest request,
+                        std::function<void(protocol::UpstreamReply)> done) {
+    http::net::io_context& context = *s.contexts[s.next_container_call++ % s.contexts.size()];
+    http::SendToContainer(context, host, port, std::move(request), limits, std::move(done));
+  };
   if (s.options.init_path) ApplyInitScenario(s.options, *s.store, *s.emulator, config);
   s.router = std::make_unique<protocol::Router>(*s.emulator, apimodel::ControlPlaneModel(),
                                                 apimodel::RuntimeModel(), config);
@@ -167,12 +182,12 @@ unsigned short Server::Start() {
       [&router](int status, const std::string& message) {
         return router.FramingError(status, message);
       }};
-  s.transport = std::make_unique<http::Transport>(s.ioc, s.options.host, s.options.port, limits,
-                                                  std::move(callbacks));
+  std::vector<http::net::io_context*> contexts;
+  for (auto& context : s.contexts) contexts.push_back(context.get());
+  s.transport = std::make_unique<http::Transport>(std::move(contexts), s.options.host,
+                                                  s.options.port, limits, std::move(callbacks));
   s.transport->StartAccepting();
-  const unsigned threads =
-      s.options.threads > 0 ? s.options.threads : std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 0; i < threads; ++i) s.threads.emplace_back([&s] { s.ioc.run(); });
+  for (auto& context : s.contexts) s.threads.emplace_back([&context] { context->run(); });
   s.running = true;
   return s.transport->port();
 }
@@ -186,10 +201,12 @@ void Server::Stop() {
   while (s.transport->OpenConnections() > 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  s.ioc.stop();
+  for (auto& context : s.contexts) context->stop();
   for (auto& thread : s.threads) thread.join();
   s.threads.clear();
   s.transport.reset();
+  s.keep_running.clear();
+  s.contexts.clear();
   s.router.reset();
   s.emulator.reset();
   s.store.reset();  // closes the database cleanly (WAL checkpoint on last connection)

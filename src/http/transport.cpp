@@ -126,14 +126,14 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnBody(beast::error_code ec, std::size_t) {
     if (ec) return OnReadError(ec, false);
-    ++timer_generation_;
-    timer_.cancel();
+    Disarm();
     const unsigned version = parser_->get().version();
     const bool keep_alive = parser_->get().keep_alive();
     transport_.callbacks_.handle(
         ToProtocolRequest(parser_->release()),
         [self = shared_from_this(), version, keep_alive](protocol::HttpResponse response) {
-          // Inline when answered at once (already on this strand), posted when answered later.
+          // Inline when answered at once (already on this connection's thread), posted when
+          // answered later.
           net::dispatch(self->socket_.get_executor(),
                         [self, version, keep_alive, response = std::move(response)]() mutable {
                           self->Write(std::move(response), version, keep_alive);
@@ -188,13 +188,28 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Starts the deadline for the next socket operation. Unlike beast::tcp_stream's timeout, which
   // closes the socket, expiry only cancels the operation, so a slow client can still get its 408.
+  // Called three times a request, so moving the deadline must cost nothing: one timer wait stays
+  // pending, only a deadline earlier than its expiry restarts it, and a wait that ends before the
+  // deadline (moved later meanwhile) simply waits again.
   void Arm(std::chrono::milliseconds timeout) {
     timed_out_ = false;
+    deadline_ = std::chrono::steady_clock::now() + timeout;
+    if (!waiting_ || deadline_ < timer_.expiry()) WaitForDeadline();
+  }
+
+  // No deadline while the request is being answered; the next Arm() sets one.
+  void Disarm() { deadline_ = kNoDeadline; }
+
+  void WaitForDeadline() {
+    waiting_ = true;
     const std::uint64_t generation = ++timer_generation_;
-    timer_.expires_after(timeout);
+    timer_.expires_at(deadline_);
     timer_.async_wait([self = shared_from_this(), generation](beast::error_code ec) {
-      // Re-armed or cancelled; a stale expiry queued just before re-arming is ignored too.
-      if (ec || generation != self->timer_generation_) return;
+      // A later wait replaced this one, or the connection closed.
+      if (generation != self->timer_generation_) return;
+      self->waiting_ = false;
+      if (ec || self->deadline_ == kNoDeadline) return;
+      if (std::chrono::steady_clock::now() < self->deadline_) return self->WaitForDeadline();
       self->timed_out_ = true;
       beast::error_code ignored;
       self->socket_.cancel(ignored);
@@ -204,15 +219,19 @@ class Session : public std::enable_shared_from_this<Session> {
   void Close() {
     beast::error_code ignored;
     ++timer_generation_;
+    waiting_ = false;
     timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_send, ignored);
     socket_.close(ignored);
   }
 
   tcp::socket socket_;
+  static constexpr net::steady_timer::time_point kNoDeadline = net::steady_timer::time_point::max();
   net::steady_timer timer_;  // bounds each read and write; see Arm()
+  net::steady_timer::time_point deadline_ = kNoDeadline;
+  bool waiting_ = false;  // a wait on timer_ is pending
   bool timed_out_ = false;
-  std::uint64_t timer_generation_ = 0;
+  std::uint64_t timer_generation_ = 0;  // tells the pending wait from those it replaced
   beast::flat_buffer buffer_;
   Transport& transport_;  // valid while any handler of this session can still run
   std::shared_ptr<SessionRegistry> registry_;
@@ -223,9 +242,12 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closing_ = false;  // shutdown asked: close after the current response
 };
 
-Transport::Transport(net::io_context& ioc, const std::string& host, unsigned short port,
-                     TransportLimits limits, TransportCallbacks callbacks)
-    : ioc_(ioc), acceptor_(ioc), limits_(limits), callbacks_(std::move(callbacks)) {
+Transport::Transport(std::vector<net::io_context*> contexts, const std::string& host,
+                     unsigned short port, TransportLimits limits, TransportCallbacks callbacks)
+    : contexts_(std::move(contexts)),
+      acceptor_(*contexts_.at(0)),
+      limits_(limits),
+      callbacks_(std::move(callbacks)) {
   const tcp::endpoint endpoint{net::ip::make_address(host), port};
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(net::socket_base::reuse_address(true));
@@ -239,7 +261,9 @@ Transport::~Transport() = default;
 void Transport::StartAccepting() { Accept(); }
 
 void Transport::Accept() {
-  acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+  net::io_context& context = *contexts_[next_context_];
+  next_context_ = (next_context_ + 1) % contexts_.size();
+  acceptor_.async_accept(context, [this](beast::error_code ec, tcp::socket socket) {
     if (ec == net::error::operation_aborted || shutting_down_) return;
     if (!ec) {
       socket.set_option(tcp::no_delay(true), ec);

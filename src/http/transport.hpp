@@ -2,8 +2,11 @@
 // defending itself against oversized, slow and malformed requests before anything reaches the
 // protocol layer. Knows nothing of AWS or JSON: it hands HttpRequests to a callback.
 //
-// Each connection runs on its own strand and owns itself (shared_from_this); the transport keeps
-// only weak references, used at shutdown to close idle connections and let busy ones finish.
+// Connections are dealt round-robin to the io_contexts given, each run by one thread, so a
+// connection's handlers never run concurrently and need no strand, and a request is read, handled
+// and answered on one thread without hand-offs. Each connection owns itself (shared_from_this); the
+// transport keeps only weak references, used at shutdown to close idle connections and let busy
+// ones finish.
 #pragma once
 
 #include <atomic>
@@ -14,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "http/net.hpp"
 #include "protocol/http_types.hpp"
@@ -49,7 +53,8 @@ class Transport {
  public:
   // Binds and listens on host:port (port 0 picks one). Throws boost::system::system_error when the
   // address cannot be bound: a start-up error.
-  Transport(net::io_context& ioc, const std::string& host, unsigned short port,
+  // `contexts`: at least one; each must be run by exactly one thread. The first also accepts.
+  Transport(std::vector<net::io_context*> contexts, const std::string& host, unsigned short port,
             TransportLimits limits, TransportCallbacks callbacks);
   ~Transport();
 
@@ -64,7 +69,8 @@ class Transport {
   friend class Session;
   void Accept();
 
-  net::io_context& ioc_;
+  const std::vector<net::io_context*> contexts_;
+  std::size_t next_context_ = 0;  // where the next connection goes; touched only by Accept()
   tcp::acceptor acceptor_;
   unsigned short port_ = 0;
   const TransportLimits limits_;

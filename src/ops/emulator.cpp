@@ -233,9 +233,22 @@ bool Emulator::Emulates(const std::string& operation) const {
 
 Context Emulator::MakeContextLocked(const Caller& caller) {
   Context ctx{caller, clock_.Now(), store_, ledger_, capacity_, offerings_, hosting_};
-  SettleEndpoints(ctx);  // transitions that fell due before this request are applied first
-  SettleJobs(ctx);
+  SettleLocked(ctx);  // transitions that fell due before this request are applied first
   return ctx;
+}
+
+bool Emulator::SettledAsOf(TimePoint now) const {
+  // The change count moves with every row written, rolled back or not: a store that has not moved
+  // holds exactly what the last settling left.
+  return store_.TotalChanges() == settled_.changes && !settled_.jobs_live &&
+         (!settled_.next_due || now < *settled_.next_due);
+}
+
+void Emulator::SettleLocked(Context& ctx) {
+  if (SettledAsOf(ctx.now)) return;
+  settled_.next_due = SettleEndpoints(ctx);
+  settled_.jobs_live = SettleJobs(ctx);
+  settled_.changes = store_.TotalChanges();
 }
 
 domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
@@ -244,8 +257,9 @@ domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
   return InOneTransactionLocked([&] {
     Context ctx = MakeContextLocked(caller);
     auto result = handlers_.at(operation)(input, ctx);
-    // Instances an endpoint or job gave back in this request go to waiting jobs at once.
-    if (result) SettleJobs(ctx);
+    // Instances an endpoint or job gave back in this request go to waiting jobs at once (when
+    // there are any: no job is live and nothing was written since settling, nothing can start).
+    if (result && !SettledAsOf(ctx.now)) SettleJobs(ctx);
     return result;
   });
 }

@@ -126,7 +126,13 @@ class Emulator {
   void PersistClockLocked();
   void RebuildLedgerLocked();
   PoolView ViewLocked(const domain::PoolKey& key, TimePoint now);
+  // A context at the clock's now, with everything due by then settled.
   Context MakeContextLocked(const Caller& caller);
+  // Settles endpoints and jobs up to ctx.now, unless the last settling still holds: nothing was
+  // written since, no job is in progress and no endpoint transition has fallen due. Most requests
+  // are reads between writes, and settling costs several queries.
+  void SettleLocked(Context& ctx);
+  bool SettledAsOf(TimePoint now) const;
   // Runs `work` (settling and a handler) as one store transaction: a request's writes land
   // together or not at all. If it throws, the rollback is followed by a ledger rebuild, since
   // the in-memory ledger may have taken commitments the store no longer has.
@@ -138,6 +144,7 @@ class Emulator {
       writes.Commit();
       return result;
     } catch (...) {
+      settled_ = {};  // settling done in the transaction was rolled back with it
       RebuildLedgerLocked();
       store_.RethrowNamingTheFile();
     }
@@ -154,6 +161,13 @@ class Emulator {
   OfferingBook offerings_;
   const HostingOptions hosting_;
   std::uint64_t invocations_ = 0;  // numbers invocations for the traffic split
+  // What the last settling left: the store's change count after it (-1: settle next time), whether
+  // jobs are in progress, and when the next endpoint transition falls due.
+  struct SettledMark {
+    long long changes = -1;
+    bool jobs_live = true;
+    std::optional<TimePoint> next_due;
+  } settled_;
   // What the last snapshot saw: the store's change count after it, and the time it was taken at.
   // Settling again at the same time with no write in between gives the same content.
   struct SnapshotMark {

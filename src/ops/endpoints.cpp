@@ -376,14 +376,26 @@ TimePoint DueOf(const json& doc, TimePoint otherwise) {
 
 }  // namespace
 
-void SettleEndpoints(Context& ctx) {
+std::optional<TimePoint> SettleEndpoints(Context& ctx) {
+  std::optional<TimePoint> next_due;
+  auto later = [&next_due](TimePoint due) {
+    if (!next_due || due < *next_due) next_due = due;
+  };
   for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Deleting"))) {
-    if (DueOf(json::parse(row.doc), row.modified) <= ctx.now) ctx.store.Delete(row.key);
+    const TimePoint due = DueOf(json::parse(row.doc), row.modified);
+    if (due <= ctx.now) {
+      ctx.store.Delete(row.key);
+    } else {
+      later(due);
+    }
   }
   for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Updating"))) {
     json doc = json::parse(row.doc);
     const TimePoint due = DueOf(doc, row.modified);
-    if (due > ctx.now) continue;
+    if (due > ctx.now) {
+      later(due);
+      continue;
+    }
     if (doc.contains("Pending")) {
       // Swap to the new config if its variants get their capacity (the old instances are given
       // back in the same step); otherwise stay on the old config and say why.
@@ -422,12 +434,14 @@ void SettleEndpoints(Context& ctx) {
       if (status == "Creating" && next <= due) break;  // no later attempt is scheduled
       if (status == "Creating") due = next;
     }
+    if (status == "Creating") later(due);
     if (status == row.status && doc.dump() == row.doc) continue;
     if (status != row.status) row.modified = due;
     row.status = status;
     row.doc = doc.dump();
     ctx.store.Update(row);
   }
+  return next_due;
 }
 
 std::map<std::string, int> PlanInstancesInUse(const Context& ctx) {

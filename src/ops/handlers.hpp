@@ -18,12 +18,15 @@ void AddEndpointHandlers(HandlerTable& table);
 void AddJobHandlers(HandlerTable& table);
 
 // Applies every endpoint transition that is due at ctx.now: Creating endpoints take their
-// capacity (or fail), Deleting ones disappear.
-void SettleEndpoints(Context& ctx);
+// capacity (or fail), Deleting ones disappear. Returns when the next one falls due while the store
+// stays as it is (at or before ctx.now when an endpoint is retried on every request), or nullopt
+// when no endpoint is in transition.
+std::optional<TimePoint> SettleEndpoints(Context& ctx);
 
 // Applies every job event that is due at ctx.now, in time order: jobs end, waiting jobs time out
-// or start where capacity is free (first come, first served).
-void SettleJobs(Context& ctx);
+// or start where capacity is free (first come, first served). Returns whether any job is still in
+// progress.
+bool SettleJobs(Context& ctx);
 
 // Instances that endpoints and jobs of the caller's region hold right now, per training plan ARN.
 std::map<std::string, int> PlanInstancesInUse(const Context& ctx);

@@ -297,9 +297,9 @@ void SettleAt(Context& ctx, std::vector<LiveJob>& jobs, TimePoint at) {
 
 }  // namespace
 
-void SettleJobs(Context& ctx) {
+bool SettleJobs(Context& ctx) {
   std::vector<LiveJob> jobs = LiveJobs(ctx.store);
-  if (jobs.empty()) return;
+  if (jobs.empty()) return false;
   // Replays the events that fell due since the last request, in time order, so each start and
   // end is stamped with the moment it happened and sees the capacity of that moment.
   for (int guard = 0; guard < 100000; ++guard) {
@@ -312,6 +312,7 @@ void SettleJobs(Context& ctx) {
     SettleAt(ctx, jobs, *next);
   }
   SettleAt(ctx, jobs, ctx.now);
+  return !jobs.empty();
 }
 
 namespace {

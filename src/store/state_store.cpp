@@ -439,13 +439,17 @@ std::string StateStore::IntegrityCheck() const {
   return db_->execAndGet("PRAGMA integrity_check").getString();
 }
 
+// Transaction control runs through cached statements too: compiling BEGIN and COMMIT for every
+// request cost more than running them.
+void StateStore::Execute(const std::string& sql) { Prepare(sql)->exec(); }
+
 StateStore::WriteScope::WriteScope(StateStore& store)
     : store_(store), depth_(store.write_depth_++) {
   try {
     // A read-only file cannot take the write lock that BEGIN IMMEDIATE asks for; a deferred
     // transaction still serves reads and fails at the first write.
     const char* begin = store_.read_only_ ? "BEGIN" : "BEGIN IMMEDIATE";
-    store_.db_->exec(depth_ == 0 ? std::string(begin) : "SAVEPOINT s" + std::to_string(depth_));
+    store_.Execute(depth_ == 0 ? std::string(begin) : "SAVEPOINT s" + std::to_string(depth_));
   } catch (...) {
     --store_.write_depth_;
     throw;
@@ -453,7 +457,7 @@ StateStore::WriteScope::WriteScope(StateStore& store)
 }
 
 void StateStore::WriteScope::Commit() {
-  store_.db_->exec(depth_ == 0 ? std::string("COMMIT") : "RELEASE s" + std::to_string(depth_));
+  store_.Execute(depth_ == 0 ? std::string("COMMIT") : "RELEASE s" + std::to_string(depth_));
   done_ = true;
   --store_.write_depth_;
 }
@@ -462,10 +466,10 @@ StateStore::WriteScope::~WriteScope() {
   if (done_) return;
   try {
     if (depth_ == 0) {
-      store_.db_->exec("ROLLBACK");
+      store_.Execute("ROLLBACK");
     } else {
-      store_.db_->exec("ROLLBACK TO s" + std::to_string(depth_));
-      store_.db_->exec("RELEASE s" + std::to_string(depth_));
+      store_.Execute("ROLLBACK TO s" + std::to_string(depth_));
+      store_.Execute("RELEASE s" + std::to_string(depth_));
     }
   } catch (const std::exception&) {
     // Rolling back can fail only if the connection is broken; there is nothing left to undo.

@@ -164,6 +164,8 @@ class StateStore {
   // few queries, and compiling them again each time cost as much as running them. The returned
   // lease resets the statement when it goes out of scope.
   Prepared Prepare(const std::string& sql) const;
+  // Runs one statement that returns no rows, through the statement cache.
+  void Execute(const std::string& sql);
 
   std::string path_;
   std::unique_ptr<SQLite::Database> db_;
