@@ -204,12 +204,15 @@ void Server::Stop() {
   for (auto& context : s.contexts) context->stop();
   for (auto& thread : s.threads) thread.join();
   s.threads.clear();
+  // No request runs any more; answers still waiting for the disk are released (into the stopped
+  // contexts, which drop them) while the router they log through still exists.
+  s.emulator->WaitUntilDurable();
   s.transport.reset();
-  s.keep_running.clear();
-  s.contexts.clear();
   s.router.reset();
   s.emulator.reset();
   s.store.reset();  // closes the database cleanly (WAL checkpoint on last connection)
+  s.keep_running.clear();
+  s.contexts.clear();
   log::Event(spdlog::level::info, "stopped");
 }
 

@@ -1,5 +1,6 @@
 #include "ops/emulator.hpp"
 
+#include <future>
 #include <random>
 
 #include "domain/time_format.hpp"
@@ -273,6 +274,16 @@ domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& req
     Context ctx = MakeContextLocked(caller);
     return invoke_endpoint_(numbered, ctx);
   });
+}
+
+void Emulator::WhenDurable(std::function<void(bool)> released) {
+  committer_.WhenDurable(std::move(released));
+}
+
+void Emulator::WaitUntilDurable() {
+  std::promise<void> done;
+  committer_.WhenDurable([&done](bool) { done.set_value(); });
+  done.get_future().wait();
 }
 
 VirtualClock::State Emulator::GetClock() const { return clock_.GetState(); }

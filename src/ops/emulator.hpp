@@ -4,6 +4,7 @@
 // Thread-safe: any transport thread may call any method.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include "ops/context.hpp"
 #include "ops/overview.hpp"
 #include "smemu/clock.hpp"
+#include "store/group_commit.hpp"
 #include "store/state_store.hpp"
 
 namespace smemu::ops {
@@ -69,6 +71,14 @@ class Emulator {
   domain::Result<nlohmann::json> Invoke(const std::string& operation, const nlohmann::json& input,
                                         const Caller& caller);
   domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, const Caller& caller);
+
+  // Calls `released` once everything committed so far is on disk (see store::GroupCommitter):
+  // an answer must not be sent before what it reports or has seen is durable. At once when it
+  // already is; otherwise later, from another thread. `durable` false: the sync failed.
+  void WhenDurable(std::function<void(bool durable)> released);
+  // Waits until everything committed so far is durable and every earlier WhenDurable() caller
+  // has been released (shutdown).
+  void WaitUntilDurable();
 
   VirtualClock::State GetClock() const;
   // Applies a change; moving backwards is refused with a ValidationException and changes nothing.
@@ -177,6 +187,9 @@ class Emulator {
   } snapshot_mark_;
   const std::string snapshot_epoch_;  // tells this run's versions from an earlier run's
   mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
+  // Declared last: constructed after the setup above wrote with synchronous commits, destroyed
+  // first, releasing whoever still waits.
+  store::GroupCommitter committer_{store_};
 };
 
 }  // namespace smemu::ops

@@ -98,29 +98,39 @@ void Router::Handle(HttpRequest request, Reply reply) const {
   Outcome outcome;
   outcome.request_id = NewRequestId();
   HttpResponse response = Dispatch(request, outcome);
-  if (!outcome.forward) {
-    Log(outcome, started, response.status);
-    return reply(std::move(response));
-  }
+  if (!outcome.forward) return Answer(std::move(outcome), started, std::move(response), reply);
   Forward forward = std::move(*outcome.forward);
   outcome.forward.reset();
   if (!config_.upstream) {
     response =
         AnswerFromContainer(outcome, forward, {false, false, "no container link", 0, {}, {}});
-    Log(outcome, started, response.status);
-    return reply(std::move(response));
+    return Answer(std::move(outcome), started, std::move(response), reply);
   }
   HttpRequest to_container = std::move(forward.request);
   const std::string host = forward.host;
   const std::string port = forward.port;
   config_.upstream(host, port, std::move(to_container),
                    [this, outcome = std::move(outcome), forward = std::move(forward), started,
-                    reply = std::move(reply)](UpstreamReply answer) {
+                    reply = std::move(reply)](UpstreamReply answer) mutable {
                      HttpResponse answered =
                          AnswerFromContainer(outcome, forward, std::move(answer));
-                     Log(outcome, started, answered.status);
-                     reply(std::move(answered));
+                     Answer(std::move(outcome), started, std::move(answered), reply);
                    });
+}
+
+void Router::Answer(Outcome outcome, std::chrono::steady_clock::time_point started,
+                    HttpResponse response, const Reply& reply) const {
+  // Nothing is acknowledged before it is on disk: not a write, nor what a read saw of another
+  // request's write (group commit, see store::GroupCommitter). Usually released at once.
+  emulator_.WhenDurable([this, outcome = std::move(outcome), started,
+                         response = std::move(response), reply](bool durable) mutable {
+    if (!durable) {
+      response = RenderError(domain::InternalFailure("An internal error occurred."),
+                             outcome.protocol, outcome.request_id);
+    }
+    Log(outcome, started, response.status);
+    reply(std::move(response));
+  });
 }
 
 HttpResponse Router::Handle(const HttpRequest& request) const {

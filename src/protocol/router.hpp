@@ -67,6 +67,9 @@ class Router {
   HttpResponse Dispatch(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse AnswerFromContainer(const Outcome& outcome, const Forward& forward,
                                    UpstreamReply reply) const;
+  // Sends the answer once what it reports is durable, logging it then.
+  void Answer(Outcome outcome, std::chrono::steady_clock::time_point started, HttpResponse response,
+              const Reply& reply) const;
   // Logs the request's line and records it in the metrics.
   void Log(const Outcome& outcome, std::chrono::steady_clock::time_point started, int status) const;
   // The operation as a metrics label: from a bounded set, so clients cannot grow the series.

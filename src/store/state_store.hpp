@@ -6,6 +6,7 @@
 // Thread-safety: none. The single owner (ops::Registry) serialises all calls.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -139,6 +140,19 @@ class StateStore {
   // Result of PRAGMA integrity_check ("ok" when healthy).
   std::string IntegrityCheck() const;
 
+  // Group commit. By default every COMMIT waits for the disk (synchronous=FULL). After
+  // DeferSyncs(), a COMMIT only writes to the write-ahead log, which survives a crash of this
+  // process but not of the machine, and SyncWrites() makes everything committed so far durable
+  // with one fdatasync, however many transactions that covers (GroupCommitter calls it on its own
+  // thread while requests go on). Returns false for a database that never needs syncing
+  // (":memory:", read-only): such a store stays as it is.
+  bool DeferSyncs();
+  // How many transactions that wrote something have committed since the store opened. Any thread.
+  std::uint64_t CommittedWrites() const { return committed_writes_.load(); }
+  // Makes every write committed before the call durable. Thread-safe: it touches only the log's
+  // file descriptor. Returns 0, or the errno of the failed sync.
+  int SyncWrites() const;
+
   // Makes every write until Commit() one transaction: all or nothing, and one sync to disk. The
   // store's own methods run inside the outermost scope as savepoints. Without Commit() the
   // destructor rolls everything back (an exception mid-request leaves nothing half-written).
@@ -154,6 +168,7 @@ class StateStore {
    private:
     StateStore& store_;
     int depth_;
+    long long changes_before_ = 0;  // the connection's change count when the scope began
     bool done_ = false;
   };
 
@@ -173,6 +188,8 @@ class StateStore {
   // Declared after db_, so the statements are finalized before the connection closes.
   mutable std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
   int write_depth_ = 0;
+  std::atomic<std::uint64_t> committed_writes_{0};
+  int log_fd_ = -1;  // the write-ahead log, opened by DeferSyncs() for SyncWrites()
 };
 
 // Lower-cases ASCII letters; AWS names are ASCII.

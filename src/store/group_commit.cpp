@@ -1,0 +1,77 @@
+#include "store/group_commit.hpp"
+
+#include <cstring>
+
+#include "log/log.hpp"
+
+namespace smemu::store {
+
+GroupCommitter::GroupCommitter(StateStore& store) : store_(store) {
+  if (!store_.DeferSyncs()) return;
+  synced_ = store_.CommittedWrites();  // the constructor's own writes were synced as they went
+  thread_ = std::thread([this] { Run(); });
+}
+
+GroupCommitter::~GroupCommitter() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void GroupCommitter::WhenDurable(std::function<void(bool)> released) {
+  const std::uint64_t committed = store_.CommittedWrites();
+  {
+    std::lock_guard lock(mutex_);
+    if (!thread_.joinable() || committed <= synced_) {
+      // Fall through to release outside the lock.
+    } else {
+      waiting_.emplace_back(committed, std::move(released));
+      wake_.notify_one();
+      return;
+    }
+  }
+  released(true);
+}
+
+std::uint64_t GroupCommitter::Syncs() const {
+  std::lock_guard lock(mutex_);
+  return syncs_;
+}
+
+void GroupCommitter::Run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stopping_ || !waiting_.empty(); });
+    if (waiting_.empty()) return;  // stopping, and nobody waits
+    // Everything committed up to now rides on this one sync, including transactions whose
+    // requests have not asked to wait yet.
+    const std::uint64_t covered = store_.CommittedWrites();
+    lock.unlock();
+    const int error = store_.SyncWrites();
+    if (error != 0) {
+      log::Event(spdlog::level::err, "syncing the write-ahead log failed",
+                 {{"db", store_.Path()}, {"error", std::strerror(error)}});
+    }
+    lock.lock();
+    ++syncs_;
+    if (error == 0) synced_ = std::max(synced_, covered);
+    std::vector<std::function<void(bool)>> released;
+    auto still_waiting = waiting_.begin();
+    for (auto& [needs, callback] : waiting_) {
+      if (needs <= covered) {
+        released.push_back(std::move(callback));
+      } else {
+        *still_waiting++ = {needs, std::move(callback)};
+      }
+    }
+    waiting_.erase(still_waiting, waiting_.end());
+    lock.unlock();
+    for (auto& callback : released) callback(error == 0);
+    lock.lock();
+  }
+}
+
+}  // namespace smemu::store
