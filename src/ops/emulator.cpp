@@ -276,6 +276,16 @@ domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& req
   });
 }
 
+store::GroupCommitter::Batch Emulator::CloseBatchLocked() {
+  const std::uint64_t covers = store_.CommittedWrites();
+  std::string failure = store_.CommitBatch();
+  if (!failure.empty()) {
+    settled_ = {};
+    RebuildLedgerLocked();
+  }
+  return {covers, std::move(failure)};
+}
+
 void Emulator::WhenDurable(std::function<void(bool)> released) {
   committer_.WhenDurable(std::move(released));
 }

@@ -134,6 +134,9 @@ class Emulator {
 
  private:
   void PersistClockLocked();
+  // Commits the store's batch of writes for the group committer. If the store lost it, what
+  // memory holds of those writes (ledger, settling) is rebuilt from what the store still has.
+  store::GroupCommitter::Batch CloseBatchLocked();
   void RebuildLedgerLocked();
   PoolView ViewLocked(const domain::PoolKey& key, TimePoint now);
   // A context at the clock's now, with everything due by then settled.
@@ -189,7 +192,10 @@ class Emulator {
   mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
   // Declared last: constructed after the setup above wrote with synchronous commits, destroyed
   // first, releasing whoever still waits.
-  store::GroupCommitter committer_{store_};
+  store::GroupCommitter committer_{store_, [this] {
+                                     std::lock_guard lock(mutex_);
+                                     return CloseBatchLocked();
+                                   }};
 };
 
 }  // namespace smemu::ops

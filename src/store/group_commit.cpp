@@ -1,14 +1,16 @@
 #include "store/group_commit.hpp"
 
+#include <cerrno>
 #include <cstring>
 
 #include "log/log.hpp"
 
 namespace smemu::store {
 
-GroupCommitter::GroupCommitter(StateStore& store) : store_(store) {
+GroupCommitter::GroupCommitter(StateStore& store, CloseBatch close_batch)
+    : store_(store), close_batch_(std::move(close_batch)) {
   if (!store_.DeferSyncs()) return;
-  synced_ = store_.CommittedWrites();  // the constructor's own writes were synced as they went
+  synced_ = store_.CommittedWrites();  // earlier writes were committed and synced one by one
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -46,12 +48,17 @@ void GroupCommitter::Run() {
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !waiting_.empty(); });
     if (waiting_.empty()) return;  // stopping, and nobody waits
-    // Everything committed up to now rides on this one sync, including transactions whose
+    // Everything written up to now rides on this commit and sync, including writes whose
     // requests have not asked to wait yet.
-    const std::uint64_t covered = store_.CommittedWrites();
     lock.unlock();
-    const int error = store_.SyncWrites();
-    if (error != 0) {
+    const Batch batch = close_batch_();
+    const std::uint64_t covered = batch.covers;
+    const int error = batch.failure.empty() ? store_.SyncWrites() : EIO;
+    if (!batch.failure.empty()) {
+      log::Event(spdlog::level::err, "internal error",
+                 {{"error", batch.failure + "; the batch of requests was rolled back and "
+                                            "changed nothing, and each was answered 500"}});
+    } else if (error != 0) {
       log::Event(spdlog::level::err, "syncing the write-ahead log failed",
                  {{"db", store_.Path()}, {"error", std::strerror(error)}});
     }

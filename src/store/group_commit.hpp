@@ -1,16 +1,18 @@
-// GroupCommitter: acknowledges writes only once they are on disk, with one sync for many of them.
-// A durable COMMIT used to wait for its own fdatasync (about 2 ms here) while holding the lock
-// every request needs, so writes went one at a time at the disk's pace. Now a request's
-// transaction only writes to the write-ahead log, the answer waits, and one thread syncs the log
-// for every transaction committed meanwhile and then releases all their answers together.
+// GroupCommitter: acknowledges writes only once they are on disk, with one commit and one sync for
+// many of them. A durable COMMIT used to write its pages and wait for its own fdatasync (about
+// 2 ms here) while holding the lock every request needs, so writes went one at a time at the
+// disk's pace. Now a request's writes go into the store's open batch (a savepoint), its answer
+// waits, and one thread commits the batch, syncs the log and releases all those answers together.
 //
-// Thread-safe. The store must outlive it; its destructor syncs and releases what still waits.
+// Thread-safe. The store must outlive it; its destructor commits, syncs and releases what still
+// waits.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -21,9 +23,16 @@ namespace smemu::store {
 
 class GroupCommitter {
  public:
+  struct Batch {
+    std::uint64_t covers = 0;  // the store's CommittedWrites() when the batch was committed
+    std::string failure;       // set when the batch's writes are lost (StateStore::CommitBatch)
+  };
+  // Commits the store's open batch, holding whatever lock serialises the store's users.
+  using CloseBatch = std::function<Batch()>;
+
   // Puts the store in deferred-sync mode; a store that never needs syncing (":memory:",
   // read-only) is left as it is, and every answer is released at once.
-  explicit GroupCommitter(StateStore& store);
+  GroupCommitter(StateStore& store, CloseBatch close_batch);
   ~GroupCommitter();
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;
@@ -40,6 +49,7 @@ class GroupCommitter {
   void Run();
 
   StateStore& store_;
+  const CloseBatch close_batch_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::uint64_t synced_ = 0;  // CommittedWrites() that the last successful sync covered

@@ -164,7 +164,29 @@ StateStore::StateStore(const std::string& path) : path_(path) {
 }
 
 StateStore::~StateStore() {
+  try {
+    CommitBatch();  // writes nobody waited for (such as the clock saved at start) are kept too
+  } catch (const std::exception&) {
+  }
   if (log_fd_ >= 0) ::close(log_fd_);
+}
+
+std::string StateStore::CommitBatch() {
+  std::string failure;
+  if (batch_lost_) {
+    failure = "database '" + path_ + "' failed earlier in this batch and rolled it back";
+  }
+  batch_lost_ = false;
+  if (!batch_open_) return failure;
+  batch_open_ = false;
+  try {
+    Execute("COMMIT");
+  } catch (const SQLite::Exception& e) {
+    failure = "database '" + path_ + "' failed: " + e.what() + " (SQLite code " +
+              std::to_string(e.getExtendedErrorCode()) + ")";
+    if (sqlite3_get_autocommit(db_->getHandle()) == 0) Execute("ROLLBACK");
+  }
+  return failure;
 }
 
 bool StateStore::DeferSyncs() {
@@ -178,6 +200,7 @@ bool StateStore::DeferSyncs() {
   // In WAL mode, NORMAL still syncs the log before each checkpoint copies it into the file and the
   // file after it: what SyncWrites() made durable stays durable.
   db_->exec("PRAGMA synchronous = NORMAL");
+  batching_ = true;
   // A checkpoint runs inside the COMMIT that crosses the threshold, with every request waiting
   // for its two syncs; at the default of 1,000 pages a burst of writes met one every few dozen
   // requests. 10,000 pages (a log of up to 40 MB) checkpoints a tenth as often, and copies each
@@ -477,10 +500,17 @@ void StateStore::Execute(const std::string& sql) { Prepare(sql)->exec(); }
 StateStore::WriteScope::WriteScope(StateStore& store)
     : store_(store), depth_(store.write_depth_++) {
   try {
-    // A read-only file cannot take the write lock that BEGIN IMMEDIATE asks for; a deferred
-    // transaction still serves reads and fails at the first write.
-    const char* begin = store_.read_only_ ? "BEGIN" : "BEGIN IMMEDIATE";
-    store_.Execute(depth_ == 0 ? std::string(begin) : "SAVEPOINT s" + std::to_string(depth_));
+    if (depth_ > 0 || store_.batching_) {
+      if (depth_ == 0 && !store_.batch_open_) {
+        store_.Execute("BEGIN IMMEDIATE");
+        store_.batch_open_ = true;
+      }
+      store_.Execute("SAVEPOINT s" + std::to_string(depth_));
+    } else {
+      // A read-only file cannot take the write lock that BEGIN IMMEDIATE asks for; a deferred
+      // transaction still serves reads and fails at the first write.
+      store_.Execute(store_.read_only_ ? "BEGIN" : "BEGIN IMMEDIATE");
+    }
     changes_before_ = store_.db_->getTotalChanges();
   } catch (...) {
     --store_.write_depth_;
@@ -489,7 +519,8 @@ StateStore::WriteScope::WriteScope(StateStore& store)
 }
 
 void StateStore::WriteScope::Commit() {
-  store_.Execute(depth_ == 0 ? std::string("COMMIT") : "RELEASE s" + std::to_string(depth_));
+  const bool own_transaction = depth_ == 0 && !store_.batching_;
+  store_.Execute(own_transaction ? std::string("COMMIT") : "RELEASE s" + std::to_string(depth_));
   if (depth_ == 0 && store_.db_->getTotalChanges() != changes_before_) ++store_.committed_writes_;
   done_ = true;
   --store_.write_depth_;
@@ -498,7 +529,7 @@ void StateStore::WriteScope::Commit() {
 StateStore::WriteScope::~WriteScope() {
   if (done_) return;
   try {
-    if (depth_ == 0) {
+    if (depth_ == 0 && !store_.batching_) {
       store_.Execute("ROLLBACK");
     } else {
       store_.Execute("ROLLBACK TO s" + std::to_string(depth_));
@@ -506,6 +537,12 @@ StateStore::WriteScope::~WriteScope() {
     }
   } catch (const std::exception&) {
     // Rolling back can fail only if the connection is broken; there is nothing left to undo.
+  }
+  // Some errors (a full disk, an I/O error) make SQLite roll the whole transaction back: with
+  // batching, the writes of earlier requests in the batch are gone too.
+  if (store_.batch_open_ && sqlite3_get_autocommit(store_.db_->getHandle()) != 0) {
+    store_.batch_open_ = false;
+    store_.batch_lost_ = true;
   }
   --store_.write_depth_;
 }

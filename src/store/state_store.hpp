@@ -140,17 +140,22 @@ class StateStore {
   // Result of PRAGMA integrity_check ("ok" when healthy).
   std::string IntegrityCheck() const;
 
-  // Group commit. By default every COMMIT waits for the disk (synchronous=FULL). After
-  // DeferSyncs(), a COMMIT only writes to the write-ahead log, which survives a crash of this
-  // process but not of the machine, and SyncWrites() makes everything committed so far durable
-  // with one fdatasync, however many transactions that covers (GroupCommitter calls it on its own
-  // thread while requests go on). Returns false for a database that never needs syncing
-  // (":memory:", read-only): such a store stays as it is.
+  // Group commit. By default every WriteScope is a transaction of its own whose COMMIT waits for
+  // the disk (synchronous=FULL). After DeferSyncs(), WriteScopes become savepoints inside one
+  // open batch transaction: a page that many requests change (an index leaf) is written once per
+  // batch, not once per request. CommitBatch() writes the batch to the write-ahead log and
+  // SyncWrites() makes it durable with one fdatasync (GroupCommitter does both on its own thread
+  // while requests go on). Returns false for a database that never needs syncing (":memory:",
+  // read-only): such a store stays as it is.
   bool DeferSyncs();
-  // How many transactions that wrote something have committed since the store opened. Any thread.
+  // How many WriteScopes that wrote something have completed since the store opened. Any thread.
   std::uint64_t CommittedWrites() const { return committed_writes_.load(); }
-  // Makes every write committed before the call durable. Thread-safe: it touches only the log's
-  // file descriptor. Returns 0, or the errno of the failed sync.
+  // Commits the open batch, if any. Returns why it failed, naming the file (empty on success):
+  // the COMMIT failed, or an earlier failure lost the batch (SQLite rolled the whole transaction
+  // back). Either way the writes since the last batch are gone.
+  std::string CommitBatch();
+  // Makes every committed batch durable. Thread-safe: it touches only the log's file descriptor.
+  // Returns 0, or the errno of the failed sync.
   int SyncWrites() const;
 
   // Makes every write until Commit() one transaction: all or nothing, and one sync to disk. The
@@ -189,7 +194,10 @@ class StateStore {
   mutable std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
   int write_depth_ = 0;
   std::atomic<std::uint64_t> committed_writes_{0};
-  int log_fd_ = -1;  // the write-ahead log, opened by DeferSyncs() for SyncWrites()
+  int log_fd_ = -1;          // the write-ahead log, opened by DeferSyncs() for SyncWrites()
+  bool batching_ = false;    // DeferSyncs() was called
+  bool batch_open_ = false;  // the batch transaction has begun
+  bool batch_lost_ = false;  // SQLite rolled the open batch back after an error
 };
 
 // Lower-cases ASCII letters; AWS names are ASCII.

@@ -176,7 +176,7 @@ TEST(Degradation, AFullDiskAnswersInternalFailureAndLosesNothingAcknowledged) {
     EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 0) << server.output();
     EXPECT_THAT(server.output(),
                 HasSubstr("database '" + db + "' failed: database or disk is full"));
-    EXPECT_THAT(server.output(), HasSubstr("the request was rolled back and changed nothing"));
+    EXPECT_THAT(server.output(), HasSubstr("rolled back and changed nothing"));
   }
   std::sort(acknowledged.begin(), acknowledged.end());
   Process restarted(args, true, {}, disk.Launcher());

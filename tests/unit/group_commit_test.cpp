@@ -20,6 +20,14 @@ ResourceRow Model(const std::string& name) {
           "{}"};
 }
 
+// The committer of a store that only this thread uses.
+GroupCommitter::CloseBatch Closing(StateStore& store) {
+  return [&store] {
+    const std::uint64_t covers = store.CommittedWrites();
+    return GroupCommitter::Batch{covers, store.CommitBatch()};
+  };
+}
+
 // Waits for one release and says whether it reported the writes durable.
 bool Released(GroupCommitter& committer) {
   std::promise<bool> released;
@@ -30,7 +38,7 @@ bool Released(GroupCommitter& committer) {
 TEST(GroupCommitter, AWriteIsReleasedOnlyAfterASyncCoveringIt) {
   testing::TempDbPath path;
   StateStore store(path.str());
-  GroupCommitter committer(store);
+  GroupCommitter committer(store, Closing(store));
   EXPECT_TRUE(Released(committer));  // nothing written yet: no sync needed
   EXPECT_EQ(committer.Syncs(), 0u);
   ASSERT_TRUE(store.Insert(Model("first"), {}));
@@ -47,7 +55,7 @@ TEST(GroupCommitter, AWriteIsReleasedOnlyAfterASyncCoveringIt) {
 TEST(GroupCommitter, OneSyncCoversEveryTransactionCommittedBeforeIt) {
   testing::TempDbPath path;
   StateStore store(path.str());
-  GroupCommitter committer(store);
+  GroupCommitter committer(store, Closing(store));
   for (int i = 0; i < 50; ++i) ASSERT_TRUE(store.Insert(Model("m" + std::to_string(i)), {}));
   std::vector<std::future<bool>> answers;
   std::vector<std::promise<bool>> releases(50);
@@ -62,8 +70,12 @@ TEST(GroupCommitter, OneSyncCoversEveryTransactionCommittedBeforeIt) {
 TEST(GroupCommitter, ConcurrentWritersAreAllReleasedAndShareSyncs) {
   testing::TempDbPath path;
   StateStore store(path.str());
-  GroupCommitter committer(store);
   std::mutex store_lock;  // the store is single-threaded; the emulator serialises it the same way
+  GroupCommitter committer(store, [&] {
+    std::lock_guard lock(store_lock);
+    const std::uint64_t covers = store.CommittedWrites();
+    return GroupCommitter::Batch{covers, store.CommitBatch()};
+  });
   constexpr int kThreads = 4;
   constexpr int kWrites = 100;
   std::vector<std::thread> writers;
@@ -97,7 +109,7 @@ TEST(GroupCommitter, ReadsAndFailedWritesCountNoCommit) {
 
 TEST(GroupCommitter, AStoreInMemoryReleasesAtOnceOnTheCallersThread) {
   StateStore store(":memory:");
-  GroupCommitter committer(store);
+  GroupCommitter committer(store, Closing(store));
   ASSERT_TRUE(store.Insert(Model("m"), {}));
   std::thread::id released_on;
   committer.WhenDurable([&released_on](bool) { released_on = std::this_thread::get_id(); });
