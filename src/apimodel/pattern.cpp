@@ -43,7 +43,6 @@ pcre2_real_code_8* Compile(const std::string& java_pattern) {
     throw std::runtime_error("invalid model pattern '" + java_pattern +
                              "': " + reinterpret_cast<const char*>(message.data()));
   }
-  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // falls back to the interpreter if unavailable
   return code;
 }
 
@@ -124,6 +123,10 @@ Pattern::Pattern(std::string java_pattern)
 Pattern::~Pattern() = default;
 
 bool Pattern::Matches(std::string_view text) const {
+  // Compiled to machine code at the first match rather than at start: doing it for every pattern
+  // of the models took a quarter of an empty start, and most patterns are never matched.
+  // Without JIT support, matching falls back to the interpreter.
+  std::call_once(jit_compiled_, [this] { pcre2_jit_compile(code_.get(), PCRE2_JIT_COMPLETE); });
   pcre2_match_data* data = pcre2_match_data_create_from_pattern(code_.get(), nullptr);
   if (data == nullptr) return false;
   const int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0,

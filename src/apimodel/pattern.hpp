@@ -1,9 +1,10 @@
 // Pattern: an AWS model `pattern` (Java regex syntax) compiled with PCRE2 and matched against a
-// whole string, as the service's validator does. Immutable after construction; Matches() is
-// thread-safe (each call uses its own match data).
+// whole string, as the service's validator does. Matches() is thread-safe (each call uses its own
+// match data; the first call compiles the pattern to machine code, once).
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,7 @@ class Pattern {
  private:
   std::string source_;
   std::unique_ptr<pcre2_real_code_8, void (*)(pcre2_real_code_8*)> code_;
+  mutable std::once_flag jit_compiled_;
 };
 
 // Rewrites the Java-only parts of a model pattern (POSIX classes such as \p{Alnum} and \p{Print})

@@ -77,6 +77,8 @@ class ServiceModel {
   const std::string& protocol() const { return protocol_; }
 
  private:
+  class Builder;
+
   std::map<std::string, std::unique_ptr<Shape>, std::less<>> shapes_;
   std::map<std::string, Operation, std::less<>> operations_;
   std::string target_prefix_;

@@ -60,6 +60,8 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   std::lock_guard lock(mutex_);
   if (!store_.ReadOnly()) PersistClockLocked();  // a read-only file keeps the clock it has
   RebuildLedgerLocked();
+  // The writes above are the last of the start; every write from here on is acknowledged.
+  store_.EndStartup();
 }
 
 void Emulator::RebuildLedgerLocked() {

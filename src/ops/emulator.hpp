@@ -62,6 +62,7 @@ class Emulator {
   // `base_clock` drives the virtual clock while it runs; `store` keeps everything durable. Both
   // must outlive the Emulator. Restores a persisted clock unless `clock_start.start` is given.
   // `capacity` sets up the ledger's pools; plans already in the store are committed on top.
+  // Ends the store's start-up mode (StateStore::EndStartup): later writes are synced.
   Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
            domain::CapacityConfig capacity = {}, HostingOptions hosting = {});
 

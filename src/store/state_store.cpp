@@ -140,17 +140,27 @@ StateStore::StateStore(const std::string& path) : path_(path) {
     read_only_ = sqlite3_db_readonly(db_->getHandle(), "main") == 1;
     if (read_only_) db_ = OpenReadOnly(path);
     db_->exec("PRAGMA foreign_keys = ON");
+    db_->exec("PRAGMA synchronous = FULL");
     if (path != ":memory:" && !read_only_) {
       // This process is the file's only user: its ledger and settled lifecycles are in memory,
       // so a second server on the same file would contradict it. Holding the lock for the whole
       // run refuses that second server at start, and spares every transaction the file-lock
       // system calls (four per request, the largest cost after the socket itself).
       db_->exec("PRAGMA locking_mode = EXCLUSIVE");
-      // WAL with synchronous=FULL: an acknowledged write survives a process crash and a power
-      // loss.
+      // A new file holds nothing to protect yet: switching it to WAL (which writes its first page
+      // through a rollback journal) needs no flush now (see SyncCreatedFile).
+      created_ = db_->execAndGet("PRAGMA page_count").getInt() == 0;
+      if (created_) db_->exec("PRAGMA synchronous = OFF");
+      // WAL with synchronous=FULL (from EndStartup() on): an acknowledged write survives a process
+      // crash and a power loss.
       db_->exec("PRAGMA journal_mode = WAL");
+      // Start-up mode (see the header). Without checkpoints the file itself is not written
+      // until the WAL has been synced; that is what keeps unsynced commits from corrupting it.
+      starting_ = true;
+      autocheckpoint_pages_ = db_->execAndGet("PRAGMA wal_autocheckpoint").getInt();
+      db_->exec("PRAGMA wal_autocheckpoint = 0");
+      db_->exec("PRAGMA synchronous = OFF");
     }
-    db_->exec("PRAGMA synchronous = FULL");
     db_->setBusyTimeout(5000);
     Migrate();
   } catch (const SQLite::Exception& e) {
@@ -164,9 +174,12 @@ StateStore::StateStore(const std::string& path) : path_(path) {
 }
 
 StateStore::~StateStore() {
+  // Closing checkpoints the WAL into the file, which must not happen unsynced.
   try {
-    CommitBatch();  // writes nobody waited for (such as the clock saved at start) are kept too
+    EndStartup();
+    CommitBatch();  // writes nobody waited for are kept too
   } catch (const std::exception&) {
+    // The file is left as the last synced commit had it; the WAL still holds the rest.
   }
   if (log_fd_ >= 0) ::close(log_fd_);
 }
@@ -197,21 +210,64 @@ bool StateStore::DeferSyncs() {
     throw std::runtime_error("cannot open the write-ahead log '" + path_ +
                              "-wal': " + std::strerror(errno));
   }
-  // In WAL mode, NORMAL still syncs the log before each checkpoint copies it into the file and the
-  // file after it: what SyncWrites() made durable stays durable.
-  db_->exec("PRAGMA synchronous = NORMAL");
   batching_ = true;
   // A checkpoint runs inside the COMMIT that crosses the threshold, with every request waiting
   // for its two syncs; at the default of 1,000 pages a burst of writes met one every few dozen
   // requests. 10,000 pages (a log of up to 40 MB) checkpoints a tenth as often, and copies each
   // page that many transactions touched (index leaves) once instead of ten times.
-  db_->exec("PRAGMA wal_autocheckpoint = 10000");
+  autocheckpoint_pages_ = 10000;
+  if (!starting_) ApplySyncMode();  // otherwise EndStartup() does
   return true;
+}
+
+void StateStore::ApplySyncMode() {
+  // In WAL mode, NORMAL still syncs the log before each checkpoint copies it into the file and the
+  // file after it: what SyncWrites() made durable stays durable.
+  db_->exec(batching_ ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL");
+  sqlite3_wal_autocheckpoint(db_->getHandle(), autocheckpoint_pages_);
 }
 
 int StateStore::SyncWrites() const {
   if (log_fd_ < 0) return 0;
   return ::fdatasync(log_fd_) == 0 ? 0 : errno;
+}
+
+void StateStore::EndStartup() {
+  if (!starting_) return;
+  starting_ = false;
+  try {
+    // The safety level cannot change inside a transaction: the start-up writes of a batch are
+    // committed first (unsynced, like every start-up write).
+    if (batch_open_) {
+      batch_open_ = false;
+      Execute("COMMIT");
+    }
+    ApplySyncMode();
+  } catch (const SQLite::Exception&) {
+    RethrowNamingTheFile();
+  }
+  // A new file: the first commit from here on flushes the file's first page, then turns on the
+  // auto-checkpoint that ApplySyncMode() set, which the hook replaces until then.
+  if (created_) sqlite3_wal_hook(db_->getHandle(), &StateStore::SyncCreatedFile, this);
+}
+
+// The WAL hook from EndStartup() until the first commit after it (a synced one) has succeeded.
+// The new file's first page was written without a flush, and the file is not flushed again until
+// a checkpoint; if that page were lost, SQLite would find an empty file and delete the WAL with
+// every acknowledged write in it. So it is flushed before the first of them is acknowledged. A
+// failure fails that commit's request (500) and is tried again at the next commit.
+int StateStore::SyncCreatedFile(void* store, sqlite3* db, const char* name, int wal_pages) {
+  sqlite3_file* file = nullptr;
+  if (sqlite3_file_control(db, name, SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+      file == nullptr || file->pMethods == nullptr) {
+    return SQLITE_IOERR_FSYNC;
+  }
+  if (const int rc = file->pMethods->xSync(file, SQLITE_SYNC_NORMAL); rc != SQLITE_OK) return rc;
+  // SQLite's own hook (auto-checkpoint) from now on, and what it would have done for this commit.
+  const int checkpoint_pages = static_cast<StateStore*>(store)->autocheckpoint_pages_;
+  sqlite3_wal_autocheckpoint(db, checkpoint_pages);
+  if (checkpoint_pages > 0 && wal_pages >= checkpoint_pages) sqlite3_wal_checkpoint(db, name);
+  return SQLITE_OK;
 }
 
 void StateStore::Migrate() {
@@ -222,19 +278,20 @@ void StateStore::Migrate() {
                              " is newer than this build supports (" +
                              std::to_string(migrations.rbegin()->first) + ")");
   }
+  if (migrations.empty() || version == migrations.rbegin()->first) return;
+  if (read_only_) {
+    throw std::runtime_error("the file is read-only and its schema (version " +
+                             std::to_string(version) + ") needs an upgrade to version " +
+                             std::to_string(migrations.rbegin()->first));
+  }
+  // Every pending migration in one transaction: a new file gets its whole schema in one commit.
+  WriteScope transaction(*this);
   for (const auto& [number, sql] : migrations) {
     if (number <= version) continue;
-    if (read_only_) {
-      throw std::runtime_error("the file is read-only and its schema (version " +
-                               std::to_string(version) + ") needs an upgrade to version " +
-                               std::to_string(migrations.rbegin()->first));
-    }
-    WriteScope transaction(*this);
     db_->exec(std::string(sql));
     db_->exec("PRAGMA user_version = " + std::to_string(number));
-    transaction.Commit();
-    version = number;
   }
+  transaction.Commit();
 }
 
 void StateStore::RethrowNamingTheFile() const {

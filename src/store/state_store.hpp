@@ -21,6 +21,7 @@ namespace SQLite {
 class Database;
 class Statement;
 }  // namespace SQLite
+struct sqlite3;
 
 namespace smemu::store {
 
@@ -83,7 +84,13 @@ class StateStore {
  public:
   // Opens (creating if needed) the database at `path` and migrates it. Throws std::runtime_error
   // with a message naming the file on failure: a start-up error.
+  //
+  // The store opens in start-up mode: commits are not synced to disk and no checkpoint runs, so
+  // that opening a database and the owner's own start-up writes (its persisted settings) cost no
+  // disk flush. A crash before the first synced commit may lose them, never corrupt the file (WAL
+  // frames are checksummed; the file itself is not written until a checkpoint).
   explicit StateStore(const std::string& path);
+  // Ends start-up mode (if the destructor has to, it does so itself).
   ~StateStore();
   StateStore(const StateStore&) = delete;
   StateStore& operator=(const StateStore&) = delete;
@@ -92,6 +99,12 @@ class StateStore {
   // Reads are served; every write fails with a StoreFailure.
   bool ReadOnly() const { return read_only_; }
   const std::string& Path() const { return path_; }
+
+  // Ends start-up mode: from now on every commit is synced before it returns (synchronous=FULL),
+  // and the first one makes everything written before it durable too, in the same flush of the
+  // WAL (for a file this open created, the first commit also flushes the file itself). Call when
+  // the start-up writes are done, before acknowledging any write.
+  void EndStartup();
 
   // Rethrows the exception in flight; one raised by SQLite becomes a StoreFailure naming the file.
   [[noreturn]] void RethrowNamingTheFile() const;
@@ -180,6 +193,9 @@ class StateStore {
  private:
   class Prepared;
   void Migrate();
+  static int SyncCreatedFile(void* store, sqlite3* db, const char* name, int wal_pages);
+  // synchronous and the auto-checkpoint threshold for serving: FULL, or NORMAL with group commit.
+  void ApplySyncMode();
   // The statement for `sql`, compiled once per connection and kept: every request runs the same
   // few queries, and compiling them again each time cost as much as running them. The returned
   // lease resets the statement when it goes out of scope.
@@ -190,6 +206,9 @@ class StateStore {
   std::string path_;
   std::unique_ptr<SQLite::Database> db_;
   bool read_only_ = false;
+  bool starting_ = false;  // in start-up mode: commits are not synced and nothing is checkpointed
+  bool created_ = false;   // this open created the file (it had no page yet)
+  int autocheckpoint_pages_ = 0;  // SQLite's WAL auto-checkpoint threshold, off in start-up
   // Declared after db_, so the statements are finalized before the connection closes.
   mutable std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
   int write_depth_ = 0;

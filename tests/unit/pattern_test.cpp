@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 namespace smemu::apimodel {
 namespace {
 
@@ -13,6 +17,20 @@ TEST(Pattern, MatchesWholeStringOnly) {
   EXPECT_FALSE(name.Matches("model-"));
   EXPECT_FALSE(name.Matches("my model"));
   EXPECT_FALSE(name.Matches(""));
+}
+
+// The first match compiles the pattern to machine code; threads racing to it must all wait for it.
+TEST(Pattern, FirstMatchesFromManyThreadsAgree) {
+  const Pattern name("[a-z]+(-[a-z]+)*");
+  std::atomic<int> agreed{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] {
+      if (name.Matches("my-model") && !name.Matches("My-model")) ++agreed;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(agreed, 8);
 }
 
 TEST(Pattern, TranslatesJavaPosixClassesOutsideAndInsideBrackets) {

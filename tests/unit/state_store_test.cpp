@@ -3,12 +3,80 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstring>
 #include <limits>
+#include <map>
+#include <string>
 
 #include "test_support.hpp"
 
 namespace smemu::store {
 namespace {
+
+// Counts the flushes SQLite asks of each file while it lives, by the file's name suffix: "" for
+// the database itself, "-wal", "-journal". Installed as SQLite's default VFS: a copy of the real
+// one whose files report their syncs.
+class SyncCounter {
+ public:
+  SyncCounter() {
+    real_ = sqlite3_vfs_find(nullptr);
+    vfs_ = *real_;
+    vfs_.zName = "smemu-sync-counter";
+    vfs_.pNext = nullptr;
+    vfs_.xOpen = &Open;
+    current_ = this;
+    sqlite3_vfs_register(&vfs_, /*makeDflt=*/1);
+  }
+  ~SyncCounter() {
+    sqlite3_vfs_unregister(&vfs_);
+    sqlite3_vfs_register(real_, /*makeDflt=*/1);
+    current_ = nullptr;
+  }
+  SyncCounter(const SyncCounter&) = delete;
+  SyncCounter& operator=(const SyncCounter&) = delete;
+
+  int Of(const std::string& suffix) const {
+    auto it = syncs_.find(suffix);
+    return it == syncs_.end() ? 0 : it->second;
+  }
+  int Total() const {
+    int total = 0;
+    for (const auto& [suffix, count] : syncs_) total += count;
+    return total;
+  }
+
+ private:
+  static int Open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags,
+                  int* out_flags) {
+    const int rc = current_->real_->xOpen(current_->real_, name, file, flags, out_flags);
+    if (rc != SQLITE_OK || file->pMethods == nullptr || name == nullptr) return rc;
+    // Files of different kinds have different methods (no locks but on the database itself).
+    auto [counting, added] = current_->methods_.try_emplace(file->pMethods, *file->pMethods);
+    if (added) counting->second.xSync = &Sync;
+    const std::string path = name;
+    const size_t dash = path.rfind('-');
+    const bool suffixed = dash != std::string::npos && path.find('/', dash) == std::string::npos &&
+                          (path.compare(dash, std::string::npos, "-wal") == 0 ||
+                           path.compare(dash, std::string::npos, "-journal") == 0);
+    current_->files_[file] = {suffixed ? path.substr(dash) : "", file->pMethods};
+    file->pMethods = &counting->second;
+    return rc;
+  }
+  static int Sync(sqlite3_file* file, int flags) {
+    const auto& [suffix, real_methods] = current_->files_.at(file);
+    ++current_->syncs_[suffix];
+    return real_methods->xSync(file, flags);
+  }
+
+  static inline SyncCounter* current_ = nullptr;
+  sqlite3_vfs* real_ = nullptr;
+  sqlite3_vfs vfs_{};
+  // Real methods -> the same with a counting xSync.
+  std::map<const sqlite3_io_methods*, sqlite3_io_methods> methods_;
+  // Open file -> its name suffix and real methods.
+  std::map<const sqlite3_file*, std::pair<std::string, const sqlite3_io_methods*>> files_;
+  std::map<std::string, int> syncs_;
+};
 
 TimePoint At(long long ms) { return TimePoint{Millis{ms}}; }
 
@@ -169,6 +237,63 @@ TEST(StateStore, EverythingSurvivesReopeningTheFile) {
   EXPECT_EQ(reopened.GetTags(row->arn).size(), 1u);
   EXPECT_EQ(reopened.GetSetting("clock"), "x");
   EXPECT_EQ(reopened.IntegrityCheck(), "ok");
+}
+
+// Creating a file, migrating it and the owner's start-up writes flush nothing; the first write
+// after start-up flushes the WAL and, once, the new file itself (without its first page, SQLite
+// would take the file for empty and delete the WAL). Later writes flush only the WAL.
+TEST(StateStore, ANewFileIsFlushedAtTheFirstWriteAfterStartup) {
+  testing::TempDbPath path;
+  SyncCounter syncs;
+  StateStore store(path.str());
+  store.PutSetting("clock", "at start");
+  store.EndStartup();
+  EXPECT_EQ(syncs.Total(), 0);
+  store.PutSetting("k", "v");
+  EXPECT_EQ(syncs.Of("-wal"), 1);
+  EXPECT_EQ(syncs.Of(""), 1);
+  ASSERT_TRUE(store.Insert(Row("m", 1), {}));
+  EXPECT_EQ(syncs.Of("-wal"), 2);
+  EXPECT_EQ(syncs.Of(""), 1);
+  EXPECT_EQ(syncs.Of("-journal"), 0);
+}
+
+TEST(StateStore, AnExistingFileIsFlushedOnlyByWritesAfterStartup) {
+  testing::TempDbPath path;
+  {
+    StateStore store(path.str());
+    ASSERT_TRUE(store.Insert(Row("kept", 1), {}));
+  }
+  SyncCounter syncs;
+  {
+    StateStore store(path.str());
+    store.PutSetting("clock", "at start");
+    store.EndStartup();
+    EXPECT_EQ(syncs.Total(), 0);
+    store.PutSetting("k", "v");
+    EXPECT_EQ(syncs.Of("-wal"), 1);
+    EXPECT_EQ(syncs.Of(""), 0);
+  }
+  // Closing checkpoints the WAL into the file, flushed.
+  EXPECT_EQ(syncs.Of(""), 1);
+  StateStore reopened(path.str());
+  EXPECT_TRUE(reopened.Get({"111111111111", "us-east-1", "model", "kept"}));
+  EXPECT_EQ(reopened.GetSetting("k"), "v");
+  EXPECT_EQ(reopened.IntegrityCheck(), "ok");
+}
+
+// A store closed before start-up ended (a failed start) checkpoints with flushes all the same.
+TEST(StateStore, ClosingDuringStartupFlushesWhatItCheckpoints) {
+  testing::TempDbPath path;
+  SyncCounter syncs;
+  {
+    StateStore store(path.str());
+    store.PutSetting("clock", "at start");
+  }
+  EXPECT_GE(syncs.Of("-wal"), 1);
+  EXPECT_GE(syncs.Of(""), 1);
+  StateStore reopened(path.str());
+  EXPECT_EQ(reopened.GetSetting("clock"), "at start");
 }
 
 TEST(StateStore, RefusesADatabaseFromANewerBuild) {
