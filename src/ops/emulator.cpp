@@ -36,14 +36,15 @@ std::optional<VirtualClock::State> DecodeClock(const std::string& text, TimePoin
 }  // namespace
 
 Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
-                   domain::CapacityConfig capacity, HostingOptions hosting)
+                   domain::CapacityConfig capacity, HostingOptions hosting, Durability durability)
     : store_(store),
       base_clock_(base_clock),
       clock_start_(clock_start),
       clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen),
       capacity_(std::move(capacity)),
       hosting_(std::move(hosting)),
-      snapshot_epoch_(std::to_string(std::random_device{}() & 0xffffff)) {
+      snapshot_epoch_(std::to_string(std::random_device{}() & 0xffffff)),
+      durability_(durability) {
   AddModelHandlers(handlers_);
   AddTrainingPlanHandlers(handlers_);
   AddEndpointConfigHandlers(handlers_);

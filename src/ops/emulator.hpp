@@ -57,6 +57,12 @@ struct PoolChange {
   std::optional<int> on_demand;
 };
 
+// How writes become durable before they are acknowledged.
+enum class Durability {
+  kGroupCommit,    // batched and synced by a committer thread (store::GroupCommitter)
+  kCallerCommits,  // the caller holds a WriteScope around many requests: answers go at once
+};
+
 class Emulator {
  public:
   // `base_clock` drives the virtual clock while it runs; `store` keeps everything durable. Both
@@ -64,7 +70,8 @@ class Emulator {
   // `capacity` sets up the ledger's pools; plans already in the store are committed on top.
   // Ends the store's start-up mode (StateStore::EndStartup): later writes are synced.
   Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
-           domain::CapacityConfig capacity = {}, HostingOptions hosting = {});
+           domain::CapacityConfig capacity = {}, HostingOptions hosting = {},
+           Durability durability = Durability::kGroupCommit);
 
   // True when a handler exists for the control-plane operation.
   bool Emulates(const std::string& operation) const;
@@ -193,10 +200,13 @@ class Emulator {
   mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
   // Declared last: constructed after the setup above wrote with synchronous commits, destroyed
   // first, releasing whoever still waits.
-  store::GroupCommitter committer_{store_, [this] {
+  const Durability durability_;
+  store::GroupCommitter committer_{store_,
+                                   [this] {
                                      std::lock_guard lock(mutex_);
                                      return CloseBatchLocked();
-                                   }};
+                                   },
+                                   durability_ == Durability::kGroupCommit};
 };
 
 }  // namespace smemu::ops

@@ -7,9 +7,9 @@
 
 namespace smemu::store {
 
-GroupCommitter::GroupCommitter(StateStore& store, CloseBatch close_batch)
+GroupCommitter::GroupCommitter(StateStore& store, CloseBatch close_batch, bool enabled)
     : store_(store), close_batch_(std::move(close_batch)) {
-  if (!store_.DeferSyncs()) return;
+  if (!enabled || !store_.DeferSyncs()) return;
   synced_ = store_.CommittedWrites();  // earlier writes were committed and synced one by one
   thread_ = std::thread([this] { Run(); });
 }

@@ -31,8 +31,10 @@ class GroupCommitter {
   using CloseBatch = std::function<Batch()>;
 
   // Puts the store in deferred-sync mode; a store that never needs syncing (":memory:",
-  // read-only) is left as it is, and every answer is released at once.
-  GroupCommitter(StateStore& store, CloseBatch close_batch);
+  // read-only) is left as it is, and every answer is released at once. So it is when `enabled` is
+  // false: for a tool that holds its own transaction around many requests (bench/seed_db), whose
+  // writes are durable when that transaction commits.
+  GroupCommitter(StateStore& store, CloseBatch close_batch, bool enabled = true);
   ~GroupCommitter();
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;
