@@ -30,16 +30,19 @@ void AddEndpoints(const store::StateStore& store, const std::string& region,
   }
 }
 
-// A job holds its selected instances from the moment it starts running until it ends.
+// A job holds its selected instances from the moment it starts running until it ends (a stopping
+// job until it has stopped).
 void AddJobs(const store::StateStore& store, const char* kind, const std::string& region,
              std::vector<Holder>& holders) {
-  for (const store::ResourceRow& row : store.AllOfKind(kind, std::string("InProgress"))) {
-    if (!region.empty() && row.key.region != region) continue;
-    const json doc = json::parse(row.doc);
-    if (doc.value("Phase", "") != "Running") continue;
-    const json& selected = doc.at("Selected");
-    holders.push_back({row.arn, kind, row.key.region, selected.value("InstanceType", ""),
-                       selected.value("PlanArn", ""), selected.value("InstanceCount", 0)});
+  for (const char* status : kLiveJobStatuses) {
+    for (const store::ResourceRow& row : store.AllOfKind(kind, std::string(status))) {
+      if (!region.empty() && row.key.region != region) continue;
+      const json doc = json::parse(row.doc);
+      if (doc.value("Phase", "") != "Running") continue;
+      const json& selected = doc.at("Selected");
+      holders.push_back({row.arn, kind, row.key.region, selected.value("InstanceType", ""),
+                         selected.value("PlanArn", ""), selected.value("InstanceCount", 0)});
+    }
   }
 }
 

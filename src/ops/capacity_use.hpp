@@ -13,6 +13,8 @@ namespace smemu::ops {
 inline constexpr const char* kEndpointKind = "endpoint";
 inline constexpr const char* kTrainingJobKind = "training-job";
 inline constexpr const char* kProcessingJobKind = "processing-job";
+// The statuses of a job that may still hold instances: running, or shutting them down.
+inline constexpr const char* kLiveJobStatuses[] = {"InProgress", "Stopping"};
 
 // Instances held in a region: per plan ARN, and per on-demand instance type.
 struct Holdings {

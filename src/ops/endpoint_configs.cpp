@@ -117,8 +117,26 @@ domain::Status CheckInstancePools(const Context& ctx, const json& variant) {
   return domain::Ok();
 }
 
-domain::Status CheckVariants(const Context& ctx, const json& variants) {
+// Serverless memory is sold in whole gigabytes: the model's range (1024..6144) says less than the
+// service takes.
+domain::Status CheckServerlessMemory(const json& variant, const std::string& path) {
+  const auto config = variant.find("ServerlessConfig");
+  if (config == variant.end() || !config->contains("MemorySizeInMB")) return domain::Ok();
+  const int memory = (*config)["MemorySizeInMB"];
+  if (memory % 1024 == 0) return domain::Ok();
+  return domain::ValidationException(
+      "1 validation error detected: Value '" + std::to_string(memory) + "' at '" + path +
+      ".serverlessConfig.memorySizeInMB' failed to satisfy constraint: Member must be one of "
+      "1024, 2048, 3072, 4096, 5120 or 6144 (1 GB steps)");
+}
+
+// `list_path` names the variants in messages: "productionVariants" or "shadowProductionVariants".
+domain::Status CheckVariants(const Context& ctx, const json& variants,
+                             const std::string& list_path) {
+  int position = 0;
   for (const json& variant : variants) {
+    const std::string path = list_path + "." + std::to_string(++position) + ".member";
+    if (auto ok = CheckServerlessMemory(variant, path); !ok) return ok;
     if (auto ok = RequireModel(ctx, variant, "ModelName"); !ok) return ok;
     if (variant.contains("InstancePools")) {
       if (auto ok = CheckInstancePools(ctx, variant); !ok) return ok;
@@ -140,9 +158,14 @@ json DescribedVariants(json variants) {
 
 Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointConfigName");
-  if (auto ok = CheckVariants(ctx, in.at("ProductionVariants")); !ok) return ok.error();
+  if (auto ok = CheckVariants(ctx, in.at("ProductionVariants"), "productionVariants"); !ok) {
+    return ok.error();
+  }
   if (in.contains("ShadowProductionVariants")) {
-    if (auto ok = CheckVariants(ctx, in["ShadowProductionVariants"]); !ok) return ok.error();
+    if (auto ok = CheckVariants(ctx, in["ShadowProductionVariants"], "shadowProductionVariants");
+        !ok) {
+      return ok.error();
+    }
   }
   json doc = json::object();
   for (const char* member : kDescribedMembers) {
@@ -179,7 +202,12 @@ Result<json> DeleteEndpointConfig(const json& in, Context& ctx) {
 }
 
 Result<json> ListEndpointConfigs(const json& in, Context& ctx) {
-  return ListSimple(in, ctx, {kKind, "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn"});
+  static const ListSpec kSpec{
+      "ListEndpointConfigs",
+      {{"CreationTime", store::SortField::kCreationTime}, {"Name", store::SortField::kName}},
+      /*descending_by_default=*/true};
+  return ListSimple(in, ctx, kSpec,
+                    {kKind, "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn"});
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // from the region's on-demand pools.
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include "ops/arn.hpp"
 #include "ops/capacity_use.hpp"
@@ -314,8 +315,13 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
   auto row = EndpointToUpdate(ctx, name);
   if (!row) return row.error();
   json doc = json::parse(row->doc);
+  std::set<std::string> named;
   for (const json& desired : in.at("DesiredWeightsAndCapacities")) {
     const std::string variant_name = desired.at("VariantName");
+    if (!named.insert(variant_name).second) {
+      return domain::ValidationException("The variant " + variant_name +
+                                         " appears more than once in DesiredWeightsAndCapacities.");
+    }
     auto variant = std::find_if(doc["Variants"].begin(), doc["Variants"].end(),
                                 [&](const json& v) { return v["VariantName"] == variant_name; });
     if (variant == doc["Variants"].end()) {
@@ -353,11 +359,17 @@ Result<json> UpdateEndpoint(const json& in, Context& ctx) {
 }
 
 Result<json> ListEndpoints(const json& in, Context& ctx) {
-  auto query = ReadListRequest(in, kKind, ctx);
-  if (!query) return query.error();
-  const store::ListPage page = ctx.store.List(*query);
+  static const ListSpec kSpec{"ListEndpoints",
+                              {{"CreationTime", store::SortField::kCreationTime},
+                               {"Name", store::SortField::kName},
+                               {"Status", store::SortField::kStatus}},
+                              /*descending_by_default=*/true};
+  auto request = ReadListRequest(in, kSpec);
+  if (!request) return request.error();
+  const auto page = Paginate<store::ResourceRow>(
+      kSpec, *request, StoreSource(ctx, kKind, *request, ReadStoreFilters(in)));
   json endpoints = json::array();
-  for (const store::ResourceRow& row : page.rows) {
+  for (const store::ResourceRow& row : page.items) {
     endpoints.push_back({{"EndpointName", row.key.name},
                          {"EndpointArn", row.arn},
                          {"CreationTime", WriteTimestamp(row.created)},
@@ -365,7 +377,7 @@ Result<json> ListEndpoints(const json& in, Context& ctx) {
                          {"EndpointStatus", row.status}});
   }
   json out = {{"Endpoints", std::move(endpoints)}};
-  WriteNextToken(*query, page, out);
+  if (page.next_token) out["NextToken"] = *page.next_token;
   return out;
 }
 

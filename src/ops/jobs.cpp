@@ -5,7 +5,6 @@
 // a plan opens or closes or a running job ends. A running job holds its instances until it
 // completes (after a simulated run time), hits MaxRuntimeInSeconds, is stopped, or loses its plan.
 #include <algorithm>
-#include <limits>
 
 #include "ops/arn.hpp"
 #include "ops/capacity_use.hpp"
@@ -126,6 +125,7 @@ bool NoOptionLeft(const Context& owner, const json& doc, TimePoint at) {
 std::optional<TimePoint> NextEvent(const Context& ctx, const store::ResourceRow& row,
                                    const json& doc) {
   const Context owner = OwnerContext(ctx, row);
+  if (doc.contains("StopDueMs")) return AtMs(doc, "StopDueMs");
   if (doc.value("Phase", "") == "Running") return EndingOf(owner, doc).at;
   const TimePoint as_of = AtMs(doc, "AsOfMs");
   std::optional<TimePoint> next;
@@ -218,13 +218,16 @@ struct LiveJob {
   bool changed = false;
 };
 
-// Every job still in progress, oldest first: the order in which waiting jobs are served.
+// Every job still in progress or stopping, oldest first: the order in which waiting jobs are
+// served.
 std::vector<LiveJob> LiveJobs(const store::StateStore& store) {
   std::vector<LiveJob> jobs;
   for (const char* kind : {kTrainingJobKind, kProcessingJobKind}) {
-    for (store::ResourceRow& row : store.AllOfKind(kind, std::string("InProgress"))) {
-      json doc = json::parse(row.doc);
-      jobs.push_back({std::move(row), std::move(doc), false});
+    for (const char* status : kLiveJobStatuses) {
+      for (store::ResourceRow& row : store.AllOfKind(kind, std::string(status))) {
+        json doc = json::parse(row.doc);
+        jobs.push_back({std::move(row), std::move(doc), false});
+      }
     }
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const LiveJob& a, const LiveJob& b) {
@@ -239,6 +242,14 @@ std::vector<LiveJob> LiveJobs(const store::StateStore& store) {
 void SettleAt(Context& ctx, std::vector<LiveJob>& jobs, TimePoint at) {
   for (LiveJob& job : jobs) {
     const Context owner = OwnerContext(ctx, job.row);
+    if (job.doc.contains("StopDueMs")) {  // stopping: nothing else can happen to it
+      const TimePoint due = AtMs(job.doc, "StopDueMs");
+      if (due <= at) {
+        EndJob(job.row, job.doc, due, "Stopped");
+        job.changed = true;
+      }
+      continue;
+    }
     if (job.doc["Phase"] == "Running") {
       const Ending ending = EndingOf(owner, job.doc);
       if (ending.at > at) continue;
@@ -262,7 +273,7 @@ void SettleAt(Context& ctx, std::vector<LiveJob>& jobs, TimePoint at) {
   }
   std::map<std::string, Holdings> by_region;
   for (LiveJob& job : jobs) {
-    if (job.doc["Phase"] != "Pending") continue;
+    if (job.doc["Phase"] != "Pending" || job.doc.contains("StopDueMs")) continue;
     // Ended jobs above are not saved yet: release their instances in the holdings first.
     if (!by_region.count(job.row.key.region)) {
       Holdings holdings = HoldingsIn(ctx.store, job.row.key.region);
@@ -417,17 +428,24 @@ std::string FinalMessage(const json& doc) {
   return doc.value("FailureReason", "Training job failed");
 }
 
-// SecondaryStatusTransitions and the current SecondaryStatus, from the job's times.
+// SecondaryStatusTransitions and the current SecondaryStatus, from the job's times. Every step
+// has its start and, once it is over, its end: Pending (while waiting for capacity), the stages of
+// the run, Stopping (from a stop request until the instances are released), and the final status.
 json Transitions(const store::ResourceRow& row, const json& doc, TimePoint now,
                  std::string& current) {
   json transitions = json::array();
   const bool ended = doc["Phase"] == "Ended";
   const TimePoint end = ended ? AtMs(doc, "EndMs") : now;
+  const std::optional<TimePoint> stop =
+      doc.contains("StopMs") ? std::optional<TimePoint>(AtMs(doc, "StopMs")) : std::nullopt;
+  // The run's own stages end when it ends or when a stop is asked for.
+  const bool run_over = ended || stop;
+  const TimePoint run_end = stop ? *stop : end;
   const std::optional<TimePoint> start =
       doc.contains("StartMs") ? std::optional<TimePoint>(AtMs(doc, "StartMs")) : std::nullopt;
-  const TimePoint waited_until = start ? *start : end;
+  const TimePoint waited_until = start ? *start : run_end;
   if (waited_until > row.created || !start) {
-    const bool still = !ended && !start;
+    const bool still = !run_over && !start;
     transitions.push_back(Transition("Pending", row.created,
                                      still ? std::nullopt : std::optional<TimePoint>(waited_until),
                                      "Waiting for capacity for one of the instance preferences."));
@@ -437,17 +455,24 @@ json Transitions(const store::ResourceRow& row, const json& doc, TimePoint now,
     const Millis run{doc["RunMs"].get<int64_t>()};
     for (size_t i = 0; i < std::size(kStages); ++i) {
       const TimePoint from = *start + std::chrono::duration_cast<Millis>(run * kStages[i].from);
-      if (from > end || (from == end && ended && i > 0)) break;
+      if (from > run_end || (from == run_end && run_over && i > 0)) break;
       const TimePoint to =
           i + 1 < std::size(kStages)
               ? *start + std::chrono::duration_cast<Millis>(run * kStages[i + 1].from)
               : *start + run;
-      const bool open = !ended && to > now;
-      transitions.push_back(Transition(
-          kStages[i].status, from,
-          open ? std::nullopt : std::optional<TimePoint>(std::min(to, end)), kStages[i].message));
+      const bool open = !run_over && to > now;
+      transitions.push_back(
+          Transition(kStages[i].status, from,
+                     open ? std::nullopt : std::optional<TimePoint>(std::min(to, run_end)),
+                     kStages[i].message));
       current = kStages[i].status;
     }
+  }
+  if (stop) {
+    current = "Stopping";
+    transitions.push_back(Transition(current, *stop,
+                                     ended ? std::optional<TimePoint>(end) : std::nullopt,
+                                     "Stopping the training job"));
   }
   if (ended) {
     current = FinalSecondary(doc);
@@ -547,11 +572,17 @@ Result<json> StopJob(const JobFamily& family, const json& in, Context& ctx) {
     return domain::ValidationException("The request was rejected because the " + noun +
                                        " job is in status " + row->status + ".");
   }
+  // As on SageMaker, the job is Stopping (holding its instances while they shut down) for the
+  // provisioning delay, then Stopped.
   json doc = json::parse(row->doc);
-  EndJob(*row, doc, ctx.now, "Stopped");
+  doc["StopMs"] = Ms(ctx.now);
+  doc["StopDueMs"] = Ms(ctx.now + ctx.hosting.provisioning_delay);
+  doc.erase("PendingSinceMs");
+  row->status = "Stopping";
+  row->modified = ctx.now;
   row->doc = doc.dump();
   ctx.store.Update(*row);
-  SettleJobs(ctx);  // the released instances may start a waiting job
+  SettleJobs(ctx);  // without a delay the stop completes now, and may start a waiting job
   return json::object();
 }
 
@@ -563,24 +594,47 @@ std::string PlanOfJob(const json& doc) {
   return "";
 }
 
+const ListSpec& ListSpecOf(const JobFamily& family) {
+  static const std::vector<SortKey> kSortKeys = {{"CreationTime", store::SortField::kCreationTime},
+                                                 {"Name", store::SortField::kName},
+                                                 {"Status", store::SortField::kStatus}};
+  // ListTrainingJobs' model says Ascending is the default, while its own example lists "from the
+  // most current to the oldest", as the service does: Descending (README, "Known differences").
+  // ListProcessingJobs' model says Ascending and nothing else.
+  static const ListSpec kTrainingSpec{"ListTrainingJobs", kSortKeys, true};
+  static const ListSpec kProcessingSpec{"ListProcessingJobs", kSortKeys, false};
+  return family.training ? kTrainingSpec : kProcessingSpec;
+}
+
 Result<json> ListJobs(const JobFamily& family, const char* list_member, const json& in,
                       Context& ctx) {
-  auto query = ReadListRequest(in, family.kind, ctx);
-  if (!query) return query.error();
+  const ListSpec& spec = ListSpecOf(family);
+  auto request = ReadListRequest(in, spec);
+  if (!request) return request.error();
+  StoreFilters store_filters = ReadStoreFilters(in);
+  Filters<store::ResourceRow> filters;
+  // As AWS documents for ListTrainingJobs: with StatusEquals and MaxResults both set, MaxResults
+  // jobs are taken ignoring the status, and then filtered by it.
+  if (family.training && store_filters.status && request->limit_given) {
+    filters.after_paging = [status = *store_filters.status](const store::ResourceRow& row) {
+      return row.status == status;
+    };
+    store_filters.status.reset();
+  }
   const std::string plan_filter = in.value("TrainingPlanArnEquals", "");
-  const int limit = query->limit;
-  if (!plan_filter.empty()) query->limit = std::numeric_limits<int>::max();
-  store::ListPage page = ctx.store.List(*query);
+  // No job here keeps a warm pool, so a warm pool status matches none.
+  const bool warm_pool_filter =
+      in.contains("WarmPoolStatusEquals") && !in["WarmPoolStatusEquals"].is_null();
+  if (!plan_filter.empty() || warm_pool_filter) {
+    filters.before_paging = [&](const store::ResourceRow& row) {
+      return !warm_pool_filter && PlanOfJob(json::parse(row.doc)) == plan_filter;
+    };
+  }
+  const auto page = Paginate<store::ResourceRow>(
+      spec, *request, StoreSource(ctx, family.kind, *request, store_filters), filters);
   json items = json::array();
-  std::vector<store::ResourceRow> shown;
-  for (store::ResourceRow& row : page.rows) {
+  for (const store::ResourceRow& row : page.items) {
     const json doc = json::parse(row.doc);
-    const std::string plan = PlanOfJob(doc);
-    if (!plan_filter.empty() && plan != plan_filter) continue;
-    if (static_cast<int>(shown.size()) == limit) {
-      page.has_more = true;
-      break;
-    }
     json item = {{family.name_member, row.key.name},
                  {family.arn_member, row.arn},
                  {"CreationTime", WriteTimestamp(row.created)},
@@ -594,19 +648,14 @@ Result<json> ListJobs(const JobFamily& family, const char* list_member, const js
       std::string secondary = "Starting";
       Transitions(row, doc, ctx.now, secondary);
       item["SecondaryStatus"] = secondary;
-      if (!plan.empty()) item["TrainingPlanArn"] = plan;
+      if (const std::string plan = PlanOfJob(doc); !plan.empty()) item["TrainingPlanArn"] = plan;
     } else if (doc.contains("FailureReason")) {
       item["FailureReason"] = doc["FailureReason"];
     }
     items.push_back(std::move(item));
-    shown.push_back(std::move(row));
-  }
-  if (!plan_filter.empty()) {
-    page.rows = std::move(shown);
-    if (static_cast<int>(page.rows.size()) < limit) page.has_more = false;
   }
   json out = {{list_member, std::move(items)}};
-  WriteNextToken(*query, page, out);
+  if (page.next_token) out["NextToken"] = *page.next_token;
   return out;
 }
 
@@ -631,7 +680,9 @@ std::vector<JobOverview> JobOverviews(const store::StateStore& store, TimePoint 
         Transitions(row, doc, now, job.secondary_status);
       } else {  // processing jobs have no secondary status on AWS: say what the scheduler does
         const std::string phase = doc.value("Phase", "");
-        job.secondary_status = phase == "Ended" ? FinalSecondary(doc) : phase;
+        job.secondary_status = phase == "Ended"            ? FinalSecondary(doc)
+                               : doc.contains("StopDueMs") ? "Stopping"
+                                                           : phase;
       }
       if (doc.contains("Selected")) {
         job.instance_type = doc["Selected"].value("InstanceType", "");

@@ -1,6 +1,7 @@
 #include "ops/listing.hpp"
 
-#include "ops/context.hpp"
+#include <cstring>
+
 #include "ops/wire_values.hpp"
 
 namespace smemu::ops {
@@ -10,90 +11,143 @@ using nlohmann::json;
 
 constexpr int kDefaultMaxResults = 10;  // SageMaker's List* default page size
 
-const char* SortName(store::SortField sort) {
-  switch (sort) {
-    case store::SortField::kName:
-      return "Name";
-    case store::SortField::kStatus:
-      return "Status";
-    case store::SortField::kCreationTime:
-      break;
-  }
-  return "CreationTime";
-}
-
 domain::AwsError InvalidToken() {
   return domain::ValidationException("Invalid pagination token because of a malformed NextToken.");
 }
 
+bool IsNumeric(const SortKey& key) {
+  return key.numeric || key.column == store::SortField::kCreationTime;
+}
+
+// The token's value, if it has the sort key's type.
+std::optional<store::SortValue> ReadSortValue(const json& value, const SortKey& key) {
+  if (IsNumeric(key)) {
+    if (!value.is_number_integer()) return std::nullopt;
+    return store::SortValue{value.get<int64_t>()};
+  }
+  if (!value.is_string()) return std::nullopt;
+  return store::SortValue{value.get<std::string>()};
+}
+
 }  // namespace
 
-domain::Result<store::ListQuery> ReadListRequest(const json& input, const std::string& kind,
-                                                 const Context& ctx) {
+domain::Result<ListRequest> ReadListRequest(const json& input, const ListSpec& spec) {
+  ListRequest request;
+  request.sort = &spec.sort_keys.front();
+  if (auto it = input.find("SortBy"); it != input.end() && it->is_string()) {
+    for (const SortKey& key : spec.sort_keys) {
+      if (*it == key.wire_name) request.sort = &key;
+    }
+  }
+  request.descending = spec.descending_by_default;
+  if (auto it = input.find("SortOrder"); it != input.end() && it->is_string()) {
+    request.descending = *it == "Descending";
+  }
+  if (auto it = input.find("MaxResults"); it != input.end() && it->is_number_integer()) {
+    request.limit = it->get<int>();
+    request.limit_given = true;
+  } else {
+    request.limit = kDefaultMaxResults;
+  }
+
+  const std::string token = input.value("NextToken", "");
+  if (token.empty()) return request;
+  const auto decoded = Base64Decode(token);
+  if (!decoded) return InvalidToken();
+  const json cursor = json::parse(*decoded, nullptr, /*allow_exceptions=*/false);
+  if (!cursor.is_object() || cursor.value("op", "") != spec.operation ||
+      cursor.value("sort", "") != request.sort->wire_name ||
+      cursor.value("descending", !request.descending) != request.descending ||
+      !cursor.contains("value") || !cursor.contains("tiebreak") ||
+      !cursor["tiebreak"].is_string()) {
+    return InvalidToken();
+  }
+  auto value = ReadSortValue(cursor["value"], *request.sort);
+  if (!value) return InvalidToken();
+  request.after = SortPosition{std::move(*value), cursor["tiebreak"].get<std::string>()};
+  return request;
+}
+
+std::string EncodeNextToken(const ListSpec& spec, const ListRequest& request,
+                            const SortPosition& last) {
+  json cursor = {{"op", spec.operation},
+                 {"sort", request.sort->wire_name},
+                 {"descending", request.descending},
+                 {"tiebreak", last.tiebreak}};
+  std::visit([&](const auto& value) { cursor["value"] = value; }, last.value);
+  return Base64Encode(cursor.dump());
+}
+
+StoreFilters ReadStoreFilters(const json& input) {
+  StoreFilters filters;
+  if (auto it = input.find("NameContains"); it != input.end() && it->is_string()) {
+    filters.name_contains = it->get<std::string>();
+  }
+  filters.created_after = OptionalTimestamp(input, "CreationTimeAfter");
+  filters.created_before = OptionalTimestamp(input, "CreationTimeBefore");
+  filters.modified_after = OptionalTimestamp(input, "LastModifiedTimeAfter");
+  filters.modified_before = OptionalTimestamp(input, "LastModifiedTimeBefore");
+  if (auto it = input.find("StatusEquals"); it != input.end() && it->is_string()) {
+    filters.status = it->get<std::string>();
+  }
+  return filters;
+}
+
+SortPosition PositionOf(const store::ResourceRow& row, store::SortField column) {
+  std::string name_key = store::NameKey(row.key.name);
+  switch (column) {
+    case store::SortField::kCreationTime:
+      return {row.created.time_since_epoch().count(), std::move(name_key)};
+    case store::SortField::kStatus:
+      return {row.status, std::move(name_key)};
+    case store::SortField::kName:
+      break;
+  }
+  return {name_key, name_key};
+}
+
+Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
+                                       const ListRequest& request, const StoreFilters& filters) {
   store::ListQuery query;
   query.account = ctx.caller.account;
   query.region = ctx.caller.region;
   query.kind = kind;
-  const std::string sort_by = input.value("SortBy", "CreationTime");
-  query.sort = sort_by == "Name"     ? store::SortField::kName
-               : sort_by == "Status" ? store::SortField::kStatus
-                                     : store::SortField::kCreationTime;
-  query.descending = input.value("SortOrder", "Descending") == "Descending";
-  query.limit = input.value("MaxResults", kDefaultMaxResults);
-  if (auto it = input.find("NameContains"); it != input.end() && it->is_string()) {
-    query.name_contains = it->get<std::string>();
-  }
-  query.created_after = OptionalTimestamp(input, "CreationTimeAfter");
-  query.created_before = OptionalTimestamp(input, "CreationTimeBefore");
-  query.modified_after = OptionalTimestamp(input, "LastModifiedTimeAfter");
-  query.modified_before = OptionalTimestamp(input, "LastModifiedTimeBefore");
-  if (auto it = input.find("StatusEquals"); it != input.end() && it->is_string()) {
-    query.status = it->get<std::string>();
-  }
-
-  const std::string token = input.value("NextToken", "");
-  if (token.empty()) return query;
-  const auto decoded = Base64Decode(token);
-  if (!decoded) return InvalidToken();
-  const json cursor = json::parse(*decoded, nullptr, /*allow_exceptions=*/false);
-  if (!cursor.is_object() || cursor.value("kind", "") != kind ||
-      cursor.value("sort", "") != SortName(query.sort) ||
-      cursor.value("descending", !query.descending) != query.descending ||
-      !cursor.contains("created_ms") || !cursor["created_ms"].is_number_integer() ||
-      !cursor.contains("name") || !cursor["name"].is_string()) {
-    return InvalidToken();
-  }
-  query.after =
-      store::ListQuery::Cursor{cursor["created_ms"].get<int64_t>(),
-                               cursor["name"].get<std::string>(), cursor.value("status", "")};
-  return query;
+  query.name_contains = filters.name_contains;
+  query.created_after = filters.created_after;
+  query.created_before = filters.created_before;
+  query.modified_after = filters.modified_after;
+  query.modified_before = filters.modified_before;
+  query.status = filters.status;
+  query.sort = request.sort->column.value();
+  query.descending = request.descending;
+  const store::StateStore* store = &ctx.store;
+  return [store, query](const std::optional<SortPosition>& after, int count) mutable {
+    query.limit = count;
+    query.after.reset();
+    if (after) query.after = store::ListQuery::Cursor{after->value, after->tiebreak};
+    std::vector<Positioned<store::ResourceRow>> batch;
+    for (store::ResourceRow& row : store->List(query).rows) {
+      SortPosition position = PositionOf(row, query.sort);
+      batch.push_back({std::move(position), std::move(row)});
+    }
+    return batch;
+  };
 }
 
-void WriteNextToken(const store::ListQuery& query, const store::ListPage& page, json& out) {
-  if (!page.has_more || page.rows.empty()) return;
-  const store::ResourceRow& last = page.rows.back();
-  const json cursor = {{"kind", query.kind},
-                       {"sort", SortName(query.sort)},
-                       {"descending", query.descending},
-                       {"created_ms", last.created.time_since_epoch().count()},
-                       {"name", store::NameKey(last.key.name)},
-                       {"status", last.status}};
-  out["NextToken"] = Base64Encode(cursor.dump());
-}
-
-domain::Result<json> ListSimple(const json& input, const Context& ctx,
+domain::Result<json> ListSimple(const json& input, const Context& ctx, const ListSpec& spec,
                                 const SimpleListing& listing) {
-  auto query = ReadListRequest(input, listing.kind, ctx);
-  if (!query) return query.error();
-  const store::ListPage page = ctx.store.List(*query);
+  auto request = ReadListRequest(input, spec);
+  if (!request) return request.error();
+  const auto page = Paginate<store::ResourceRow>(
+      spec, *request, StoreSource(ctx, listing.kind, *request, ReadStoreFilters(input)));
   json items = json::array();
-  for (const store::ResourceRow& row : page.rows) {
+  for (const store::ResourceRow& row : page.items) {
     items.push_back({{listing.name_member, row.key.name},
                      {listing.arn_member, row.arn},
                      {"CreationTime", WriteTimestamp(row.created)}});
   }
   json out = {{listing.list_member, std::move(items)}};
-  WriteNextToken(*query, page, out);
+  if (page.next_token) out["NextToken"] = *page.next_token;
   return out;
 }
 

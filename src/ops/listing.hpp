@@ -1,10 +1,24 @@
-// Shared parts of the List* operations: SortBy/SortOrder/MaxResults/NextToken/NameContains/
-// CreationTime filters read from the request, and opaque page tokens that continue a listing after
-// the last row shown (stable when rows are added or removed between pages).
+// The listing engine: every List* operation pages through it. An operation states its sort keys
+// and defaults (ListSpec); the engine reads SortBy / SortOrder / MaxResults / NextToken, orders the
+// items by (sort value, unique tiebreak), applies the filters, cuts the page and writes an opaque
+// NextToken that carries the full sort position of the last item the page consumed. A token is a
+// position, not an offset: items added or removed between pages neither repeat nor vanish.
+//
+// Items come from a Source: the store (a keyset query in SQL, for sort values kept in columns) or
+// a vector built in memory (for values computed from the clock, such as a plan's status). Both
+// answer "the next n items after this position, in this order"; the engine does the rest.
 #pragma once
 
+#include <algorithm>
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "domain/aws_error.hpp"
 #include "ops/context.hpp"
@@ -12,14 +26,152 @@
 
 namespace smemu::ops {
 
-// Builds the store query for a standard SageMaker List* request on `kind`. The request has been
-// validated against the model (enums, ranges), so only the token can still be refused.
-domain::Result<store::ListQuery> ReadListRequest(const nlohmann::json& input,
-                                                 const std::string& kind, const Context& ctx);
+// Where an item stands in a listing: its sort value, then a tiebreak unique among the items of
+// the listing (the lower-cased name: names are unique per kind, account and region).
+struct SortPosition {
+  store::SortValue value;
+  std::string tiebreak;
+  auto operator<=>(const SortPosition&) const = default;
+};
 
-// Sets out["NextToken"] when the page is not the last one.
-void WriteNextToken(const store::ListQuery& query, const store::ListPage& page,
-                    nlohmann::json& out);
+// One sort key an operation offers: its SortBy value on the wire and the store column behind it
+// (nullopt: computed, so the operation lists from memory).
+struct SortKey {
+  const char* wire_name;
+  std::optional<store::SortField> column;
+  bool numeric = false;  // a computed value that is an integer (a time in milliseconds)
+};
+
+// What a List* operation offers. `operation` is bound into its tokens: a token from another
+// listing is refused.
+struct ListSpec {
+  const char* operation;
+  std::vector<SortKey> sort_keys;  // the first is the default
+  bool descending_by_default;
+};
+
+// A request's paging parameters, read and checked.
+struct ListRequest {
+  const SortKey* sort = nullptr;
+  bool descending = true;
+  int limit = 10;
+  bool limit_given = false;  // MaxResults was in the request
+  std::optional<SortPosition> after;
+};
+
+// Reads SortBy, SortOrder, MaxResults and NextToken. The model has already checked the enums and
+// ranges; a token that is malformed or belongs to another listing or order is refused as AWS
+// refuses it.
+domain::Result<ListRequest> ReadListRequest(const nlohmann::json& input, const ListSpec& spec);
+
+// The token that continues `request` after `last`.
+std::string EncodeNextToken(const ListSpec& spec, const ListRequest& request,
+                            const SortPosition& last);
+
+template <class Item>
+struct Positioned {
+  SortPosition position;
+  Item item;
+};
+
+// The next `count` items strictly after `after` (all from the start when nullopt), in the
+// request's order. Fewer than `count` means the source is exhausted.
+template <class Item>
+using Source = std::function<std::vector<Positioned<Item>>(const std::optional<SortPosition>& after,
+                                                           int count)>;
+
+template <class Item>
+struct Filters {
+  // Applied before paging: a page holds `limit` items that pass, unless the listing ends first.
+  std::function<bool(const Item&)> before_paging;
+  // Applied after paging: `limit` items are taken ignoring it, then filtered, so a page may hold
+  // fewer (AWS's rule for ListTrainingJobs with StatusEquals and MaxResults).
+  std::function<bool(const Item&)> after_paging;
+};
+
+template <class Item>
+struct Page {
+  std::vector<Item> items;
+  std::optional<std::string> next_token;  // absent on the last page
+};
+
+// Cuts one page from `source`.
+template <class Item>
+Page<Item> Paginate(const ListSpec& spec, const ListRequest& request, const Source<Item>& source,
+                    const Filters<Item>& filters = {}) {
+  Page<Item> page;
+  std::optional<SortPosition> cursor = request.after;
+  std::optional<SortPosition> last_taken;
+  int taken = 0;
+  bool more = false;
+  // Fetch in chunks until limit + 1 items pass before_paging: the extra one proves that another
+  // page exists. The token is the position of the last item taken, so the next page starts
+  // right after it whatever was added or removed meanwhile.
+  const int chunk = std::max(request.limit + 1, 64);
+  while (!more) {
+    auto batch = source(cursor, chunk);
+    const bool exhausted = static_cast<int>(batch.size()) < chunk;
+    for (auto& candidate : batch) {
+      cursor = candidate.position;
+      if (filters.before_paging && !filters.before_paging(candidate.item)) continue;
+      if (taken == request.limit) {
+        more = true;
+        break;
+      }
+      ++taken;
+      last_taken = candidate.position;
+      if (!filters.after_paging || filters.after_paging(candidate.item)) {
+        page.items.push_back(std::move(candidate.item));
+      }
+    }
+    if (exhausted) break;
+  }
+  if (more && last_taken) page.next_token = EncodeNextToken(spec, request, *last_taken);
+  return page;
+}
+
+// A source over items already in memory: sorts them once by position in the request's order.
+template <class Item>
+Source<Item> InMemorySource(std::vector<Positioned<Item>> items, bool descending) {
+  std::sort(items.begin(), items.end(), [descending](const auto& a, const auto& b) {
+    return descending ? b.position < a.position : a.position < b.position;
+  });
+  auto sorted = std::make_shared<std::vector<Positioned<Item>>>(std::move(items));
+  return [sorted, descending](const std::optional<SortPosition>& after, int count) {
+    auto it = sorted->begin();
+    if (after) {
+      it = std::find_if(sorted->begin(), sorted->end(), [&](const Positioned<Item>& item) {
+        return descending ? item.position < *after : *after < item.position;
+      });
+    }
+    std::vector<Positioned<Item>> batch;
+    for (; it != sorted->end() && static_cast<int>(batch.size()) < count; ++it) {
+      batch.push_back(*it);
+    }
+    return batch;
+  };
+}
+
+// The store filters a listing of one kind can push into its query (all optional).
+struct StoreFilters {
+  std::optional<std::string> name_contains;
+  std::optional<TimePoint> created_after;
+  std::optional<TimePoint> created_before;
+  std::optional<TimePoint> modified_after;
+  std::optional<TimePoint> modified_before;
+  std::optional<std::string> status;
+};
+
+// Reads NameContains, CreationTime{After,Before}, LastModifiedTime{After,Before} and StatusEquals.
+StoreFilters ReadStoreFilters(const nlohmann::json& input);
+
+// A source over the caller's rows of `kind`, ordered and filtered by the store. The request's
+// sort key must have a column.
+Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
+                                       const ListRequest& request, const StoreFilters& filters);
+
+// The position of a row under a column sort key.
+SortPosition PositionOf(const store::ResourceRow& row, store::SortField column);
 
 // A whole List* operation whose summaries are just name, ARN and creation time (ListModels,
 // ListEndpointConfigs): e.g. members {"Models", "ModelName", "ModelArn"}.
@@ -30,7 +182,7 @@ struct SimpleListing {
   const char* arn_member;
 };
 domain::Result<nlohmann::json> ListSimple(const nlohmann::json& input, const Context& ctx,
-                                          const SimpleListing& listing);
+                                          const ListSpec& spec, const SimpleListing& listing);
 
 // The request's Tags as (key, value) pairs, in order.
 store::Tags ReadTags(const nlohmann::json& input);

@@ -79,7 +79,11 @@ Result<json> DeleteModel(const json& in, Context& ctx) {
 }
 
 Result<json> ListModels(const json& in, Context& ctx) {
-  return ListSimple(in, ctx, {kKind, "Models", "ModelName", "ModelArn"});
+  static const ListSpec kSpec{
+      "ListModels",
+      {{"CreationTime", store::SortField::kCreationTime}, {"Name", store::SortField::kName}},
+      /*descending_by_default=*/true};
+  return ListSimple(in, ctx, kSpec, {kKind, "Models", "ModelName", "ModelArn"});
 }
 
 }  // namespace

@@ -305,44 +305,40 @@ Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) 
   const auto row = PlanByArn(ctx, arn);
   if (!row) return domain::ResourceNotFound("Training plan " + arn + " not found.");
   const Plan plan = PlanFromRow(*row);
-  const size_t limit = static_cast<size_t>(in.value("MaxResults", 10));
-  size_t first = 0;
-  if (const std::string token = in.value("NextToken", ""); !token.empty()) {
-    const auto decoded = Base64Decode(token);
-    const json cursor = decoded ? json::parse(*decoded, nullptr, false) : json();
-    if (!cursor.is_object() || !cursor.contains("next") || !cursor["next"].is_number_unsigned() ||
-        cursor.value("plan", "") != plan.arn) {
-      return domain::ValidationException(
-          "Invalid pagination token because of a malformed NextToken.");
-    }
-    first = cursor["next"].get<size_t>();
+  // Extensions are listed in the order they were bought.
+  static const ListSpec kSpec{"DescribeTrainingPlanExtensionHistory",
+                              {{"PurchaseOrder", std::nullopt, /*numeric=*/true}},
+                              /*descending_by_default=*/false};
+  auto request = ReadListRequest(in, kSpec);
+  if (!request) return request.error();
+  std::vector<Positioned<json>> extensions;
+  for (size_t i = 0; i < plan.extensions.size(); ++i) {
+    extensions.push_back({{static_cast<int64_t>(i), plan.extensions[i].offering_id},
+                          ExtensionJson(plan.extensions[i], plan, ctx.now)});
   }
-  json extensions = json::array();
-  size_t i = first;
-  for (; i < plan.extensions.size() && extensions.size() < limit; ++i) {
-    extensions.push_back(ExtensionJson(plan.extensions[i], plan, ctx.now));
-  }
-  json out = {{"TrainingPlanExtensions", std::move(extensions)}};
-  if (i < plan.extensions.size()) {
-    out["NextToken"] = Base64Encode(json{{"plan", plan.arn}, {"next", i}}.dump());
-  }
+  auto page = Paginate<json>(kSpec, *request, InMemorySource(std::move(extensions), false));
+  json out = {{"TrainingPlanExtensions", std::move(page.items)}};
+  if (page.next_token) out["NextToken"] = *page.next_token;
   return out;
 }
 
-// The sort key a ListTrainingPlans page continues after: the sort value, then the name.
-std::string SortValue(const json& summary, const std::string& sort_by) {
-  if (sort_by == "TrainingPlanName")
-    return store::NameKey(summary["TrainingPlanName"].get<std::string>());
-  if (sort_by == "Status") return summary["Status"];
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%020.3f", summary["StartTime"].get<double>());
-  return buffer;
+// The position of a plan's summary under ListTrainingPlans' sort key `sort_by`.
+SortPosition PlanPosition(const json& summary, const Plan& plan, const std::string& sort_by) {
+  std::string name_key = store::NameKey(plan.name);
+  if (sort_by == "TrainingPlanName") return {name_key, name_key};
+  if (sort_by == "Status") return {summary["Status"].get<std::string>(), std::move(name_key)};
+  return {plan.window.start.time_since_epoch().count(), std::move(name_key)};
 }
 
 Result<json> ListTrainingPlans(const json& in, Context& ctx) {
-  const std::string sort_by = in.value("SortBy", "StartTime");
-  const bool descending = in.value("SortOrder", "Ascending") == "Descending";
-  const int limit = in.value("MaxResults", 10);
+  // The model names no default; the earliest start first is what a calendar shows.
+  static const ListSpec kSpec{"ListTrainingPlans",
+                              {{"StartTime", std::nullopt, /*numeric=*/true},
+                               {"TrainingPlanName", std::nullopt},
+                               {"Status", std::nullopt}},
+                              /*descending_by_default=*/false};
+  auto request = ReadListRequest(in, kSpec);
+  if (!request) return request.error();
   const auto after = OptionalTimestamp(in, "StartTimeAfter");
   const auto before = OptionalTimestamp(in, "StartTimeBefore");
   std::vector<std::string> statuses;
@@ -353,12 +349,8 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
     statuses.push_back(filter.at("Value"));
   }
 
-  struct Entry {
-    std::string sort_value;
-    std::string name_key;
-    json summary;
-  };
-  std::vector<Entry> entries;
+  // Statuses follow the clock, so plans are listed from memory.
+  std::vector<Positioned<json>> plans;
   const auto in_use = PlanInstancesInUse(ctx);
   for (const store::ResourceRow& row :
        ctx.store.AllOf(ctx.caller.account, ctx.caller.region, kPlanKind)) {
@@ -370,42 +362,13 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
         std::find(statuses.begin(), statuses.end(), summary["Status"]) == statuses.end()) {
       continue;
     }
-    entries.push_back({SortValue(summary, sort_by), store::NameKey(plan.name), std::move(summary)});
+    SortPosition position = PlanPosition(summary, plan, request->sort->wire_name);
+    plans.push_back({std::move(position), std::move(summary)});
   }
-  auto less = [&](const Entry& a, const Entry& b) {
-    return std::tie(a.sort_value, a.name_key) < std::tie(b.sort_value, b.name_key);
-  };
-  std::sort(entries.begin(), entries.end(),
-            [&](const Entry& a, const Entry& b) { return descending ? less(b, a) : less(a, b); });
-
-  // The token names the last entry shown, with the sort it belongs to.
-  auto it = entries.begin();
-  if (const std::string token = in.value("NextToken", ""); !token.empty()) {
-    const auto decoded = Base64Decode(token);
-    const json cursor = decoded ? json::parse(*decoded, nullptr, false) : json();
-    if (!cursor.is_object() || cursor.value("sort", "") != sort_by ||
-        cursor.value("descending", !descending) != descending || !cursor.contains("value") ||
-        !cursor.contains("name")) {
-      return domain::ValidationException(
-          "Invalid pagination token because of a malformed NextToken.");
-    }
-    const Entry last{cursor["value"], cursor["name"], {}};
-    it = std::find_if(entries.begin(), entries.end(),
-                      [&](const Entry& e) { return descending ? less(e, last) : less(last, e); });
-  }
-  json summaries = json::array();
-  for (; it != entries.end() && static_cast<int>(summaries.size()) < limit; ++it) {
-    summaries.push_back(it->summary);
-  }
-  json out = {{"TrainingPlanSummaries", std::move(summaries)}};
-  if (it != entries.end()) {
-    const Entry& last = *std::prev(it);
-    out["NextToken"] = Base64Encode(json{
-        {"sort", sort_by},
-        {"descending", descending},
-        {"value", last.sort_value},
-        {"name", last.name_key}}.dump());
-  }
+  auto page =
+      Paginate<json>(kSpec, *request, InMemorySource(std::move(plans), request->descending));
+  json out = {{"TrainingPlanSummaries", std::move(page.items)}};
+  if (page.next_token) out["NextToken"] = *page.next_token;
   return out;
 }
 

@@ -455,13 +455,12 @@ ListPage StateStore::List(const ListQuery& query) const {
     sql += std::string(" ORDER BY name_key ") + direction;
   } else if (query.sort == SortField::kStatus) {
     if (query.after) {
-      sql += std::string(" AND (status, name_key) ") + beyond + " (:after_status, :after_name)";
+      sql += std::string(" AND (status, name_key) ") + beyond + " (:after_value, :after_name)";
     }
     sql += std::string(" ORDER BY status ") + direction + ", name_key " + direction;
   } else {
     if (query.after) {
-      sql +=
-          std::string(" AND (created_ms, name_key) ") + beyond + " (:after_created, :after_name)";
+      sql += std::string(" AND (created_ms, name_key) ") + beyond + " (:after_value, :after_name)";
     }
     sql += std::string(" ORDER BY created_ms ") + direction + ", name_key " + direction;
   }
@@ -480,10 +479,9 @@ ListPage StateStore::List(const ListQuery& query) const {
   if (query.status) statement.bind(":status", *query.status);
   if (query.after) {
     statement.bind(":after_name", query.after->name_key);
-    if (query.sort == SortField::kCreationTime) {
-      statement.bind(":after_created", query.after->created_ms);
-    } else if (query.sort == SortField::kStatus) {
-      statement.bind(":after_status", query.after->status);
+    if (query.sort != SortField::kName) {
+      std::visit([&](const auto& value) { statement.bind(":after_value", value); },
+                 query.after->value);
     }
   }
   // One more tells whether another page exists (64-bit: a limit of INT_MAX means "all").

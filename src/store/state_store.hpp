@@ -13,6 +13,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "smemu/clock.hpp"
@@ -45,6 +46,8 @@ struct ResourceRow {
 using Tags = std::vector<std::pair<std::string, std::string>>;
 
 enum class SortField { kName, kCreationTime, kStatus };
+// A sort column's value: creation time in milliseconds, or the name key or status.
+using SortValue = std::variant<int64_t, std::string>;
 
 // A page of a filtered, sorted listing. `after` continues after the row that ended the last page.
 struct ListQuery {
@@ -59,10 +62,11 @@ struct ListQuery {
   std::optional<std::string> status;         // equal
   SortField sort = SortField::kCreationTime;
   bool descending = true;
+  // The sort column's value and the name key of the row the listing continues after. The value
+  // must be the column's type (an integer for kCreationTime, a string otherwise).
   struct Cursor {
-    int64_t created_ms = 0;
+    SortValue value;
     std::string name_key;
-    std::string status;  // for SortField::kStatus
   };
   std::optional<Cursor> after;
   int limit = 100;

@@ -1017,6 +1017,125 @@ class TrainingJobPreferencesBoto3Test(unittest.TestCase):
             ResourceConfig={"InstancePreferences": preferences, "InstanceCount": 2, "VolumeSizeInGB": 50})
 
 
+PAGING_CAPACITY = {
+    "regions": {REGION: {"us-west-2a": {P5: {"reservable": 10, "on_demand": 0}}}},
+    "prices": {P5: {"on_demand_hourly": 98.32, "plan_hourly": 55.0}},
+}
+
+
+class EveryPaginatorBoto3Test(unittest.TestCase):
+    """Every paginator in api/ through boto3, over resources whose creation times and statuses tie
+    (a frozen clock): for every SortBy, both orders and page sizes 1 to 4, botocore must page
+    through exactly what one large page lists, never see a token twice, and stop on the last page.
+    Also a stopped job passing through Stopping, with --provisioning-seconds."""
+    server = None
+    NAMES = ["Zeta", "alpha", "Bravo", "charlie-1", "charlie-2"]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.workdir = tempfile.TemporaryDirectory()
+        capacity = os.path.join(cls.workdir.name, "capacity.json")
+        with open(capacity, "w") as f:
+            json.dump(PAGING_CAPACITY, f)
+        cls.server = Server(BINARY, ["--capacity", capacity, "--provisioning-seconds", "30"])
+
+    @classmethod
+    def tearDownClass(cls):
+        EndpointWaitersBoto3Test.tearDownClass.__func__(cls)
+
+    setUp = SageMakerBoto3Test.setUp
+    set_clock = SageMakerBoto3Test.set_clock
+    client = SageMakerBoto3Test.client
+
+    def create_job(self, name, run_seconds):
+        self.sm.create_training_job(
+            TrainingJobName=name, RoleArn="arn:aws:iam::%s:role/r" % ACCOUNT,
+            AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
+            OutputDataConfig={"S3OutputPath": "s3://bucket/out"},
+            ResourceConfig={"InstanceType": "ml.m5.xlarge", "InstanceCount": 1, "VolumeSizeInGB": 50},
+            StoppingCondition={"MaxRuntimeInSeconds": 86400},
+            Environment={"SAGEMAKER_EMULATOR_RUN_SECONDS": str(run_seconds)})
+
+    def create_processing_job(self, name, run_seconds):
+        self.sm.create_processing_job(
+            ProcessingJobName=name, RoleArn="arn:aws:iam::%s:role/r" % ACCOUNT,
+            AppSpecification={"ImageUri": "img:1"},
+            ProcessingResources={"ClusterConfig": {"InstanceType": "ml.m5.xlarge", "InstanceCount": 1,
+                                                   "VolumeSizeInGB": 30}},
+            StoppingCondition={"MaxRuntimeInSeconds": 86400},
+            Environment={"SAGEMAKER_EMULATOR_RUN_SECONDS": str(run_seconds)})
+
+    def create_everything(self):
+        for i, name in enumerate(self.NAMES):
+            if i == 3:
+                self.set_clock({"advance_seconds": 1})
+            self.sm.create_model(ModelName=name)
+            self.sm.create_endpoint_config(EndpointConfigName=name, ProductionVariants=[{
+                "VariantName": "v", "ModelName": name, "InstanceType": "ml.m5.large",
+                "InitialInstanceCount": 1}])
+            self.sm.create_endpoint(EndpointName=name, EndpointConfigName=name)
+            self.create_job(name, 1 if i % 2 else 100000)
+            self.create_processing_job(name, 1 if i % 2 else 100000)
+        self.set_clock({"advance_seconds": 60})  # endpoints in service, short jobs done
+
+    def assert_pages_through(self, operation, result_key, name_key, sort_keys, **extra):
+        paginator = self.sm.get_paginator(operation)
+        call = getattr(self.sm, operation)
+        for sort_by in sort_keys:
+            for order in ("Ascending", "Descending"):
+                expected = [item[name_key] for item in
+                            call(SortBy=sort_by, SortOrder=order, MaxResults=100, **extra)[result_key]]
+                self.assertEqual(sorted(self.NAMES), sorted(expected))
+                for page_size in range(1, 5):
+                    pages = list(paginator.paginate(SortBy=sort_by, SortOrder=order,
+                                                    PaginationConfig={"PageSize": page_size}, **extra))
+                    got = [item[name_key] for page in pages for item in page[result_key]]
+                    self.assertEqual(expected, got, (operation, sort_by, order, page_size))
+                    self.assertNotIn("NextToken", pages[-1])
+                    self.assertEqual(-(-len(expected) // page_size), len(pages))
+
+    def test_every_paginator_pages_through_ties_without_gaps_or_repeats(self):
+        self.create_everything()
+        self.assert_pages_through("list_models", "Models", "ModelName", ["Name", "CreationTime"])
+        self.assert_pages_through("list_endpoint_configs", "EndpointConfigs", "EndpointConfigName",
+                                  ["Name", "CreationTime"])
+        self.assert_pages_through("list_endpoints", "Endpoints", "EndpointName",
+                                  ["Name", "CreationTime", "Status"])
+        self.assert_pages_through("list_training_jobs", "TrainingJobSummaries", "TrainingJobName",
+                                  ["Name", "CreationTime", "Status"])
+        self.assert_pages_through("list_processing_jobs", "ProcessingJobSummaries",
+                                  "ProcessingJobName", ["Name", "CreationTime", "Status"])
+
+    def test_training_plans_page_through(self):
+        starts = []
+        for name in self.NAMES:
+            offering = self.sm.search_training_plan_offerings(
+                InstanceType=P5, InstanceCount=1, DurationHours=24, TargetResources=["training-job"],
+                StartTimeAfter=CLOCK_START_DT, EndTimeBefore=CLOCK_START_DT + datetime.timedelta(days=20),
+            )["TrainingPlanOfferings"][0]
+            starts.append(offering["ReservedCapacityOfferings"][0]["StartTime"])
+            self.sm.create_training_plan(TrainingPlanName=name,
+                                         TrainingPlanOfferingId=offering["TrainingPlanOfferingId"])
+        self.assertLess(len(set(starts)), len(starts), "plans must tie on their start time")
+        self.assert_pages_through("list_training_plans", "TrainingPlanSummaries", "TrainingPlanName",
+                                  ["TrainingPlanName", "StartTime", "Status"])
+
+    def test_a_stopped_job_is_stopping_first(self):
+        self.create_job("stop-me", 100000)
+        self.set_clock({"advance_seconds": 10})
+        self.sm.stop_training_job(TrainingJobName="stop-me")
+        job = self.sm.describe_training_job(TrainingJobName="stop-me")
+        self.assertEqual(("Stopping", "Stopping"), (job["TrainingJobStatus"], job["SecondaryStatus"]))
+        self.set_clock({"advance_seconds": 30})
+        self.sm.get_waiter("training_job_completed_or_stopped").wait(
+            TrainingJobName="stop-me", WaiterConfig={"Delay": 1, "MaxAttempts": 2})
+        job = self.sm.describe_training_job(TrainingJobName="stop-me")
+        self.assertEqual(["Starting", "Stopping", "Stopped"],
+                         [t["Status"] for t in job["SecondaryStatusTransitions"]])
+        self.assertEqual(CLOCK_START_DT + datetime.timedelta(seconds=40), job["TrainingEndTime"])
+        self.assertTrue(all("EndTime" in t for t in job["SecondaryStatusTransitions"]))
+
+
 def main():
     global BINARY
     if len(sys.argv) < 2 or sys.argv[1].startswith("-"):

@@ -207,6 +207,24 @@ expect_aws_error "stopping it again is refused with its status" StopTrainingJob 
 sm stop-training-job --training-job-name no-such-job
 expect_aws_error "stopping a missing job" StopTrainingJob ValidationException "Requested resource not found."
 
+# ================================================================ 7. paging through ties
+# The CLI pages by itself (--page-size sets MaxResults): with one job a page, every sort key and
+# both orders, it must list exactly what one page of 100 lists. Several jobs above share a
+# creation time and a status, so this also proves that ties neither repeat nor vanish (botocore
+# stops with "The same next token was received twice" on a token that does not move).
+for family in training processing; do
+  for sort_by in Name CreationTime Status; do
+    for order in Ascending Descending; do
+      sm "list-$family-jobs" --sort-by $sort_by --sort-order $order --page-size 100
+      whole=$(jget "$OUT" '[j.get("TrainingJobName", j.get("ProcessingJobName")) for j in d.get("TrainingJobSummaries", d.get("ProcessingJobSummaries", []))]')
+      sm "list-$family-jobs" --sort-by $sort_by --sort-order $order --page-size 1
+      expect_success "list-$family-jobs --sort-by $sort_by --sort-order $order --page-size 1 pages to the end"
+      expect_eq "list-$family-jobs by $sort_by $order: one a page lists what one page of 100 lists" \
+        "$whole" "$(jget "$OUT" '[j.get("TrainingJobName", j.get("ProcessingJobName")) for j in d.get("TrainingJobSummaries", d.get("ProcessingJobSummaries", []))]')"
+    done
+  done
+done
+
 expect_eq "server printed exactly one line on stdout" 1 "$(wc -l <"$SERVER_OUT" | tr -d ' ')"
 stop_server
 expect_eq "SIGTERM stops the server with exit status 0" 0 "$STOP_STATUS"

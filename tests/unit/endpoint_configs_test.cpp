@@ -73,6 +73,35 @@ TEST_F(EndpointConfigsTest, CreateDescribeListDelete) {
             "ValidationException");
 }
 
+// The model allows 1024..6144; the service takes whole gigabytes only.
+TEST_F(EndpointConfigsTest, ServerlessMemoryComesInOneGigabyteSteps) {
+  auto serverless = [](int memory) {
+    return json{{"VariantName", "AllTraffic"},
+                {"ModelName", "model-v1"},
+                {"ServerlessConfig", {{"MemorySizeInMB", memory}, {"MaxConcurrency", 5}}}};
+  };
+  for (const int memory : {1024, 2048, 3072, 4096, 5120, 6144}) {
+    Call("CreateEndpointConfig", {{"EndpointConfigName", "ok-" + std::to_string(memory)},
+                                  {"ProductionVariants", {serverless(memory)}}});
+  }
+  const json between =
+      Call("CreateEndpointConfig",
+           {{"EndpointConfigName", "between"}, {"ProductionVariants", {serverless(1500)}}}, 400);
+  EXPECT_EQ(between["__type"], "ValidationException");
+  EXPECT_EQ(between["message"],
+            "1 validation error detected: Value '1500' at "
+            "'productionVariants.1.member.serverlessConfig.memorySizeInMB' failed to satisfy "
+            "constraint: Member must be one of 1024, 2048, 3072, 4096, 5120 or 6144 (1 GB steps)");
+  // The model's own range is checked first, with the model's wording.
+  const json below =
+      Call("CreateEndpointConfig",
+           {{"EndpointConfigName", "below"}, {"ProductionVariants", {serverless(512)}}}, 400);
+  EXPECT_THAT(below["message"].get<std::string>(),
+              HasSubstr("Member must have value greater than or equal to 1024"));
+  EXPECT_EQ(Call("DescribeEndpointConfig", {{"EndpointConfigName", "between"}}, 400)["__type"],
+            "ValidationException");
+}
+
 TEST_F(EndpointConfigsTest, DuplicatesAndMissingModelsUseTheRealTexts) {
   const json variant = {{"VariantName", "v"},
                         {"ModelName", "model-v1"},

@@ -227,6 +227,25 @@ TEST_F(EndpointsTest, ScalingStaysWithinTheReservation) {
             "Could not find endpoint \"arn:aws:sagemaker:us-west-2:123456789012:endpoint/ghost\".");
 }
 
+// The same variant twice in one request is ambiguous (which one wins?): refused, and nothing
+// changes.
+TEST_F(EndpointsTest, UpdateWeightsAndCapacitiesRefusesAVariantNamedTwice) {
+  Config("cpu", "ml.g5.xlarge", 1);
+  Call("CreateEndpoint", {{"EndpointName", "twice"}, {"EndpointConfigName", "cpu"}});
+  const json refused = Call("UpdateEndpointWeightsAndCapacities",
+                            {{"EndpointName", "twice"},
+                             {"DesiredWeightsAndCapacities",
+                              {{{"VariantName", "AllTraffic"}, {"DesiredInstanceCount", 2}},
+                               {{"VariantName", "AllTraffic"}, {"DesiredInstanceCount", 3}}}}},
+                            400);
+  EXPECT_EQ(refused["__type"], "ValidationException");
+  EXPECT_EQ(refused["message"],
+            "The variant AllTraffic appears more than once in DesiredWeightsAndCapacities.");
+  const json endpoint = Endpoint("twice");
+  EXPECT_EQ(endpoint["EndpointStatus"], "InService");
+  EXPECT_EQ(endpoint["ProductionVariants"][0]["CurrentInstanceCount"], 1);
+}
+
 TEST_F(EndpointsTest, UpdateToNewModelsAndToOnDemandCapacity) {
   Call("CreateModel", {{"ModelName", "model-v2"}});
   const std::string plan = BuyPlan("two", 2);

@@ -191,6 +191,65 @@ TEST_F(JobsTest, StoppingAJobReleasesItsInstancesToTheNextInLine) {
   EXPECT_FALSE(Job("b").contains("TrainingStartTime"));
 }
 
+// As on SageMaker, a stop passes through Stopping (status and secondary status) while the
+// instances shut down, for the provisioning delay; the instances are held until Stopped.
+TEST_F(JobsTest, AStoppedJobIsStoppingForTheProvisioningDelayAndRecordsEveryStep) {
+  router_.reset();
+  emulator_.reset();
+  hosting_.provisioning_delay = Millis{30'000};
+  Open();
+  Call("CreateTrainingJob", TrainingJob("long", Plain(kP5, 1), 10000));
+  Call("CreateTrainingJob", TrainingJob("next", Plain(kP5, 1), 100));
+  Advance(50);
+  Call("StopTrainingJob", {{"TrainingJobName", "long"}});
+  json stopping = Job("long");
+  EXPECT_EQ(stopping["TrainingJobStatus"], "Stopping");
+  EXPECT_EQ(stopping["SecondaryStatus"], "Stopping");
+  EXPECT_FALSE(stopping.contains("TrainingEndTime"));
+  EXPECT_EQ(Statuses(stopping), (std::vector<std::string>{"Starting", "Stopping"}));
+  EXPECT_EQ(stopping["SecondaryStatusTransitions"][0]["EndTime"], kStartSeconds + 50);
+  EXPECT_EQ(stopping["SecondaryStatusTransitions"][1]["StartTime"], kStartSeconds + 50);
+  EXPECT_FALSE(stopping["SecondaryStatusTransitions"][1].contains("EndTime"));
+  EXPECT_EQ(Call("StopTrainingJob", {{"TrainingJobName", "long"}}, 400)["message"],
+            "The request was rejected because the training job is in status Stopping.");
+  const json listed = Call("ListTrainingJobs", {{"StatusEquals", "Stopping"}});
+  ASSERT_EQ(listed["TrainingJobSummaries"].size(), 1u);
+  EXPECT_EQ(listed["TrainingJobSummaries"][0]["SecondaryStatus"], "Stopping");
+  EXPECT_EQ(Job("next")["SecondaryStatus"], "Pending") << "a stopping job holds its instances";
+
+  Advance(30);
+  const json stopped = Job("long");
+  EXPECT_EQ(stopped["TrainingJobStatus"], "Stopped");
+  EXPECT_EQ(stopped["SecondaryStatus"], "Stopped");
+  EXPECT_EQ(stopped["TrainingEndTime"], kStartSeconds + 80);
+  EXPECT_EQ(Statuses(stopped), (std::vector<std::string>{"Starting", "Stopping", "Stopped"}));
+  const json& steps = stopped["SecondaryStatusTransitions"];
+  EXPECT_EQ(steps[1]["EndTime"], kStartSeconds + 80);
+  EXPECT_EQ(steps[2]["StartTime"], kStartSeconds + 80);
+  EXPECT_EQ(steps[2]["EndTime"], kStartSeconds + 80);
+  for (const json& step : steps) EXPECT_TRUE(step.contains("EndTime")) << step;
+  EXPECT_EQ(Job("next")["TrainingStartTime"], kStartSeconds + 80);
+
+  // A job stopped while it waits, and a processing job, pass through Stopping too.
+  Call("CreateTrainingJob", TrainingJob("waiting", Plain(kP5, 1)));
+  Call("StopTrainingJob", {{"TrainingJobName", "waiting"}});
+  EXPECT_EQ(Statuses(Job("waiting")), (std::vector<std::string>{"Pending", "Stopping"}));
+  Call("CreateProcessingJob",
+       {{"ProcessingJobName", "proc"},
+        {"RoleArn", "arn:aws:iam::123456789012:role/r"},
+        {"AppSpecification", {{"ImageUri", "img:1"}}},
+        {"ProcessingResources",
+         {{"ClusterConfig",
+           {{"VolumeSizeInGB", 30}, {"InstanceType", kM5}, {"InstanceCount", 1}}}}}});
+  Call("StopProcessingJob", {{"ProcessingJobName", "proc"}});
+  EXPECT_EQ(Call("DescribeProcessingJob", {{"ProcessingJobName", "proc"}})["ProcessingJobStatus"],
+            "Stopping");
+  Advance(30);
+  EXPECT_EQ(Statuses(Job("waiting")), (std::vector<std::string>{"Pending", "Stopping", "Stopped"}));
+  EXPECT_EQ(Call("DescribeProcessingJob", {{"ProcessingJobName", "proc"}})["ProcessingJobStatus"],
+            "Stopped");
+}
+
 TEST_F(JobsTest, MaxRuntimeStopsAJob) {
   Call("CreateTrainingJob",
        TrainingJob("capped", Plain(kM5, 1), 1000, {{"MaxRuntimeInSeconds", 100}}));
@@ -411,16 +470,19 @@ TEST_F(JobsTest, ListTrainingJobsFiltersAndPages) {
   }
   Advance(500);  // a, b, c run one after the other
   Call("CreateTrainingJob", TrainingJob("d", Plain(kM5, 1), 100));
+  // Newest first: d (running), c, b, a. As AWS documents, MaxResults jobs are taken first and
+  // then filtered by StatusEquals: the first page holds c only.
   const json completed =
       Call("ListTrainingJobs", {{"StatusEquals", "Completed"}, {"MaxResults", 2}});
-  ASSERT_EQ(completed["TrainingJobSummaries"].size(), 2u);
+  ASSERT_EQ(completed["TrainingJobSummaries"].size(), 1u);
   EXPECT_EQ(completed["TrainingJobSummaries"][0]["TrainingJobName"], "c");
   EXPECT_EQ(completed["TrainingJobSummaries"][0]["SecondaryStatus"], "Completed");
   const json rest = Call(
       "ListTrainingJobs",
       {{"StatusEquals", "Completed"}, {"MaxResults", 2}, {"NextToken", completed["NextToken"]}});
-  ASSERT_EQ(rest["TrainingJobSummaries"].size(), 1u);
-  EXPECT_EQ(rest["TrainingJobSummaries"][0]["TrainingJobName"], "a");
+  ASSERT_EQ(rest["TrainingJobSummaries"].size(), 2u);
+  EXPECT_EQ(rest["TrainingJobSummaries"][0]["TrainingJobName"], "b");
+  EXPECT_EQ(rest["TrainingJobSummaries"][1]["TrainingJobName"], "a");
   EXPECT_FALSE(rest.contains("NextToken"));
   const json running = Call("ListTrainingJobs", {{"StatusEquals", "InProgress"}});
   ASSERT_EQ(running["TrainingJobSummaries"].size(), 1u);

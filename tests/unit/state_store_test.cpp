@@ -160,7 +160,7 @@ TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
     for (const auto& row : page.rows) seen.push_back(row.key.name);
     if (!page.has_more) break;
     query.after = ListQuery::Cursor{page.rows.back().created.time_since_epoch().count(),
-                                    NameKey(page.rows.back().key.name), ""};
+                                    NameKey(page.rows.back().key.name)};
   }
   EXPECT_EQ(seen, (std::vector<std::string>{"echo", "delta", "charlie", "bravo", "alpha"}));
 
