@@ -15,11 +15,25 @@
 
 namespace smemu::protocol {
 
+namespace {
+
+// A generator per thread, seeded from the kernel's entropy once when the thread first needs it:
+// ids differ across threads, processes and restarts, and cost no system call each. (A
+// default-constructed engine would start every thread, and every run, on the same sequence.)
+std::mt19937_64& RequestIdEngine() {
+  thread_local std::mt19937_64 engine = [] {
+    std::random_device entropy;
+    std::seed_seq seed{entropy(), entropy(), entropy(), entropy(),
+                       entropy(), entropy(), entropy(), entropy()};
+    return std::mt19937_64(seed);
+  }();
+  return engine;
+}
+
+}  // namespace
+
 std::string NewRequestId() {
-  // Ids must be unique, not secret: a per-thread Mersenne Twister, which boost seeds once from the
-  // system's entropy. boost's default generator asks the kernel for every id instead (a system
-  // call per request).
-  thread_local boost::uuids::basic_random_generator<std::mt19937_64> generator;
+  thread_local boost::uuids::basic_random_generator<std::mt19937_64> generator(RequestIdEngine());
   return boost::uuids::to_string(generator());
 }
 

@@ -5,6 +5,9 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "e2e/http_client.hpp"
 #include "e2e/process.hpp"
@@ -152,6 +155,43 @@ TEST(Binary, OffLoopbackTheAdminApiNeedsTheTokenFromTheEnvironment) {
           .Send("GET", "/_emulator/clock", "", {{"X-Emulator-Admin-Token", "from-the-environment"}})
           .status,
       200);
+}
+
+// Request ids are what users quote to correlate logs: they must never repeat, not between the
+// server's threads and not after a restart (each thread's generator is seeded from the kernel).
+TEST(Binary, RequestIdsAreUniqueAcrossThreadsConnectionsAndRestarts) {
+  constexpr int kRuns = 2;
+  constexpr int kConnections = 4;
+  constexpr int kRequestsPerConnection = 2500;  // 20,000 in all
+  std::set<std::string> ids;
+  int answered = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    Process server({"--port", "0", "--db", ":memory:", "--threads", "4", "--log-level", "warn"});
+    const unsigned short port = testing::ListeningPort(server);
+    ASSERT_NE(port, 0) << server.output();
+    std::vector<std::vector<std::string>> seen(kConnections);
+    std::vector<std::thread> clients;
+    for (int c = 0; c < kConnections; ++c) {
+      clients.emplace_back([&, c] {
+        testing::HttpClient client(port);
+        for (int i = 0; i < kRequestsPerConnection; ++i) {
+          const auto reply = client.Aws("ListModels", "{}");
+          if (reply.status != 200) return;
+          seen[c].push_back(std::string(reply.headers["x-amzn-RequestId"]));
+        }
+      });
+    }
+    for (std::thread& client : clients) client.join();
+    for (const auto& list : seen) {
+      answered += static_cast<int>(list.size());
+      ids.insert(list.begin(), list.end());
+    }
+    server.Signal(SIGTERM);
+    EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 0);
+  }
+  EXPECT_EQ(answered, kRuns * kConnections * kRequestsPerConnection);
+  EXPECT_EQ(ids.size(), static_cast<std::size_t>(answered)) << "a request id repeated";
+  EXPECT_EQ(ids.count(""), 0u);
 }
 
 }  // namespace
