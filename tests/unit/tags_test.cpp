@@ -20,6 +20,9 @@ constexpr const char* kArnPrefix = "arn:aws:sagemaker:us-west-2:123456789012:";
 const std::string kOtherAuth =
     "AWS4-HMAC-SHA256 Credential=210987654321/20270125/us-west-2/sagemaker/aws4_request, "
     "SignedHeaders=host, Signature=0";
+const std::string kEastAuth =
+    "AWS4-HMAC-SHA256 Credential=123456789012/20270125/us-east-1/sagemaker/aws4_request, "
+    "SignedHeaders=host, Signature=0";
 const std::string kMalformedToken = "Invalid pagination token because of a malformed NextToken.";
 
 std::string NotFound(const std::string& arn) { return "Could not find resource \"" + arn + "\"."; }
@@ -256,22 +259,25 @@ TEST_F(TagsTest, AnUnknownArnIsAValidationExceptionForAllThree) {
   }
 }
 
-TEST_F(TagsTest, AnotherAccountCannotSeeOrChangeTheTags) {
-  auto call_as_other = [this](const std::string& operation, const json& input) {
-    const auto response = router_->Handle(
-        {"POST",
-         "/",
-         {{"X-Amz-Target", "SageMaker." + operation}, {"Authorization", kOtherAuth}},
-         input.dump()});
-    EXPECT_EQ(response.status, 400) << response.body;
-    return json::parse(response.body);
-  };
-  for (const json& error :
-       {call_as_other("ListTags", {{"ResourceArn", model_arn_}}),
-        call_as_other("AddTags", {{"ResourceArn", model_arn_}, {"Tags", TagsJson({{"a", "1"}})}}),
-        call_as_other("DeleteTags", {{"ResourceArn", model_arn_}, {"TagKeys", {"team"}}})}) {
-    EXPECT_EQ(error["__type"], "ValidationException");
-    EXPECT_EQ(error["message"], NotFound(model_arn_));
+TEST_F(TagsTest, AnotherAccountOrRegionCannotSeeOrChangeTheTags) {
+  for (const std::string& auth : {kOtherAuth, kEastAuth}) {
+    SCOPED_TRACE(auth);
+    auto call_as = [this, &auth](const std::string& operation, const json& input) {
+      const auto response =
+          router_->Handle({"POST",
+                           "/",
+                           {{"X-Amz-Target", "SageMaker." + operation}, {"Authorization", auth}},
+                           input.dump()});
+      EXPECT_EQ(response.status, 400) << response.body;
+      return json::parse(response.body);
+    };
+    for (const json& error :
+         {call_as("ListTags", {{"ResourceArn", model_arn_}}),
+          call_as("AddTags", {{"ResourceArn", model_arn_}, {"Tags", TagsJson({{"a", "1"}})}}),
+          call_as("DeleteTags", {{"ResourceArn", model_arn_}, {"TagKeys", {"team"}}})}) {
+      EXPECT_EQ(error["__type"], "ValidationException");
+      EXPECT_EQ(error["message"], NotFound(model_arn_));
+    }
   }
   EXPECT_EQ(List(model_arn_)["Tags"], TagsJson({{"team", "ml"}}));
 }
