@@ -50,6 +50,7 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   AddEndpointConfigHandlers(handlers_);
   AddEndpointHandlers(handlers_);
   AddJobHandlers(handlers_);
+  AddTagHandlers(handlers_);
   invoke_endpoint_ = &ops::InvokeEndpoint;
   if (!clock_start.start) {
     if (auto saved = store_.GetSetting(kClockSetting)) {

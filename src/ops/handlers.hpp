@@ -16,6 +16,7 @@ void AddTrainingPlanHandlers(HandlerTable& table);
 void AddEndpointConfigHandlers(HandlerTable& table);
 void AddEndpointHandlers(HandlerTable& table);
 void AddJobHandlers(HandlerTable& table);
+void AddTagHandlers(HandlerTable& table);
 
 // Applies every endpoint transition that is due at ctx.now: Creating endpoints take their
 // capacity (or fail), Deleting ones disappear. Returns when the next one falls due while the store

@@ -45,6 +45,16 @@ struct ResourceRow {
 
 using Tags = std::vector<std::pair<std::string, std::string>>;
 
+// One tag with its place in the resource's order: tags given at creation come first, in the order
+// given, then every new key in the order it was added. Overwriting a value keeps the place.
+struct PositionedTag {
+  int64_t position = 0;
+  std::string key;
+  std::string value;
+
+  bool operator==(const PositionedTag&) const = default;
+};
+
 enum class SortField { kName, kCreationTime, kStatus };
 // A sort column's value: creation time in milliseconds, or the name key or status.
 using SortValue = std::variant<int64_t, std::string>;
@@ -142,6 +152,18 @@ class StateStore {
   bool Delete(const ResourceKey& key);
   ListPage List(const ListQuery& query) const;
   Tags GetTags(const std::string& arn) const;
+
+  // The row whose ARN is exactly `arn`, of any account, region and kind.
+  std::optional<ResourceRow> FindByArn(const std::string& arn) const;
+  // The tags of `arn` with their positions, ordered by position (then key).
+  std::vector<PositionedTag> GetPositionedTags(const std::string& arn) const;
+  // Sets each (key, value) of `tags` on `arn` in one transaction: a key it has keeps its position
+  // and takes the new value; a new key goes after the last one. A key repeated in `tags` ends with
+  // its last value. Does not check that a resource has this ARN.
+  void PutTags(const std::string& arn, const Tags& tags);
+  // Removes the tags of `arn` with these keys in one transaction; keys it does not have are
+  // ignored. Returns how many tags were removed.
+  int DeleteTags(const std::string& arn, const std::vector<std::string>& keys);
 
   std::optional<std::string> GetSetting(const std::string& key) const;
   void PutSetting(const std::string& key, const std::string& value);

@@ -1016,6 +1016,145 @@ class TrainingJobPreferencesBoto3Test(unittest.TestCase):
             OutputDataConfig={"S3OutputPath": "s3://bucket/out"},
             ResourceConfig={"InstancePreferences": preferences, "InstanceCount": 2, "VolumeSizeInGB": 50})
 
+TAG_ARN_PREFIX = "arn:aws:sagemaker:%s:%s:" % (REGION, ACCOUNT)
+MALFORMED_TOKEN = "Invalid pagination token because of a malformed NextToken."
+
+
+def tag_list(pairs):
+    return [{"Key": key, "Value": value} for key, value in pairs]
+
+
+class TagsBoto3Test(unittest.TestCase):
+    """add_tags, list_tags (and its paginator, from api/paginators-1.json) and delete_tags on every
+    resource kind the emulator serves, the tags given at creation, the 50-tag limit, the reserved
+    "aws:" prefix, unknown and foreign ARNs, and tags leaving with their resource."""
+    server = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server(BINARY)
+
+    @classmethod
+    def tearDownClass(cls):
+        SageMakerBoto3Test.tearDownClass.__func__(cls)
+
+    setUp = SageMakerBoto3Test.setUp
+    set_clock = SageMakerBoto3Test.set_clock
+    client = SageMakerBoto3Test.client
+    assert_client_error = SageMakerBoto3Test.assert_client_error
+
+    def all_tags(self, arn):
+        """Every tag of `arn` through the list_tags paginator; returns (tags, pages)."""
+        pages = list(self.sm.get_paginator("list_tags").paginate(ResourceArn=arn))
+        return [tag for page in pages for tag in page["Tags"]], len(pages)
+
+    def create_every_kind(self):
+        """One resource of each kind with the tag creator=<kind>; returns {kind: arn}."""
+        def tagged(kind):
+            return tag_list([("creator", kind)])
+        role = "arn:aws:iam::%s:role/r" % ACCOUNT
+        arns = {}
+        arns["model"] = self.sm.create_model(
+            ModelName="Tagged-Model", PrimaryContainer={"Image": "img:1"}, ExecutionRoleArn=role,
+            Tags=tagged("model"))["ModelArn"]
+        arns["endpoint-config"] = self.sm.create_endpoint_config(
+            EndpointConfigName="Tagged-Config",
+            ProductionVariants=[{"VariantName": "AllTraffic", "ModelName": "Tagged-Model",
+                                 "InstanceType": "ml.g5.xlarge", "InitialInstanceCount": 1}],
+            Tags=tagged("endpoint-config"))["EndpointConfigArn"]
+        arns["endpoint"] = self.sm.create_endpoint(
+            EndpointName="Tagged-Endpoint", EndpointConfigName="Tagged-Config",
+            Tags=tagged("endpoint"))["EndpointArn"]
+        offering = self.sm.search_training_plan_offerings(
+            TargetResources=["endpoint"], InstanceType="ml.p5.48xlarge", InstanceCount=1,
+            DurationHours=24, StartTimeAfter=CLOCK_START_DT)["TrainingPlanOfferings"][0]
+        arns["training-plan"] = self.sm.create_training_plan(
+            TrainingPlanName="Tagged-Plan", TrainingPlanOfferingId=offering["TrainingPlanOfferingId"],
+            Tags=tagged("training-plan"))["TrainingPlanArn"]
+        arns["training-job"] = self.sm.create_training_job(
+            TrainingJobName="Tagged-Job", RoleArn=role,
+            AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
+            OutputDataConfig={"S3OutputPath": "s3://bucket/out"},
+            ResourceConfig={"InstanceType": "ml.m5.xlarge", "InstanceCount": 1, "VolumeSizeInGB": 5},
+            StoppingCondition={"MaxRuntimeInSeconds": 3600}, Tags=tagged("training-job"))["TrainingJobArn"]
+        arns["processing-job"] = self.sm.create_processing_job(
+            ProcessingJobName="Tagged-Processing", RoleArn=role, AppSpecification={"ImageUri": "img:1"},
+            ProcessingResources={"ClusterConfig": {"InstanceType": "ml.m5.xlarge", "InstanceCount": 1,
+                                                   "VolumeSizeInGB": 5}},
+            StoppingCondition={"MaxRuntimeInSeconds": 3600},
+            Tags=tagged("processing-job"))["ProcessingJobArn"]
+        return arns
+
+    def test_every_kind_shows_its_creation_tags_and_takes_add_and_delete(self):
+        self.assertTrue(self.sm.can_paginate("list_tags"))
+        arns = self.create_every_kind()
+        self.assertEqual(["endpoint", "endpoint-config", "model", "processing-job", "training-job",
+                          "training-plan"], sorted(arns))
+        for kind, arn in arns.items():
+            with self.subTest(kind=kind):
+                self.assertTrue(arn.startswith(TAG_ARN_PREFIX + kind + "/tagged-"), arn)
+                listed = self.sm.list_tags(ResourceArn=arn)
+                self.assertEqual(tag_list([("creator", kind)]), listed["Tags"])
+                self.assertNotIn("NextToken", listed)
+                added = self.sm.add_tags(ResourceArn=arn,
+                                         Tags=tag_list([("env", "test"), ("creator", "new")]))
+                self.assertEqual(tag_list([("env", "test"), ("creator", "new")]), added["Tags"])
+                self.assertEqual((tag_list([("creator", "new"), ("env", "test")]), 1),
+                                 self.all_tags(arn))
+                self.sm.delete_tags(ResourceArn=arn, TagKeys=["creator", "never-there"])
+                self.assertEqual(tag_list([("env", "test")]), self.sm.list_tags(ResourceArn=arn)["Tags"])
+
+    def test_fifty_tags_fit_one_page_and_a_fifty_first_is_refused(self):
+        arn = self.sm.create_model(ModelName="full", PrimaryContainer={"Image": "img:1"})["ModelArn"]
+        fifty = tag_list([("k%d" % i, "v%d" % i) for i in range(50)])
+        self.sm.add_tags(ResourceArn=arn, Tags=fifty)
+        self.assertEqual((fifty, 1), self.all_tags(arn))
+        self.sm.add_tags(ResourceArn=arn, Tags=tag_list([("k0", "new")]))  # overwriting is fine
+        self.assert_client_error(
+            self.sm.add_tags, "ValidationException",
+            "A resource can have at most 50 tags; with these tags it would have 51.",
+            ResourceArn=arn, Tags=tag_list([("k1", "x"), ("extra", "y")]))
+        tags, _ = self.all_tags(arn)
+        self.assertEqual(50, len(tags))
+        self.assertEqual(tag_list([("k0", "new"), ("k1", "v1")]), tags[:2])
+
+    def test_refusals(self):
+        arn = self.sm.create_model(ModelName="mine", PrimaryContainer={"Image": "img:1"},
+                                   Tags=tag_list([("team", "ml")]))["ModelArn"]
+        key = "aws:cloudformation:stack-name"
+        text = "System prefix 'aws:' reserved for AWS usage in tag key: " + key
+        self.assert_client_error(self.sm.add_tags, "ValidationException", text,
+                                 ResourceArn=arn, Tags=tag_list([(key, "s")]))
+        self.assert_client_error(self.sm.delete_tags, "ValidationException", text,
+                                 ResourceArn=arn, TagKeys=[key])
+        missing = TAG_ARN_PREFIX + "model/missing"
+        not_found = 'Could not find resource "%s".'
+        self.assert_client_error(self.sm.list_tags, "ValidationException", not_found % missing,
+                                 ResourceArn=missing)
+        self.assert_client_error(self.sm.add_tags, "ValidationException", not_found % missing,
+                                 ResourceArn=missing, Tags=tag_list([("a", "b")]))
+        self.assert_client_error(self.sm.delete_tags, "ValidationException", not_found % missing,
+                                 ResourceArn=missing, TagKeys=["a"])
+        other = self.client(access_key=OTHER_ACCOUNT)
+        self.assert_client_error(other.list_tags, "ValidationException", not_found % arn,
+                                 ResourceArn=arn)
+        self.assert_client_error(other.delete_tags, "ValidationException", not_found % arn,
+                                 ResourceArn=arn, TagKeys=["team"])
+        self.assert_client_error(self.sm.list_tags, "ValidationException", MALFORMED_TOKEN,
+                                 ResourceArn=arn, NextToken="bm90IGEgdG9rZW4=")
+        with self.assertRaises(botocore.exceptions.ParamValidationError):
+            self.sm.list_tags(ResourceArn=arn, MaxResults=10)  # botocore knows the model's minimum
+        self.assertEqual(tag_list([("team", "ml")]), self.sm.list_tags(ResourceArn=arn)["Tags"])
+
+    def test_tags_leave_with_their_resource(self):
+        arn = self.sm.create_model(ModelName="short-lived", PrimaryContainer={"Image": "img:1"},
+                                   Tags=tag_list([("a", "1")]))["ModelArn"]
+        self.sm.delete_model(ModelName="short-lived")
+        self.assert_client_error(self.sm.list_tags, "ValidationException",
+                                 'Could not find resource "%s".' % arn, ResourceArn=arn)
+        self.sm.create_model(ModelName="Short-Lived", PrimaryContainer={"Image": "img:1"})
+        self.assertEqual([], self.sm.list_tags(ResourceArn=arn)["Tags"])
+
 
 PAGING_CAPACITY = {
     "regions": {REGION: {"us-west-2a": {P5: {"reservable": 10, "on_demand": 0}}}},

@@ -1,0 +1,101 @@
+// AddTags, ListTags, DeleteTags on every resource kind the emulator serves. Tags are kept per ARN
+// (store table `tags`); Create* requests store theirs, and deleting a resource deletes them.
+#include "domain/tags.hpp"
+
+#include "ops/capacity_use.hpp"
+#include "ops/handlers.hpp"
+#include "ops/listing.hpp"
+#include "ops/plan_records.hpp"
+#include "ops/tag_pages.hpp"
+
+namespace smemu::ops {
+namespace {
+
+using domain::Result;
+using nlohmann::json;
+
+// ListTags' page size when MaxResults is not given: the model's minimum, which is also the most
+// tags a resource can have, so one page always holds them all.
+constexpr int kDefaultTagPage = 50;
+
+// The kinds whose resources take tags (reserved capacity rows, which plans own, do not).
+bool Taggable(const std::string& kind) {
+  for (const char* taggable :
+       {"model", "endpoint-config", "endpoint", kPlanKind, kTrainingJobKind, kProcessingJobKind}) {
+    if (kind == taggable) return true;
+  }
+  return false;
+}
+
+// The caller's resource with this ARN. A resource of another account or region, of a kind the
+// emulator does not serve, or none at all, is not found: every operation sees only the caller's
+// own account and region.
+Result<store::ResourceRow> FindTaggable(const Context& ctx, const std::string& arn) {
+  auto row = ctx.store.FindByArn(arn);
+  if (!row || row->key.account != ctx.caller.account || row->key.region != ctx.caller.region ||
+      !Taggable(row->key.kind)) {
+    return domain::ValidationException("Could not find resource \"" + arn + "\".");
+  }
+  return std::move(*row);
+}
+
+std::vector<std::string> KeysOf(const store::Tags& tags) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : tags) keys.push_back(key);
+  return keys;
+}
+
+Result<json> AddTags(const json& in, Context& ctx) {
+  const std::string arn = in.at("ResourceArn").get<std::string>();
+  const store::Tags added = ReadTags(in);
+  if (auto ok = domain::CheckNoReservedKeys(KeysOf(added)); !ok) return ok.error();
+  const auto row = FindTaggable(ctx, arn);
+  if (!row) return row.error();
+  std::vector<std::string> existing;
+  for (const store::PositionedTag& tag : ctx.store.GetPositionedTags(arn)) {
+    existing.push_back(tag.key);
+  }
+  if (auto ok = domain::CheckTagCount(domain::CountAfterAdding(existing, added)); !ok) {
+    return ok.error();
+  }
+  ctx.store.PutTags(arn, added);
+  json tags = json::array();
+  for (const auto& [key, value] : added) tags.push_back({{"Key", key}, {"Value", value}});
+  return json{{"Tags", std::move(tags)}};
+}
+
+Result<json> ListTags(const json& in, Context& ctx) {
+  const std::string arn = in.at("ResourceArn").get<std::string>();
+  const auto row = FindTaggable(ctx, arn);
+  if (!row) return row.error();
+  auto page = PageOfTags(ctx.store.GetPositionedTags(arn), in.value("MaxResults", kDefaultTagPage),
+                         in.value("NextToken", ""));
+  if (!page) return page.error();
+  json tags = json::array();
+  for (const store::PositionedTag& tag : page->tags) {
+    tags.push_back({{"Key", tag.key}, {"Value", tag.value}});
+  }
+  json out = {{"Tags", std::move(tags)}};
+  if (!page->next_token.empty()) out["NextToken"] = page->next_token;
+  return out;
+}
+
+Result<json> DeleteTags(const json& in, Context& ctx) {
+  const std::string arn = in.at("ResourceArn").get<std::string>();
+  const auto keys = in.at("TagKeys").get<std::vector<std::string>>();
+  if (auto ok = domain::CheckNoReservedKeys(keys); !ok) return ok.error();
+  const auto row = FindTaggable(ctx, arn);
+  if (!row) return row.error();
+  ctx.store.DeleteTags(arn, keys);  // keys the resource does not have are no error
+  return json::object();
+}
+
+}  // namespace
+
+void AddTagHandlers(HandlerTable& table) {
+  table.emplace("AddTags", &AddTags);
+  table.emplace("ListTags", &ListTags);
+  table.emplace("DeleteTags", &DeleteTags);
+}
+
+}  // namespace smemu::ops
