@@ -9,8 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kDefaultMaxResults = 10;  // SageMaker's List* default page size
-
 domain::AwsError InvalidToken() {
   return domain::ValidationException("Invalid pagination token because of a malformed NextToken.");
 }
@@ -47,7 +45,7 @@ domain::Result<ListRequest> ReadListRequest(const json& input, const ListSpec& s
     request.limit = it->get<int>();
     request.limit_given = true;
   } else {
-    request.limit = kDefaultMaxResults;
+    request.limit = spec.default_limit;
   }
 
   const std::string token = input.value("NextToken", "");

@@ -48,6 +48,7 @@ struct ListSpec {
   const char* operation;
   std::vector<SortKey> sort_keys;  // the first is the default
   bool descending_by_default;
+  int default_limit = 10;  // MaxResults when the request has none: SageMaker's List* default
 };
 
 // A request's paging parameters, read and checked.

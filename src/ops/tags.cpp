@@ -6,7 +6,6 @@
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
-#include "ops/tag_pages.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -68,15 +67,20 @@ Result<json> ListTags(const json& in, Context& ctx) {
   const std::string arn = in.at("ResourceArn").get<std::string>();
   const auto row = FindTaggable(ctx, arn);
   if (!row) return row.error();
-  auto page = PageOfTags(ctx.store.GetPositionedTags(arn), in.value("MaxResults", kDefaultTagPage),
-                         in.value("NextToken", ""));
-  if (!page) return page.error();
-  json tags = json::array();
-  for (const store::PositionedTag& tag : page->tags) {
-    tags.push_back({{"Key", tag.key}, {"Value", tag.value}});
+  // In the order the tags were added; a key is unique on its resource, so it breaks ties.
+  static const ListSpec kSpec{"ListTags",
+                              {{"Position", std::nullopt, /*numeric=*/true}},
+                              /*descending_by_default=*/false,
+                              kDefaultTagPage};
+  auto request = ReadListRequest(in, kSpec);
+  if (!request) return request.error();
+  std::vector<Positioned<json>> tags;
+  for (const store::PositionedTag& tag : ctx.store.GetPositionedTags(arn)) {
+    tags.push_back({{tag.position, tag.key}, {{"Key", tag.key}, {"Value", tag.value}}});
   }
-  json out = {{"Tags", std::move(tags)}};
-  if (!page->next_token.empty()) out["NextToken"] = page->next_token;
+  auto page = Paginate<json>(kSpec, *request, InMemorySource(std::move(tags), false));
+  json out = {{"Tags", std::move(page.items)}};
+  if (page.next_token) out["NextToken"] = *page.next_token;
   return out;
 }
 

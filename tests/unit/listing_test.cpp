@@ -2,12 +2,15 @@
 // MaxResults from 1 to past the end, with and without filters, over data full of ties (a frozen
 // clock gives equal creation times; statuses repeat), paging must yield exactly the sorted,
 // filtered set: no gaps, no repeats, a new token on every page and none after the last.
+#include "ops/listing.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
+#include "ops/wire_values.hpp"
 #include "unit/emulator_fixture.hpp"
 
 namespace smemu {
@@ -368,6 +371,112 @@ TEST_F(ListingTest, ATokenOnlyContinuesItsOwnListing) {
             "ValidationException");
   EXPECT_EQ(Call("ListModels", {{"NextToken", "e30="}}, 400)["message"], invalid);  // "{}"
   EXPECT_EQ(Call("ListModels", {{"NextToken", token}})["Models"].size(), 2u);
+}
+
+// ---- The engine itself, without a router: an in-memory source of items at known positions.
+
+const ops::ListSpec kThings{"ListThings", {{"Position", std::nullopt, /*numeric=*/true}}, false, 3};
+
+std::vector<ops::Positioned<std::string>> Things(int n) {  // positions 0, 2, 4, ...
+  std::vector<ops::Positioned<std::string>> things;
+  for (int i = 0; i < n; ++i) {
+    things.push_back({{int64_t{i * 2}, "k" + std::to_string(i)}, "k" + std::to_string(i)});
+  }
+  return things;
+}
+
+// Every page of `things` through ReadListRequest and Paginate, as a client pages.
+std::vector<std::vector<std::string>> EnginePages(
+    const std::vector<ops::Positioned<std::string>>& things, json request,
+    const ops::Filters<std::string>& filters = {}) {
+  std::vector<std::vector<std::string>> pages;
+  for (int guard = 0; guard < 20; ++guard) {
+    auto read = ops::ReadListRequest(request, kThings);
+    EXPECT_TRUE(read.ok());
+    if (!read.ok()) break;
+    auto page =
+        ops::Paginate<std::string>(kThings, *read, ops::InMemorySource(things, false), filters);
+    pages.push_back(page.items);
+    if (!page.next_token) break;
+    request["NextToken"] = *page.next_token;
+  }
+  return pages;
+}
+
+using Pages = std::vector<std::vector<std::string>>;
+
+TEST(ListingEngine, PagesWalkEveryItemOnceInOrderWithTheDefaultPageSize) {
+  EXPECT_EQ(EnginePages(Things(7), json::object()),
+            (Pages{{"k0", "k1", "k2"}, {"k3", "k4", "k5"}, {"k6"}}));
+  EXPECT_EQ(EnginePages(Things(3), json::object()), (Pages{{"k0", "k1", "k2"}}))
+      << "an exact fit has no token";
+  EXPECT_EQ(EnginePages({}, json::object()), (Pages{{}})) << "nothing is one empty page";
+  EXPECT_EQ(EnginePages(Things(3), {{"MaxResults", 2}}), (Pages{{"k0", "k1"}, {"k2"}}));
+}
+
+TEST(ListingEngine, ATokenContinuesAfterItsPlaceEvenWhenThatItemIsGone) {
+  auto things = Things(5);
+  auto first =
+      ops::Paginate<std::string>(kThings, *ops::ReadListRequest({{"MaxResults", 2}}, kThings),
+                                 ops::InMemorySource(things, false));
+  ASSERT_TRUE(first.next_token);
+  things.erase(things.begin() + 1);                // k1, the page's last item, is deleted meanwhile
+  things.push_back({{int64_t{1}, "new"}, "new"});  // added before the place: not shown
+  auto rest = ops::ReadListRequest({{"MaxResults", 2}, {"NextToken", *first.next_token}}, kThings);
+  ASSERT_TRUE(rest.ok());
+  auto page = ops::Paginate<std::string>(kThings, *rest, ops::InMemorySource(things, false));
+  EXPECT_EQ(page.items, (std::vector<std::string>{"k2", "k3"}));
+  EXPECT_TRUE(page.next_token);
+}
+
+TEST(ListingEngine, TheTiebreakOrdersEqualValues) {
+  const std::vector<ops::Positioned<std::string>> tied = {
+      {{int64_t{1}, "c"}, "c"}, {{int64_t{1}, "a"}, "a"}, {{int64_t{1}, "b"}, "b"}};
+  EXPECT_EQ(EnginePages(tied, {{"MaxResults", 1}}), (Pages{{"a"}, {"b"}, {"c"}}));
+}
+
+TEST(ListingEngine, FiltersBeforePagingFillPagesAndFiltersAfterPagingShortenThem) {
+  const auto odd = [](const std::string& item) { return (item.back() - '0') % 2 == 1; };
+  EXPECT_EQ(EnginePages(Things(10), {{"MaxResults", 2}}, {odd, {}}),
+            (Pages{{"k1", "k3"}, {"k5", "k7"}, {"k9"}}));
+  EXPECT_EQ(EnginePages(Things(6), {{"MaxResults", 2}}, {{}, odd}),
+            (Pages{{"k1"}, {"k3"}, {"k5"}}));
+  EXPECT_EQ(
+      EnginePages(Things(5), {{"MaxResults", 2}}, {{}, [](const std::string&) { return false; }}),
+      (Pages{{}, {}, {}}))
+      << "empty pages still carry a token until the listing ends";
+  // A filter that passes nothing before paging gives one empty page, however long the listing.
+  EXPECT_EQ(
+      EnginePages(Things(200), {{"MaxResults", 2}}, {[](const std::string&) { return false; }, {}}),
+      (Pages{{}}));
+}
+
+TEST(ListingEngine, ForeignTokensAreMalformed) {
+  const std::string malformed = "Invalid pagination token because of a malformed NextToken.";
+  for (
+      const std::string& token :
+      {std::string("%%%"), ops::Base64Encode("{"), ops::Base64Encode("{}"),
+       ops::Base64Encode(
+           R"({"op":"ListThings","sort":"Position","descending":false,"value":1.5,"tiebreak":"a"})"),
+       ops::Base64Encode(
+           R"({"op":"ListThings","sort":"Position","descending":false,"value":"1","tiebreak":"a"})"),
+       ops::Base64Encode(
+           R"({"op":"ListThings","sort":"Position","descending":false,"value":1,"tiebreak":2})"),
+       ops::Base64Encode(
+           R"({"op":"ListOther","sort":"Position","descending":false,"value":1,"tiebreak":"a"})"),
+       ops::Base64Encode(
+           R"({"op":"ListThings","sort":"Position","descending":true,"value":1,"tiebreak":"a"})")}) {
+    SCOPED_TRACE(token);
+    auto read = ops::ReadListRequest({{"NextToken", token}}, kThings);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.error(), domain::ValidationException(malformed));
+  }
+  EXPECT_TRUE(
+      ops::ReadListRequest(
+          {{"NextToken", ops::Base64Encode(R"({"op":"ListThings","sort":"Position",)"
+                                           R"("descending":false,"value":1,"tiebreak":"a"})")}},
+          kThings)
+          .ok());
 }
 
 }  // namespace

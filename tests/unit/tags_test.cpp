@@ -5,7 +5,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ops/tag_pages.hpp"
 #include "ops/wire_values.hpp"
 #include "unit/emulator_fixture.hpp"
 
@@ -371,81 +370,6 @@ TEST(TagRules, OverwrittenAndRepeatedKeysCountOnce) {
   EXPECT_FALSE(domain::CheckTagCount(51).ok());
   EXPECT_EQ(domain::CheckTagCount(60).error().message,
             "A resource can have at most 50 tags; with these tags it would have 60.");
-}
-
-std::vector<store::PositionedTag> Positioned(int n) {
-  std::vector<store::PositionedTag> tags;
-  for (int i = 0; i < n; ++i) tags.push_back({i * 2, "k" + std::to_string(i), "v"});
-  return tags;
-}
-
-std::vector<std::string> KeysOf(const ops::TagPage& page) {
-  std::vector<std::string> keys;
-  for (const auto& tag : page.tags) keys.push_back(tag.key);
-  return keys;
-}
-
-TEST(TagPages, SmallPagesWalkEveryTagOnceInOrder) {
-  const auto tags = Positioned(7);
-  std::vector<std::string> seen;
-  std::string token;
-  int pages = 0;
-  do {
-    auto page = ops::PageOfTags(tags, 3, token);
-    ASSERT_TRUE(page.ok());
-    EXPECT_LE(page->tags.size(), 3u);
-    for (const auto& key : KeysOf(*page)) seen.push_back(key);
-    token = page->next_token;
-    ++pages;
-  } while (!token.empty() && pages < 10);
-  EXPECT_EQ(pages, 3);
-  EXPECT_THAT(seen, ElementsAre("k0", "k1", "k2", "k3", "k4", "k5", "k6"));
-}
-
-TEST(TagPages, AnExactFitHasNoTokenAndAnEmptyListIsOnePage) {
-  auto exact = ops::PageOfTags(Positioned(3), 3, "");
-  ASSERT_TRUE(exact.ok());
-  EXPECT_EQ(exact->tags.size(), 3u);
-  EXPECT_TRUE(exact->next_token.empty());
-  auto empty = ops::PageOfTags({}, 50, "");
-  ASSERT_TRUE(empty.ok());
-  EXPECT_TRUE(empty->tags.empty());
-  EXPECT_TRUE(empty->next_token.empty());
-  auto zero = ops::PageOfTags(Positioned(3), 0, "");  // counts as 1
-  ASSERT_TRUE(zero.ok());
-  EXPECT_THAT(KeysOf(*zero), ElementsAre("k0"));
-}
-
-TEST(TagPages, ATokenContinuesAfterItsPlaceEvenWhenThatTagIsGone) {
-  auto tags = Positioned(5);  // positions 0, 2, 4, 6, 8
-  const std::string token = ops::TagPageToken(tags[1]);
-  tags.erase(tags.begin() + 1);  // k1 deleted meanwhile
-  auto page = ops::PageOfTags(tags, 2, token);
-  ASSERT_TRUE(page.ok());
-  EXPECT_THAT(KeysOf(*page), ElementsAre("k2", "k3"));
-  EXPECT_FALSE(page->next_token.empty());
-  // The key breaks a tie between equal positions.
-  const std::vector<store::PositionedTag> tied = {{1, "a", ""}, {1, "b", ""}, {1, "c", ""}};
-  auto after_a = ops::PageOfTags(tied, 5, ops::TagPageToken(tied[0]));
-  ASSERT_TRUE(after_a.ok());
-  EXPECT_THAT(KeysOf(*after_a), ElementsAre("b", "c"));
-  // A token past the end gives an empty last page.
-  auto past = ops::PageOfTags(tied, 5, ops::TagPageToken({9, "z", ""}));
-  ASSERT_TRUE(past.ok());
-  EXPECT_TRUE(past->tags.empty());
-  EXPECT_TRUE(past->next_token.empty());
-}
-
-TEST(TagPages, ForeignTokensAreMalformed) {
-  for (const std::string& token :
-       {std::string("%%%"), ops::Base64Encode("{"), ops::Base64Encode("{}"),
-        ops::Base64Encode(R"({"tag_position":1.5,"tag_key":"a"})"),
-        ops::Base64Encode(R"({"tag_position":1,"tag_key":2})")}) {
-    SCOPED_TRACE(token);
-    auto page = ops::PageOfTags(Positioned(3), 2, token);
-    ASSERT_FALSE(page.ok());
-    EXPECT_EQ(page.error(), domain::ValidationException(kMalformedToken));
-  }
 }
 
 }  // namespace
