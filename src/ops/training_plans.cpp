@@ -308,12 +308,7 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
 Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) {
   const std::string arn = in.at("TrainingPlanArn");
   const auto row = PlanByArn(ctx, arn);
-  if (!row) {
-    // SearchTrainingPlanOfferings models no ResourceNotFound (only ResourceLimitExceeded): a
-    // TrainingPlanArn naming no plan is invalid input, as SageMaker answers for other references.
-    return domain::ValidationException("Training plan " + arn +
-                                       " does not exist in this account and region.");
-  }
+  if (!row) return domain::ResourceNotFound("Training plan " + arn + " not found.");
   const Plan plan = PlanFromRow(*row);
   const size_t limit = static_cast<size_t>(in.value("MaxResults", 10));
   size_t first = 0;
