@@ -130,13 +130,23 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait()
+        self.log.seek(0)
+        failed = [line for line in self.log.read().decode(errors="replace").splitlines()
+                  if "response check failed" in line]
         self.log.close()
+        if failed:  # --check-responses (smoke runs) logged an answer that departs from the model
+            raise RuntimeError("the server's answers departed from the model:\n" +
+                               "\n".join(failed[:10]))
+
+
+# Smoke runs check correctness, not speed: their servers check every answer against the model.
+CHECK_RESPONSES = []
 
 
 def emulator(db, capacity=None, extra=()):
     port = free_port()
     argv = [BINARY, "--port", str(port), "--db", db, "--log-level", "warn",
-            "--clock-start", seed.CLOCK_START, "--frozen-clock", *extra]
+            "--clock-start", seed.CLOCK_START, "--frozen-clock", *CHECK_RESPONSES, *extra]
     if capacity:
         argv += ["--capacity", capacity]
     return Process(argv, port)
@@ -550,6 +560,8 @@ def main():
     parser.add_argument("--json", help="also write the raw report to this file")
     parser.add_argument("--from-json", help="only print the table of a report written by --json")
     args = parser.parse_args()
+    if args.smoke:
+        CHECK_RESPONSES.append("--check-responses")
     if args.from_json:
         with open(args.from_json) as f:
             report = json.load(f)

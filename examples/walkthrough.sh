@@ -7,7 +7,8 @@
 #   examples/walkthrough.sh [path/to/sagemaker-emulator]      (default: build/sagemaker-emulator)
 #
 # It starts its own server on a free port with an in-memory database and a virtual clock frozen at
-# 2027-01-15, and exits non-zero at the first step that does not do what AWS would.
+# 2027-01-15, and exits non-zero at the first step that does not do what AWS would. The server
+# checks its own answers against the service model (--check-responses).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 binary="${1:-$root/build/sagemaker-emulator}"
@@ -25,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$binary" --port 0 --db :memory: --clock-start 2027-01-15T00:00:00Z --frozen-clock \
+"$binary" --port 0 --db :memory: --clock-start 2027-01-15T00:00:00Z --frozen-clock --check-responses \
   >"$work/stdout" 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/stdout" && break; sleep 0.05; done

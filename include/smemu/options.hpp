@@ -27,6 +27,10 @@ struct ServerOptions {
   // Strict authentication: a JSON file of access keys; every AWS request must then carry a valid
   // SigV4 signature by one of them. nullopt: any credentials are accepted, signatures unchecked.
   std::optional<std::string> credentials_path;
+  // Every answer to an AWS request is checked against the operation's output or error shapes in the
+  // model; one that departs from them becomes a 500 InternalFailure naming each violation (and an
+  // error in the log). For test suites: it turns every call into a conformance check.
+  bool check_responses = false;
   std::chrono::milliseconds provisioning_delay{0};  // Creating -> InService, Deleting -> gone
   std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
   // Real model containers (SAGEMAKER_EMULATOR_UPSTREAM): the whole invocation, and the GET /ping

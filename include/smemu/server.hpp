@@ -12,6 +12,10 @@
 
 namespace smemu {
 
+namespace ops {
+class Emulator;
+}  // namespace ops
+
 class Server {
  public:
   // `base_clock` drives the virtual clock while it runs (default: the system clock); it must
@@ -28,6 +32,9 @@ class Server {
   // Stops accepting, lets requests in flight finish (up to a few seconds), closes the database.
   // Idempotent.
   void Stop();
+
+  // The operation layer, for tests that change its handlers. REQUIRES: Start() has returned.
+  ops::Emulator& EmulatorForTest();
 
  private:
   struct Impl;

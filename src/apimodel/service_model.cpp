@@ -37,7 +37,7 @@ Shape::Type ParseType(const std::string& type, const std::string& shape_name) {
 // Builds the model from the parser's events, in document order, with no JSON tree in between:
 // building a tree of the control-plane model (an ordered_json, whose objects insert each key after
 // a linear search) and copying parts of it took most of an empty start. What the model does not
-// use (documentation, errors, ...) goes by unread. Shape references stay names until Finish(),
+// use (documentation, ...) goes by unread. Shape references stay names until Finish(),
 // since a shape may be used before it is defined.
 class ServiceModel::Builder : public nlohmann::json_sax<json> {
  public:
@@ -52,6 +52,9 @@ class ServiceModel::Builder : public nlohmann::json_sax<json> {
     for (const auto& [slot, target] : references_) *slot = Resolve(target);
     for (const auto& [shape, index, target] : member_references_) {
       shape->members[index].shape = Resolve(target);
+    }
+    for (const auto& [operation, index, target] : error_references_) {
+      operation->errors[index] = Resolve(target);
     }
     for (const auto& [shape, names] : required_) {
       for (Member& member : shape->members) {
@@ -96,6 +99,9 @@ class ServiceModel::Builder : public nlohmann::json_sax<json> {
       } else if (path_[3] == "http" && key_ == "requestUri") {
         operation_->request_uri = std::move(value);
       }
+    } else if (operation_ != nullptr && depth == 5 && path_[3] == "errors" && key_ == "shape") {
+      error_references_.emplace_back(operation_, operation_->errors.size(), std::move(value));
+      operation_->errors.push_back(nullptr);
     } else if (Shape* shape = InShape()) {
       if (key_ == "type") {
         shape->type = ParseType(value, shape->name);
@@ -185,6 +191,9 @@ class ServiceModel::Builder : public nlohmann::json_sax<json> {
     if (Shape* shape = InShape()) {
       if (key_ == "min") shape->min = value;
       if (key_ == "max") shape->max = value;
+    } else if (shape_ != nullptr && !in_array_ && path_.size() == 4 && path_[3] == "error" &&
+               key_ == "httpStatusCode") {
+      shape_->error_status = static_cast<int>(value);
     } else if (operation_ != nullptr && !in_array_ && path_.size() == 4 && path_[3] == "http" &&
                key_ == "responseCode") {
       operation_->success_code = static_cast<int>(value);
@@ -207,6 +216,7 @@ class ServiceModel::Builder : public nlohmann::json_sax<json> {
   std::set<const Shape*> typed_;
   std::vector<std::pair<const Shape**, std::string>> references_;
   std::vector<std::tuple<Shape*, size_t, std::string>> member_references_;
+  std::vector<std::tuple<Operation*, size_t, std::string>> error_references_;
   std::map<Shape*, std::vector<std::string>> required_;
 };
 

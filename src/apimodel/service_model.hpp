@@ -44,10 +44,11 @@ struct Shape {
   std::vector<Member> members;  // kStructure, in model order
   bool is_union = false;
   bool is_exception = false;
-  std::string payload;            // restJson1: member that is the whole HTTP body
-  const Shape* member = nullptr;  // kList
-  const Shape* key = nullptr;     // kMap
-  const Shape* value = nullptr;   // kMap
+  std::optional<int> error_status;  // an error shape's modelled HTTP status (error.httpStatusCode)
+  std::string payload;              // restJson1: member that is the whole HTTP body
+  const Shape* member = nullptr;    // kList
+  const Shape* key = nullptr;       // kMap
+  const Shape* value = nullptr;     // kMap
   std::optional<double> min;
   std::optional<double> max;
   std::unique_ptr<Pattern> pattern;
@@ -63,6 +64,7 @@ struct Operation {
   std::string http_method;
   std::string request_uri;
   int success_code = 200;
+  std::vector<const Shape*> errors;  // the modelled error shapes, in model order
 };
 
 class ServiceModel {

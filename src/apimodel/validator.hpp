@@ -4,6 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apimodel/service_model.hpp"
@@ -19,10 +20,33 @@ namespace smemu::apimodel {
 // JSON null counts as absent. Members the model does not know are ignored, as AWS ignores them.
 domain::Status ValidateRequest(const Shape& shape, const nlohmann::json& input);
 
-// Lists every way a response departs from its output shape: missing required members, members the
-// shape does not have, wrong JSON types, timestamps that are not epoch-second numbers, enum values
-// outside the model. Empty when the response conforms. Used by tests on every handler's output.
+// The response checker (--check-responses, and the tests on every handler's output). Lists every
+// way a response body departs from `shape`, as a strict client would read it: required members
+// missing, members the shape does not have or sent as null, JSON types, enum values, string length
+// and pattern, numeric min and max, list and map sizes, timestamps that are not epoch-second
+// numbers, unions with other than one member set; recursively. Each entry reads like AWS's own
+// validation messages: "Value 0 at 'BillableTimeInSeconds' failed to satisfy constraint: Member
+// must have value greater than or equal to 1". Empty when the response conforms.
 std::vector<std::string> CheckResponse(const Shape& shape, const nlohmann::json& output);
+
+// The same for a whole answer to `operation` (nullptr: the request named no operation the model
+// has), by its HTTP status:
+// - a success must carry the operation's success status and a body that fits its output shape
+//   (restJson1 callers pass the header members and the payload as a JSON object);
+// - an error body's `__type` must name one of the operation's modelled errors, sent with the
+//   model's HTTP status (400 when the model gives none) and members that fit the error shape, or a
+//   common AWS error (IsCommonError) with only `message`/`Message`.
+std::vector<std::string> CheckResponse(const Operation* operation, int http_status,
+                                       const nlohmann::json& body);
+
+// Whether `code` is one that any AWS operation may answer besides its modelled errors (the list
+// and its sources are in validator.cpp).
+bool IsCommonError(std::string_view code);
+
+// The message of the InternalFailure that replaces a response failing the check:
+// "Response check failed for <operation>: <violation>; <violation>".
+std::string DescribeResponseViolations(std::string_view operation,
+                                       const std::vector<std::string>& violations);
 
 // "ModelName" -> "modelName": how AWS names members in validation messages.
 std::string LowerCamel(const std::string& member_name);

@@ -62,6 +62,10 @@ int Run(int argc, char** argv) {
                  "\"account_id\"?}]}); every AWS request must then carry a valid SigV4 signature "
                  "by one of them")
       ->check(CLI::ExistingFile);
+  app.add_flag("--check-responses", options.check_responses,
+               "Check every answer to an AWS request against the operation's output or error "
+               "shapes in the model; one that departs from them becomes a 500 InternalFailure "
+               "naming each violation (for test suites)");
   double provisioning_seconds = 0;
   app.add_option("--provisioning-seconds", provisioning_seconds,
                  "Virtual seconds an endpoint spends Creating (and Deleting) before it is "

@@ -100,6 +100,8 @@ Server::Server(ServerOptions options, const Clock* base_clock)
 
 Server::~Server() { Stop(); }
 
+ops::Emulator& Server::EmulatorForTest() { return *impl_->emulator; }
+
 unsigned short Server::Start() {
   Impl& s = *impl_;
   if (s.running) throw std::logic_error("server already started");
@@ -136,6 +138,7 @@ unsigned short Server::Start() {
   config.admin_token = s.options.admin_token;
   config.admin_open = IsLoopback(s.options.host);
   config.verifier = verifier;
+  config.check_responses = s.options.check_responses;
   if (!config.admin_open) {
     log::Event(spdlog::level::warn,
                config.admin_token.empty()

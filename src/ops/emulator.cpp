@@ -236,6 +236,10 @@ bool Emulator::Emulates(const std::string& operation) const {
   return handlers_.find(operation) != handlers_.end();
 }
 
+void Emulator::SetHandlerForTest(const std::string& operation, Handler handler) {
+  handlers_[operation] = std::move(handler);
+}
+
 Context Emulator::MakeContextLocked(const Caller& caller) {
   Context ctx{caller, clock_.Now(), store_, ledger_, capacity_, offerings_, hosting_};
   SettleLocked(ctx);  // transitions that fell due before this request are applied first

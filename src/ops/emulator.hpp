@@ -75,6 +75,9 @@ class Emulator {
 
   // True when a handler exists for the control-plane operation.
   bool Emulates(const std::string& operation) const;
+  // Replaces (or adds) the handler of a control-plane operation, e.g. with one that answers what
+  // the model forbids. REQUIRES: no request is being served.
+  void SetHandlerForTest(const std::string& operation, Handler handler);
   // REQUIRES: Emulates(operation); `input` passed model validation.
   domain::Result<nlohmann::json> Invoke(const std::string& operation, const nlohmann::json& input,
                                         const Caller& caller);

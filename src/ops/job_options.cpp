@@ -52,8 +52,10 @@ domain::Status CheckPositive(int count, const std::string& type) {
 domain::Status CheckPlan(const Context& ctx, const JobOption& option) {
   const auto plan = PlanByReservationArn(ctx, option.plan_arn);
   if (!plan) {
-    return ValidationException("Training plan " + option.plan_arn +
-                               " does not exist in this account and region.");
+    // CreateTrainingJob models ResourceNotFound, and the training-plan operations answer it for a
+    // plan they do not know.
+    return domain::ResourceNotFound("Training plan " + option.plan_arn +
+                                    " does not exist in this account and region.");
   }
   if (domain::PlanStatusAt(plan->window, ctx.now) == "Expired") {
     return ValidationException("Training plan " + plan->arn + " has expired.");

@@ -526,10 +526,13 @@ Result<json> DescribeTrainingJob(const json& in, Context& ctx) {
   }
   if (doc.contains("FailureReason")) out["FailureReason"] = doc["FailureReason"];
   AddTimes(doc, "TrainingStartTime", "TrainingEndTime", out);
-  if (doc.contains("StartMs")) {
-    const TimePoint until = doc.contains("EndMs") ? AtMs(doc, "EndMs") : ctx.now;
-    const long long seconds =
-        std::chrono::duration_cast<std::chrono::seconds>(until - AtMs(doc, "StartMs")).count();
+  if (doc.contains("StartMs") && doc.contains("EndMs")) {
+    // Reported once the job has ended, in whole seconds; the model's minimum is 1 (a job stopped
+    // in the second it started is billed one).
+    const long long seconds = std::max<long long>(
+        1,
+        std::chrono::duration_cast<std::chrono::seconds>(AtMs(doc, "EndMs") - AtMs(doc, "StartMs"))
+            .count());
     out["TrainingTimeInSeconds"] = seconds;
     out["BillableTimeInSeconds"] = seconds;
   }

@@ -96,7 +96,12 @@ json ExtensionOfferingJson(const domain::Offering& offering) {
 Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
   const std::string arn = in["TrainingPlanArn"];
   const auto row = PlanByArn(ctx, arn);
-  if (!row) return domain::ResourceNotFound("Training plan " + arn + " not found.");
+  if (!row) {
+    // SearchTrainingPlanOfferings models no ResourceNotFound (only ResourceLimitExceeded): a
+    // TrainingPlanArn naming no plan is invalid input, as SageMaker answers for other references.
+    return domain::ValidationException("Training plan " + arn +
+                                       " does not exist in this account and region.");
+  }
   const Plan plan = PlanFromRow(*row);
   std::vector<Millis> durations = {domain::kDay, 7 * domain::kDay};
   if (in.contains("DurationHours")) {

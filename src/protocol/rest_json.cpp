@@ -1,5 +1,7 @@
 // restJson1 front end for sagemaker-runtime: POST /endpoints/{EndpointName}/invocations.
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "apimodel/validator.hpp"
 #include "protocol/router_internal.hpp"
@@ -31,6 +33,29 @@ domain::AwsError AsRuntimeError(domain::AwsError error) {
   if (error.code == "ValidationException") error.code = "ValidationError";
   return error;
 }
+
+// At most `limit` characters (code points) of `text`, cut at a character boundary; "..." marks a
+// cut.
+std::string Truncated(const std::string& text, size_t limit) {
+  size_t count = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
+    if (++count > limit) {
+      size_t cut = i;
+      for (int dropped = 0; dropped < 3 && cut > 0; ++dropped) {  // room for "..."
+        do {
+          --cut;
+        } while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80);
+      }
+      return text.substr(0, cut) + "...";
+    }
+  }
+  return text;
+}
+
+// The runtime model's Message shape (ModelError's Message and OriginalMessage) holds at most 2048
+// characters; a container's error body can be any size.
+constexpr size_t kMaxMessage = 2048;
 
 std::string HeaderOr(const HttpRequest& request, std::string_view name) {
   const std::string* value = request.Header(name);
@@ -87,15 +112,19 @@ HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& 
   }
   // The service's wording: the container's status and body, and where its logs would be.
   const std::string log_group = "/aws/sagemaker/Endpoints/" + forward.endpoint_name;
-  error.message =
+  const std::string prefix =
       std::string(reply.status >= 500 || reply.timed_out ? "Received server error ("
                                                          : "Received client error (") +
-      std::to_string(reply.status) + ") from primary with message \"" + reply.body +
+      std::to_string(reply.status) + ") from primary with message \"";
+  const std::string suffix =
       "\". See https://" + region + ".console.aws.amazon.com/cloudwatch/home?region=" + region +
       "#logEventViewer:group=" + log_group + " in account " + account + " for more information.";
+  // ASCII apart from the body, so the byte sizes are character counts.
+  const size_t room = kMaxMessage - std::min(kMaxMessage - 3, prefix.size() + suffix.size());
+  error.message = prefix + Truncated(reply.body, room) + suffix;
   error.details = {
       {"OriginalStatusCode", std::int64_t{reply.status}},
-      {"OriginalMessage", reply.body},
+      {"OriginalMessage", Truncated(reply.body, kMaxMessage)},
       {"LogStreamArn", "arn:aws:logs:" + region + ":" + account + ":log-group:" + log_group}};
   return RenderError(error, WireProtocol::kRestJson1, outcome.request_id);
 }

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
+#include "apimodel/validator.hpp"
 #include "log/log.hpp"
 #include "protocol/error_writer.hpp"
 #include "protocol/router_internal.hpp"
@@ -142,6 +144,7 @@ void Router::Answer(Outcome outcome, std::chrono::steady_clock::time_point start
       response = RenderError(domain::InternalFailure("An internal error occurred."),
                              outcome.protocol, outcome.request_id);
     }
+    if (config_.check_responses) CheckAnswer(outcome, response);
     Log(outcome, started, response.status);
     reply(std::move(response));
   });
@@ -152,6 +155,43 @@ HttpResponse Router::Handle(const HttpRequest& request) const {
   std::future<HttpResponse> response = answered.get_future();
   Handle(request, [&answered](HttpResponse r) { answered.set_value(std::move(r)); });
   return response.get();
+}
+
+void Router::CheckAnswer(const Outcome& outcome, HttpResponse& response) const {
+  if (outcome.protocol == WireProtocol::kAdmin) return;  // the admin API is not modelled
+  const bool runtime = outcome.protocol == WireProtocol::kRestJson1;
+  const apimodel::Operation* operation =
+      (runtime ? runtime_ : control_plane_).FindOperation(outcome.operation);
+  nlohmann::json body;
+  if (runtime && response.status < 400 && operation != nullptr && operation->output != nullptr) {
+    // restJson1: the output members are headers and the raw payload.
+    body = nlohmann::json::object();
+    for (const apimodel::Member& member : operation->output->members) {
+      if (member.name == operation->output->payload) {
+        body[member.name] = "";
+      } else if (const std::string* value = FindHeader(response.headers, member.location_name)) {
+        body[member.name] = *value;
+      }
+    }
+  } else if (response.body.empty()) {
+    body = nlohmann::json::object();
+  } else {
+    body = nlohmann::json::parse(response.body, nullptr, false);
+  }
+  std::vector<std::string> violations;
+  if (body.is_discarded()) {
+    violations.push_back("The body is not JSON");
+  } else {
+    violations = apimodel::CheckResponse(operation, response.status, body);
+  }
+  if (violations.empty()) return;
+  const std::string message = apimodel::DescribeResponseViolations(outcome.operation, violations);
+  log::Event(spdlog::level::err, "response check failed",
+             {{"request_id", outcome.request_id},
+              {"operation", outcome.operation},
+              {"status", response.status},
+              {"violations", message}});
+  response = RenderError(domain::InternalFailure(message), outcome.protocol, outcome.request_id);
 }
 
 void Router::Log(const Outcome& outcome, std::chrono::steady_clock::time_point started,
@@ -196,6 +236,12 @@ HttpResponse Router::FramingError(int status, const std::string& message) const 
              {{"request_id", request_id}, {"status", status}, {"reason", message}});
   HttpResponse response =
       RenderError({code, message, status}, WireProtocol::kRestJson1, request_id);
+  if (config_.check_responses) {
+    Outcome outcome;
+    outcome.request_id = request_id;
+    outcome.protocol = WireProtocol::kRestJson1;
+    CheckAnswer(outcome, response);
+  }
   response.close_connection = true;
   return response;
 }

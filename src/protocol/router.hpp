@@ -38,6 +38,10 @@ struct RouterConfig {
   // valid SigV4 signature by one of the verifier's access keys, whose account it then acts in.
   // nullptr: signatures are not checked.
   std::shared_ptr<const SigV4Verifier> verifier;
+  // --check-responses: every answer to an AWS request (not the admin API) is checked against the
+  // operation's output or error shapes (apimodel::CheckResponse); one that departs from them is
+  // replaced by a 500 InternalFailure naming each violation, and logged at error level.
+  bool check_responses = false;
 };
 
 class Router {
@@ -70,6 +74,9 @@ class Router {
   // Sends the answer once what it reports is durable, logging it then.
   void Answer(Outcome outcome, std::chrono::steady_clock::time_point started, HttpResponse response,
               const Reply& reply) const;
+  // --check-responses: replaces a response that departs from the model with a 500 InternalFailure
+  // naming the departures.
+  void CheckAnswer(const Outcome& outcome, HttpResponse& response) const;
   // Logs the request's line and records it in the metrics.
   void Log(const Outcome& outcome, std::chrono::steady_clock::time_point started, int status) const;
   // The operation as a metrics label: from a bounded set, so clients cannot grow the series.

@@ -62,13 +62,15 @@ def arn(name, account=ACCOUNT, region=REGION):
 
 
 class Server:
-    """The emulator as a child process on a free port with an in-memory database."""
+    """The emulator as a child process on a free port with an in-memory database, checking every
+    answer against the service model (--check-responses: a departure is a 500)."""
 
     def __init__(self, binary, extra_args=()):
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [binary, "--port", "0", "--db", ":memory:", "--clock-start", CLOCK_START,
-             "--frozen-clock", "--account-id", FALLBACK_ACCOUNT, "--region", "us-east-1"]
+             "--frozen-clock", "--account-id", FALLBACK_ACCOUNT, "--region", "us-east-1",
+             "--check-responses"]
             + list(extra_args),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr)
         # Drain stdout continuously so the server can never block on a full pipe.

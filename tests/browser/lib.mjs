@@ -30,7 +30,8 @@ export function writeJson(dir, name, value) {
 export async function startEmulator(args) {
   const bin = process.env.SAGEMAKER_EMULATOR_BIN;
   if (!bin) throw new Error('SAGEMAKER_EMULATOR_BIN is not set; use tests/browser/run.sh');
-  const proc = spawn(bin, ['--port', '0', ...(args.includes('--db') ? [] : ['--db', ':memory:']), '--log-level', 'warn', ...args],
+  const proc = spawn(bin, ['--port', '0', ...(args.includes('--db') ? [] : ['--db', ':memory:']), '--log-level', 'warn',
+    '--check-responses', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -81,13 +81,14 @@ not_ok() {
 }
 
 # ---------------------------------------------------------------- server control
-# start_server EXTRA_ARGS... : starts the binary on port 0 with the temp-file database.
+# start_server EXTRA_ARGS... : starts the binary on port 0 with the temp-file database, checking
+# every answer against the service model (--check-responses: a departure is a 500).
 start_server() {
   local n=$((${SERVER_STARTS:-0} + 1))
   SERVER_STARTS=$n
   SERVER_OUT=$WORK/server$n.out
   SERVER_ERR=$WORK/server$n.err
-  "$BIN" --port 0 --db "$DB" "$@" >"$SERVER_OUT" 2>"$SERVER_ERR" &
+  "$BIN" --port 0 --db "$DB" --check-responses "$@" >"$SERVER_OUT" 2>"$SERVER_ERR" &
   SERVER_PID=$!
   local line=""
   for _ in $(seq 1 100); do  # up to 10 s for the first complete line

@@ -70,7 +70,7 @@ TEST(Binary, VersionAndHelp) {
        {"--host", "--port", "--db", "--account-id", "--region", "--threads", "--log-level",
         "--log-format", "--clock-start", "--frozen-clock", "--capacity", "--provisioning-seconds",
         "--routing-seed", "--container-timeout", "--read-timeout", "--admin-token",
-        "SAGEMAKER_EMULATOR_ADMIN_TOKEN"}) {
+        "--check-responses", "SAGEMAKER_EMULATOR_ADMIN_TOKEN"}) {
     EXPECT_THAT(help.output(), HasSubstr(option));
   }
 }

@@ -130,6 +130,24 @@ TEST_F(ContainerE2E, ContainerErrorsAreModelErrorsWithTheContainersStatusAndMess
                         "evaluate payload provided\"."));
 }
 
+// The model's Message shape holds 2048 characters: a long error body is cut to fit (found by
+// --check-responses, which answered 500 for it).
+TEST_F(ContainerE2E, ALongContainerErrorIsCutToTheModelsMessageLength) {
+  const std::string long_body(5000, 'e');
+  FakeContainer container([&long_body](const auto&) {
+    return ContainerAnswer{500, long_body, {}};
+  });
+  Start(Options());
+  Deploy("chatty", container.Url());
+  const HttpReply reply = Invoke("chatty", "x");
+  ASSERT_EQ(reply.status, 424) << reply.body;
+  const json body = json::parse(reply.body);
+  EXPECT_EQ(body["OriginalMessage"], std::string(2045, 'e') + "...");
+  const std::string message = body["message"];
+  EXPECT_EQ(message.size(), 2048u);
+  EXPECT_THAT(message, HasSubstr("eee...\". See https://"));
+}
+
 TEST_F(ContainerE2E, ASlowContainerTimesOutWithoutHoldingUpOtherRequests) {
   FakeContainer container([](const auto&) {
     return ContainerAnswer{200, "late", {}, std::chrono::milliseconds(1500)};

@@ -16,7 +16,8 @@
 
 namespace smemu::testing {
 
-// A child process running the binary with its stdout (and optionally stderr) captured.
+// A child process running the binary with its stdout (and optionally stderr) captured. The binary
+// runs with --check-responses: every answer it gives is checked against the service model.
 class Process {
  public:
   // With `merge_stderr` false, stderr is discarded and output() holds stdout alone.
@@ -37,6 +38,8 @@ class Process {
       static std::string binary = SMEMU_BINARY;
       for (auto& word : launcher) argv.push_back(word.data());
       argv.push_back(binary.data());
+      static std::string check_responses = "--check-responses";
+      argv.push_back(check_responses.data());
       for (auto& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
       if (!launcher.empty()) execvp(argv[0], argv.data());

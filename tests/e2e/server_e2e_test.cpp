@@ -9,6 +9,8 @@
 
 #include "e2e/http_client.hpp"
 #include "e2e/test_server.hpp"
+#include "ops/context.hpp"
+#include "ops/emulator.hpp"
 #include "smemu/server.hpp"
 #include "test_support.hpp"
 
@@ -41,6 +43,36 @@ TEST(ServerE2E, ServesModelsOverOneKeepAliveConnection) {
   EXPECT_EQ(json::parse(described.body)["CreationTime"], 1800835200);
   EXPECT_EQ(described.headers["Content-Type"], "application/x-amz-json-1.1");
   EXPECT_FALSE(described.headers["x-amzn-RequestId"].empty());
+}
+
+// --check-responses (on in every test server): an answer that departs from the model is a 500
+// InternalFailure that names the operation and each violation.
+TEST(ServerE2E, CheckResponsesAnswers500NamingTheViolation) {
+  Server server(TestOptions());
+  const unsigned short port = server.Start();
+  server.EmulatorForTest().SetHandlerForTest("DescribeTrainingJob", [](const json&, ops::Context&) {
+    return domain::Result<json>(
+        json{{"TrainingJobName", "j"},
+             {"TrainingJobArn", "arn:aws:sagemaker:us-east-1:000000000000:training-job/j"},
+             {"ModelArtifacts", {{"S3ModelArtifacts", "s3://bucket/j/output/model.tar.gz"}}},
+             {"TrainingJobStatus", "InProgress"},
+             {"SecondaryStatus", "Training"},
+             {"StoppingCondition", {{"MaxRuntimeInSeconds", 86400}}},
+             {"CreationTime", 1800835200},
+             {"BillableTimeInSeconds", 0}});
+  });
+  HttpClient client(port);
+  const auto answered = client.Aws("DescribeTrainingJob", R"({"TrainingJobName":"j"})");
+  EXPECT_EQ(answered.status, 500);
+  const json body = json::parse(answered.body);
+  EXPECT_EQ(body["__type"], "InternalFailure");
+  EXPECT_EQ(body["message"],
+            "Response check failed for DescribeTrainingJob: Value 0 at 'BillableTimeInSeconds' "
+            "failed to satisfy constraint: Member must have value greater than or equal to 1");
+  EXPECT_EQ(answered.headers["X-Amzn-ErrorType"], "InternalFailure");
+  // Conforming answers pass, and the admin API is not checked.
+  EXPECT_EQ(client.Aws("ListModels", "{}").status, 200);
+  EXPECT_EQ(client.Send("GET", "/_emulator/health", "").status, 200);
 }
 
 TEST(ServerE2E, OversizedBodyIs413AndTheServerKeepsServing) {

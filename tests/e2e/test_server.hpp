@@ -1,5 +1,6 @@
 // The options the in-process end-to-end tests start a Server with: a free port, nothing on disk,
-// two threads and a frozen clock at 2027-01-25T00:00:00Z. Tests change what they exercise.
+// two threads, a frozen clock at 2027-01-25T00:00:00Z, and every answer checked against the service
+// model (--check-responses). Tests change what they exercise.
 #pragma once
 
 #include "smemu/options.hpp"
@@ -13,6 +14,7 @@ inline ServerOptions TestServerOptions() {
   options.threads = 2;
   options.clock_start = TimePoint{Millis{1800835200000}};
   options.frozen_clock = true;
+  options.check_responses = true;
   return options;
 }
 

@@ -21,7 +21,7 @@ class PrometheusParserTest(unittest.TestCase):
     def setUpClass(cls):
         cls.server = subprocess.Popen(
             [BINARY, "--port", "0", "--db", ":memory:", "--log-level", "warn",
-             "--clock-start", "2027-01-25T00:00:00Z", "--frozen-clock"],
+             "--clock-start", "2027-01-25T00:00:00Z", "--frozen-clock", "--check-responses"],
             stdout=subprocess.PIPE, text=True)
         line = cls.server.stdout.readline()
         cls.url = line.rsplit(" ", 1)[-1].strip()

@@ -1,6 +1,7 @@
 // A Router over an Emulator with a small capacity configuration, a frozen clock at kStart and an
-// in-memory (or file) store: the operation layer end to end without sockets. Every successful
-// response is checked against the model's output shape.
+// in-memory (or file) store: the operation layer end to end without sockets. The router checks
+// every answer against the service model (RouterConfig::check_responses), so a departure from it
+// fails the test as a 500 InternalFailure naming it.
 #pragma once
 
 #include <gmock/gmock.h>
@@ -85,7 +86,11 @@ class EmulatorFixture : public ::testing::Test {
   ManualClock base_clock_{TimePoint{Millis{0}}};
   ops::HostingOptions hosting_;       // set before Open(): provisioning delay, container probe
   std::string capacity_ = kCapacity;  // set before Open() for other pools
-  protocol::RouterConfig router_config_;
+  protocol::RouterConfig router_config_ = [] {
+    protocol::RouterConfig config;
+    config.check_responses = true;
+    return config;
+  }();
   store::StateStore store_;
   std::unique_ptr<ops::Emulator> emulator_;
   std::unique_ptr<protocol::Router> router_;

@@ -118,6 +118,9 @@ TEST_F(JobsTest, APlainJobRunsThroughItsSecondaryStatusesAndCompletes) {
   EXPECT_EQ(job["ResourceConfig"]["SelectedInstanceType"], kM5);
   EXPECT_EQ(job["ResourceConfig"]["SelectedInstanceCount"], 1);
   EXPECT_EQ(job["TrainingStartTime"], kStartSeconds);
+  // The times are reported once the job has ended (the model's minimum is 1 second).
+  EXPECT_FALSE(job.contains("TrainingTimeInSeconds"));
+  EXPECT_FALSE(job.contains("BillableTimeInSeconds"));
   EXPECT_EQ(job["StoppingCondition"]["MaxRuntimeInSeconds"], 86400);
   EXPECT_EQ(job["ModelArtifacts"]["S3ModelArtifacts"], "s3://bucket/out/plain/output/model.tar.gz");
   Advance(15);
@@ -183,7 +186,12 @@ TEST_F(JobsTest, StoppingAJobReleasesItsInstancesToTheNextInLine) {
   EXPECT_EQ(Job("next")["TrainingStartTime"], kStartSeconds + 50);
   EXPECT_EQ(Call("StopTrainingJob", {{"TrainingJobName", "long"}}, 400)["message"],
             "The request was rejected because the training job is in status Stopped.");
+  EXPECT_EQ(stopped["TrainingTimeInSeconds"], 50);
+  EXPECT_EQ(stopped["BillableTimeInSeconds"], 50);
   Call("StopTrainingJob", {{"TrainingJobName", "next"}});  // a running job; a pending one below
+  // Stopped in the second it started: billed the model's minimum of one second, not 0.
+  EXPECT_EQ(Job("next")["TrainingTimeInSeconds"], 1);
+  EXPECT_EQ(Job("next")["BillableTimeInSeconds"], 1);
   Call("CreateTrainingJob", TrainingJob("a", Plain(kP5, 1)));
   Call("CreateTrainingJob", TrainingJob("b", Plain(kP5, 1)));
   Call("StopTrainingJob", {{"TrainingJobName", "b"}});
@@ -432,9 +440,18 @@ TEST_F(JobsTest, EveryInstancePreferenceRuleIsChecked) {
                 "training-job).");
   EXPECT_EQ(Refusal(job(Preferences({Preference(kP5, 2, plan)}))),
             "Requested instance count (2) exceeds reserved capacity (1) for training plan.");
+  // An unknown plan is the operation's modelled ResourceNotFound, not a ValidationException.
   const std::string missing = "arn:aws:sagemaker:us-west-2:123456789012:training-plan/nope";
-  EXPECT_EQ(Refusal(job(Preferences({Preference(kP5, 1, missing)}))),
-            "Training plan " + missing + " does not exist in this account and region.");
+  for (const json& resources :
+       {Preferences({Preference(kP5, 1, missing)}), json{{"InstanceType", kP5},
+                                                         {"InstanceCount", 1},
+                                                         {"VolumeSizeInGB", 50},
+                                                         {"TrainingPlanArn", missing}}}) {
+    const json error = Call("CreateTrainingJob", job(resources), 400);
+    EXPECT_EQ(error["__type"], "ResourceNotFound");
+    EXPECT_EQ(error["message"],
+              "Training plan " + missing + " does not exist in this account and region.");
+  }
   EXPECT_THAT(
       Refusal(job(Preferences({Preference(kP5, 1), Preference(kG5, 1), Preference(kM5, 1),
                                Preference("ml.c5.xlarge", 1), Preference("ml.c5.2xlarge", 1),

@@ -11,6 +11,7 @@
 
 #include "apimodel/embedded_models.hpp"
 #include "apimodel/validator.hpp"
+#include "ops/context.hpp"
 #include "ops/emulator.hpp"
 #include "store/state_store.hpp"
 
@@ -39,8 +40,14 @@ class RouterTest : public ::testing::Test {
       : base_clock_(TimePoint{Millis{0}}),
         store_(":memory:"),
         emulator_(store_, base_clock_, ops::ClockStart{kStart, /*frozen=*/true}),
-        router_(emulator_, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(),
-                RouterConfig{}) {}
+        router_(emulator_, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(), Checking()) {}
+
+  // Every answer is checked against the service model.
+  static RouterConfig Checking() {
+    RouterConfig config;
+    config.check_responses = true;
+    return config;
+  }
 
   Reply Send(HttpRequest request) {
     Reply reply;
@@ -115,6 +122,40 @@ TEST_F(RouterTest, ModelLifecycle) {
   EXPECT_EQ(deleted.body, json::object());
   ExpectError(Call("DescribeModel", {{"ModelName", "my-model"}}), 400, "ValidationException",
               "Could not find model \"arn:aws:sagemaker:us-east-1:000000000000:model/my-model\".");
+}
+
+// --check-responses: a handler that answers what the model forbids makes the router answer 500.
+TEST_F(RouterTest, AResponseThatDepartsFromTheModelBecomesAnInternalFailure) {
+  emulator_.SetHandlerForTest("DescribeModel", [](const json&, ops::Context&) {
+    return domain::Result<json>(json{{"ModelName", "m"}, {"CreationTime", "2027-01-25T00:00:00Z"}});
+  });
+  ExpectError(Call("DescribeModel", {{"ModelName", "m"}}), 500, "InternalFailure",
+              "Response check failed for DescribeModel: Value null at 'ModelArn' failed to "
+              "satisfy constraint: Member must not be null; Value '2027-01-25T00:00:00Z' at "
+              "'CreationTime' failed to satisfy constraint: Member must be a Timestamp in epoch "
+              "seconds (a JSON number)");
+
+  // An error code the operation does not model (DescribeModel models none).
+  emulator_.SetHandlerForTest("DescribeModel", [](const json&, ops::Context&) {
+    return domain::Result<json>(domain::ResourceNotFound("Model m not found."));
+  });
+  ExpectError(Call("DescribeModel", {{"ModelName", "m"}}), 500, "InternalFailure",
+              "Response check failed for DescribeModel: Error code 'ResourceNotFound' is neither "
+              "one of DescribeModel's modelled errors [] nor a common AWS error");
+
+  // Without the flag the same answer goes out unchecked.
+  Router unchecked(emulator_, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(),
+                   RouterConfig{});
+  const HttpResponse passed = unchecked.Handle(
+      {"POST", "/", {{"X-Amz-Target", "SageMaker.DescribeModel"}}, R"({"ModelName":"m"})"});
+  EXPECT_EQ(passed.status, 400);
+  EXPECT_THAT(passed.body, HasSubstr("ResourceNotFound"));
+}
+
+TEST_F(RouterTest, TheAdminApiIsNotChecked) {
+  const Reply health = Admin("GET", "/_emulator/health");
+  EXPECT_EQ(health.status, 200) << health.raw.body;
+  EXPECT_EQ(Admin("GET", "/_emulator/nothing").body.value("__type", ""), "NotFoundException");
 }
 
 TEST_F(RouterTest, DuplicateAndMissingModelsUseTheRealTexts) {
@@ -364,7 +405,7 @@ class StrictAuthTest : public RouterTest {
   StrictAuthTest()
       : real_clock_(kStart),
         strict_(emulator_, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(), [this] {
-          RouterConfig config;
+          RouterConfig config = Checking();
           config.verifier = std::make_shared<const SigV4Verifier>(
               CredentialTable{{"AKIDEXAMPLE", {"AKIDEXAMPLE", kSecret, "111122223333"}},
                               {"123456789012", {"123456789012", "other-secret", "123456789012"}}},

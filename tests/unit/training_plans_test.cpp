@@ -306,6 +306,13 @@ TEST_F(TrainingPlansTest, ExtendAPlanWhereItEnds) {
   EXPECT_EQ(Call("ExtendTrainingPlan", {{"TrainingPlanExtensionOfferingId", "tpeo-unknown"}},
                  400)["__type"],
             "ResourceNotFound");
+  // SearchTrainingPlanOfferings models only ResourceLimitExceeded: an unknown plan is invalid
+  // input.
+  const std::string unknown = "arn:aws:sagemaker:us-west-2:123456789012:training-plan/nothing-here";
+  const json refused = Call("SearchTrainingPlanOfferings", {{"TrainingPlanArn", unknown}}, 400);
+  EXPECT_EQ(refused["__type"], "ValidationException");
+  EXPECT_EQ(refused["message"],
+            "Training plan " + unknown + " does not exist in this account and region.");
 }
 
 TEST_F(TrainingPlansTest, NoExtensionWhenTheFollowingWindowIsSold) {

@@ -30,7 +30,8 @@ function binaryPath() {
 // Returns { url, port, proc, stop(), output() }; stop() sends SIGTERM and resolves with
 // { code, signal, stdout, stderr } once the process has exited.
 export async function startEmulator(extraArgs = [], { timeoutMs = 15000 } = {}) {
-  const args = ['--port', '0', '--db', ':memory:', ...extraArgs];
+  // --check-responses: every answer is checked against the service model (a departure is a 500).
+  const args = ['--port', '0', '--db', ':memory:', '--check-responses', ...extraArgs];
   const proc = spawn(binaryPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(proc);
   let stdout = '';

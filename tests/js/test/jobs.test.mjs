@@ -27,7 +27,7 @@ import {
 import { admin, sagemaker } from '../lib/emulator.mjs';
 import {
   T0, HOUR, DAY, P5, G5, P5_PRICES, ROLE, IMAGE, FAST,
-  advance, buyEndpointPlan, clockTo, eventually, expectValidation, expectWaiterFailure,
+  advance, buyEndpointPlan, clockTo, eventually, expectError, expectValidation, expectWaiterFailure,
   planArn, processingJobArn, recordStatuses, searchAndBuy, trainingJobArn, withEmulator,
   writeCapacityFile,
 } from '../lib/fixtures.mjs';
@@ -391,8 +391,9 @@ test('InstancePreferences rules are refused with the exact ValidationException t
       `Instance type ml.g5.xlarge does not match the instance type of training plan ${trainingPlan} (ml.p5.48xlarge).`);
     await refused(prefs([pref(P5, 2, trainingPlan)]),
       'Requested instance count (2) exceeds reserved capacity (1) for training plan.');
-    await refused(prefs([pref(P5, 1, planArn('nope'))]),
-      `Training plan ${planArn('nope')} does not exist in this account and region.`);
+    // An unknown plan is CreateTrainingJob's modelled ResourceNotFound.
+    await expectError(sm, sm.send(new CreateTrainingJobCommand(trainingJob('refused', prefs([pref(P5, 1, planArn('nope'))])))),
+      'ResourceNotFound', `Training plan ${planArn('nope')} does not exist in this account and region.`);
     // Six preferences: the model's length constraint (1..5), checked before the handler.
     await refused(prefs([P5, G5, M5, C5, P4D, 'ml.c5.2xlarge'].map((t) => pref(t, 1))),
       /^1 validation error detected: Value .* at 'resourceConfig\.instancePreferences' failed to satisfy constraint: Member must have length less than or equal to 5$/);
