@@ -452,7 +452,11 @@ test('StopTrainingJob stops a running job, frees its instances, and is refused o
     assert.equal(ms(job.TrainingEndTime), T0 + 30 * SECOND);
     assert.equal(ms(job.LastModifiedTime), T0 + 30 * SECOND);
     assert.equal(job.TrainingTimeInSeconds, 30);
-    assert.deepEqual(transitions(job), ['Starting', 'Stopped']);
+    // With no provisioning delay the Stopping step starts and ends at the stop.
+    assert.deepEqual(transitions(job), ['Starting', 'Stopping', 'Stopped']);
+    const stoppingStep = job.SecondaryStatusTransitions[1];
+    assert.equal(ms(stoppingStep.StartTime), T0 + 30 * SECOND);
+    assert.equal(ms(stoppingStep.EndTime), T0 + 30 * SECOND);
     const next = await describeJob(sm, 'next');
     assert.deepEqual(state(next), ['InProgress', 'Starting', P5, 1]);
     assert.equal(ms(next.TrainingStartTime), T0 + 30 * SECOND);
