@@ -7,6 +7,7 @@
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/tag_input.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -264,6 +265,10 @@ domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
                                                 const nlohmann::json& input, const Caller& caller) {
   std::lock_guard lock(mutex_);
   return InOneTransactionLocked([&] {
+    // Like the model's constraints, the reserved tag prefix is checked before any handler runs.
+    if (auto tags = CheckRequestTags(input); !tags) {
+      return domain::Result<nlohmann::json>(tags.error());
+    }
     Context ctx = MakeContextLocked(caller);
     auto result = handlers_.at(operation)(input, ctx);
     // Instances an endpoint or job gave back in this request go to waiting jobs at once (when

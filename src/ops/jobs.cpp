@@ -13,6 +13,7 @@
 #include "ops/listing.hpp"
 #include "ops/overview.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
 namespace smemu::ops {

@@ -149,12 +149,4 @@ domain::Result<json> ListSimple(const json& input, const Context& ctx, const Lis
   return out;
 }
 
-store::Tags ReadTags(const json& input) {
-  store::Tags tags;
-  for (const json& tag : input.value("Tags", json::array())) {
-    tags.emplace_back(tag.at("Key").get<std::string>(), tag.value("Value", ""));
-  }
-  return tags;
-}
-
 }  // namespace smemu::ops

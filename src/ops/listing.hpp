@@ -185,7 +185,4 @@ struct SimpleListing {
 domain::Result<nlohmann::json> ListSimple(const nlohmann::json& input, const Context& ctx,
                                           const ListSpec& spec, const SimpleListing& listing);
 
-// The request's Tags as (key, value) pairs, in order.
-store::Tags ReadTags(const nlohmann::json& input);
-
 }  // namespace smemu::ops

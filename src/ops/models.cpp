@@ -3,6 +3,7 @@
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
+#include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
 namespace smemu::ops {

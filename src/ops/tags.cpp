@@ -6,6 +6,7 @@
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/tag_input.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -38,16 +39,9 @@ Result<store::ResourceRow> FindTaggable(const Context& ctx, const std::string& a
   return std::move(*row);
 }
 
-std::vector<std::string> KeysOf(const store::Tags& tags) {
-  std::vector<std::string> keys;
-  for (const auto& [key, value] : tags) keys.push_back(key);
-  return keys;
-}
-
 Result<json> AddTags(const json& in, Context& ctx) {
   const std::string arn = in.at("ResourceArn").get<std::string>();
-  const store::Tags added = ReadTags(in);
-  if (auto ok = domain::CheckNoReservedKeys(KeysOf(added)); !ok) return ok.error();
+  const store::Tags added = ReadTags(in);  // reserved keys: refused before (CheckRequestTags)
   const auto row = FindTaggable(ctx, arn);
   if (!row) return row.error();
   std::vector<std::string> existing;

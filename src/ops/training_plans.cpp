@@ -9,6 +9,7 @@
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
 namespace smemu::ops {

@@ -222,6 +222,12 @@ TEST_F(TagsTest, KeysWithTheReservedPrefixAreRefusedInAnyCase) {
     const json removed = Remove(model_arn_, {key}, 400);
     EXPECT_EQ(removed["message"], "System prefix 'aws:' reserved for AWS usage in tag key: " + key);
   }
+  // Creating a resource with such a tag is refused as well, before anything is created.
+  const json created =
+      Call("CreateModel", {{"ModelName", "reserved"}, {"Tags", TagsJson({{"aws:x", "v"}})}}, 400);
+  EXPECT_EQ(created["message"], "System prefix 'aws:' reserved for AWS usage in tag key: aws:x");
+  EXPECT_EQ(Call("DescribeModel", {{"ModelName", "reserved"}}, 400)["__type"],
+            "ValidationException");
   // Nothing of a refused request was stored; "aws" without the colon and a value with the prefix
   // are ordinary.
   EXPECT_EQ(List(model_arn_)["Tags"], TagsJson({{"team", "ml"}}));
