@@ -135,21 +135,32 @@ def error_code(type_value):
     return type_value.split(":")[0].rsplit("#", 1)[-1]
 
 
-class SageMakerBoto3Test(unittest.TestCase):
+class EmulatorTestCase(unittest.TestCase):
+    """A test class with a server of its own, started once for the class with SERVER_ARGS (and
+    CAPACITY written to a capacity file, when set), reset before every test."""
     server = None
+    CAPACITY = None  # a capacity configuration (dict) for --capacity
+    SERVER_ARGS = ()
 
     @classmethod
     def setUpClass(cls):
-        cls.server = Server(BINARY)
+        cls.workdir = tempfile.TemporaryDirectory()
+        args = list(cls.SERVER_ARGS)
+        if cls.CAPACITY is not None:
+            capacity = os.path.join(cls.workdir.name, "capacity.json")
+            with open(capacity, "w") as f:
+                json.dump(cls.CAPACITY, f)
+            args += ["--capacity", capacity]
+        cls.server = Server(BINARY, args)
 
     @classmethod
     def tearDownClass(cls):
-        if cls.server is None:
-            return
-        status = cls.server.stop()
-        if status != 0:
-            raise AssertionError("server did not exit with status 0 on SIGTERM (got %r); stderr:\n%s"
-                                 % (status, cls.server.stderr_text()[-3000:]))
+        if cls.server is not None:
+            status = cls.server.stop()
+            if status != 0:
+                raise AssertionError("server did not exit with status 0 on SIGTERM (got %r); "
+                                     "stderr:\n%s" % (status, cls.server.stderr_text()[-3000:]))
+        cls.workdir.cleanup()
 
     # ------------------------------------------------------------------ helpers
     def setUp(self):
@@ -191,6 +202,10 @@ class SageMakerBoto3Test(unittest.TestCase):
                        "X-Amz-Target": "SageMaker." + operation}
         all_headers.update(headers or {})
         return http(self.server.url + "/", json.dumps(body).encode(), all_headers)
+
+
+class SageMakerBoto3Test(EmulatorTestCase):
+    """Models, training plans and endpoints through boto3 on a server with the built-in capacity."""
 
     # ------------------------------------------------------------------ tests
     def test_client_uses_the_api_subset(self):
@@ -416,33 +431,11 @@ def endpoint_arn(name, account=ACCOUNT):
     return "arn:aws:sagemaker:%s:%s:endpoint/%s" % (REGION, account, name.lower())
 
 
-class EndpointWaitersBoto3Test(unittest.TestCase):
+class EndpointWaitersBoto3Test(EmulatorTestCase):
     """Endpoints with --provisioning-seconds 600: boto3's endpoint_in_service and endpoint_deleted
     waiters across clock moves, and invoke_endpoint through the sagemaker-runtime client."""
-    server = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.workdir = tempfile.TemporaryDirectory()
-        capacity = os.path.join(cls.workdir.name, "capacity.json")
-        with open(capacity, "w") as f:
-            json.dump(ENDPOINT_CAPACITY, f)
-        cls.server = Server(BINARY, ["--capacity", capacity,
-                                     "--provisioning-seconds", str(PROVISIONING_SECONDS)])
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.server is not None:
-            status = cls.server.stop()
-            if status != 0:
-                raise AssertionError("server did not exit with status 0 on SIGTERM (got %r); "
-                                     "stderr:\n%s" % (status, cls.server.stderr_text()[-3000:]))
-        cls.workdir.cleanup()
-
-    setUp = SageMakerBoto3Test.setUp
-    set_clock = SageMakerBoto3Test.set_clock
-    client = SageMakerBoto3Test.client
-    assert_client_error = SageMakerBoto3Test.assert_client_error
+    CAPACITY = ENDPOINT_CAPACITY
+    SERVER_ARGS = ("--provisioning-seconds", str(PROVISIONING_SECONDS))
 
     # ------------------------------------------------------------------ helpers
     def advance(self, seconds):
@@ -806,22 +799,9 @@ def model_error_text(kind, status, message, endpoint, account=ACCOUNT, region=RE
                                                      endpoint, account))
 
 
-class ContainerBoto3Test(unittest.TestCase):
+class ContainerBoto3Test(EmulatorTestCase):
     """Models with SAGEMAKER_EMULATOR_UPSTREAM: invocations forwarded to a real HTTP container, its
     errors as ModelError, and the traffic split between weighted variants."""
-    server = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server(BINARY)
-
-    @classmethod
-    def tearDownClass(cls):
-        SageMakerBoto3Test.tearDownClass.__func__(cls)
-
-    setUp = SageMakerBoto3Test.setUp
-    set_clock = SageMakerBoto3Test.set_clock
-    client = SageMakerBoto3Test.client
 
     def container(self, answer):
         container = Container(answer)
@@ -938,28 +918,11 @@ def training_job_arn(name, account=ACCOUNT):
     return "arn:aws:sagemaker:%s:%s:training-job/%s" % (REGION, account, name.lower())
 
 
-class TrainingJobPreferencesBoto3Test(unittest.TestCase):
+class TrainingJobPreferencesBoto3Test(EmulatorTestCase):
     """A training job with ResourceConfig.InstancePreferences through boto3 (the members come from
     api/ through AWS_DATA_PATH): fallback to the second type, the selection in
     describe_training_job, queueing, and the training_job_completed_or_stopped waiter."""
-    server = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.workdir = tempfile.TemporaryDirectory()
-        capacity = os.path.join(cls.workdir.name, "capacity.json")
-        with open(capacity, "w") as f:
-            json.dump(JOB_CAPACITY, f)
-        cls.server = Server(BINARY, ["--capacity", capacity])
-
-    @classmethod
-    def tearDownClass(cls):
-        EndpointWaitersBoto3Test.tearDownClass.__func__(cls)
-
-    setUp = SageMakerBoto3Test.setUp
-    set_clock = SageMakerBoto3Test.set_clock
-    client = SageMakerBoto3Test.client
-    assert_client_error = SageMakerBoto3Test.assert_client_error
+    CAPACITY = JOB_CAPACITY
 
     def create_job(self, name, resource_config, run_seconds=100):
         created = self.sm.create_training_job(
@@ -1026,24 +989,10 @@ def tag_list(pairs):
     return [{"Key": key, "Value": value} for key, value in pairs]
 
 
-class TagsBoto3Test(unittest.TestCase):
+class TagsBoto3Test(EmulatorTestCase):
     """add_tags, list_tags (and its paginator, from api/paginators-1.json) and delete_tags on every
     resource kind the emulator serves, the tags given at creation, the 50-tag limit, the reserved
     "aws:" prefix, unknown and foreign ARNs, and tags leaving with their resource."""
-    server = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server(BINARY)
-
-    @classmethod
-    def tearDownClass(cls):
-        SageMakerBoto3Test.tearDownClass.__func__(cls)
-
-    setUp = SageMakerBoto3Test.setUp
-    set_clock = SageMakerBoto3Test.set_clock
-    client = SageMakerBoto3Test.client
-    assert_client_error = SageMakerBoto3Test.assert_client_error
 
     def all_tags(self, arn):
         """Every tag of `arn` through the list_tags paginator; returns (tags, pages)."""
@@ -1164,29 +1113,14 @@ PAGING_CAPACITY = {
 }
 
 
-class EveryPaginatorBoto3Test(unittest.TestCase):
+class EveryPaginatorBoto3Test(EmulatorTestCase):
     """Every paginator in api/ through boto3, over resources whose creation times and statuses tie
     (a frozen clock): for every SortBy, both orders and page sizes 1 to 4, botocore must page
     through exactly what one large page lists, never see a token twice, and stop on the last page.
     Also a stopped job passing through Stopping, with --provisioning-seconds."""
-    server = None
+    CAPACITY = PAGING_CAPACITY
+    SERVER_ARGS = ("--provisioning-seconds", "30")
     NAMES = ["Zeta", "alpha", "Bravo", "charlie-1", "charlie-2"]
-
-    @classmethod
-    def setUpClass(cls):
-        cls.workdir = tempfile.TemporaryDirectory()
-        capacity = os.path.join(cls.workdir.name, "capacity.json")
-        with open(capacity, "w") as f:
-            json.dump(PAGING_CAPACITY, f)
-        cls.server = Server(BINARY, ["--capacity", capacity, "--provisioning-seconds", "30"])
-
-    @classmethod
-    def tearDownClass(cls):
-        EndpointWaitersBoto3Test.tearDownClass.__func__(cls)
-
-    setUp = SageMakerBoto3Test.setUp
-    set_clock = SageMakerBoto3Test.set_clock
-    client = SageMakerBoto3Test.client
 
     def create_job(self, name, run_seconds):
         self.sm.create_training_job(

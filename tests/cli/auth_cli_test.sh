@@ -188,7 +188,4 @@ expect_eq "unsigned runtime request: 403" \
 stop_server
 expect_eq "server stops cleanly on SIGTERM" "0" "$STOP_STATUS"
 
-T1=$(date +%s.%N)
-echo "# $CALLS CLI calls in $("$PY" -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$T0" "$T1") s"
-echo "$PASSED passed, $FAILED failed"
-[[ $FAILED -eq 0 ]]
+summarize

@@ -203,7 +203,4 @@ expect_match "a model created after restart gets the new virtual clock time" \
 stop_server
 expect_eq "second SIGTERM also exits with status 0" 0 "$STOP_STATUS"
 
-T1=$(date +%s.%N)
-echo "# $CALLS CLI calls in $("$PY" -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$T0" "$T1") s"
-echo "$PASSED passed, $FAILED failed"
-[[ $FAILED -eq 0 ]]
+summarize

@@ -229,7 +229,4 @@ expect_eq "server printed exactly one line on stdout" 1 "$(wc -l <"$SERVER_OUT" 
 stop_server
 expect_eq "SIGTERM stops the server with exit status 0" 0 "$STOP_STATUS"
 
-T1=$(date +%s.%N)
-echo "# $CALLS CLI calls in $("$PY" -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$T0" "$T1") s"
-echo "$PASSED passed, $FAILED failed"
-[[ $FAILED -eq 0 ]]
+summarize

@@ -245,3 +245,12 @@ EOF
   fi
 }
 
+# summarize: the last line of every script: how long its CLI calls took, the counts, and an exit
+# status that fails the test when any check failed.
+summarize() {
+  local t1
+  t1=$(date +%s.%N)
+  echo "# $CALLS CLI calls in $("$PY" -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$T0" "$t1") s"
+  echo "$PASSED passed, $FAILED failed"
+  [[ $FAILED -eq 0 ]]
+}

@@ -337,7 +337,4 @@ expect_eq "restart: list-training-plans lists the same 8 plans" "$ALL_BY_NAME" "
 stop_server
 expect_eq "second SIGTERM also exits with status 0" 0 "$STOP_STATUS"
 
-T1=$(date +%s.%N)
-echo "# $CALLS CLI calls in $("$PY" -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$T0" "$T1") s"
-echo "$PASSED passed, $FAILED failed"
-[[ $FAILED -eq 0 ]]
+summarize
