@@ -5,9 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace smemu {
-const std::map<std::string, std::string_view>& EmbeddedFiles();
-}
+#include "embed/embedded_files.hpp"
 
 namespace smemu::apimodel {
 namespace {

@@ -8,6 +8,7 @@
 #include "apimodel/embedded_models.hpp"
 #include "app/scenario.hpp"
 #include "config/capacity_config.hpp"
+#include "domain/aws_names.hpp"
 #include "http/container_client.hpp"
 #include "http/transport.hpp"
 #include "log/log.hpp"
@@ -105,11 +106,11 @@ ops::Emulator& Server::EmulatorForTest() { return *impl_->emulator; }
 unsigned short Server::Start() {
   Impl& s = *impl_;
   if (s.running) throw std::logic_error("server already started");
-  if (!protocol::IsAccountId(s.options.account_id)) {
+  if (!domain::IsAccountId(s.options.account_id)) {
     throw std::invalid_argument("--account-id must be 12 digits, got '" + s.options.account_id +
                                 "'");
   }
-  if (!protocol::IsRegionName(s.options.region)) {
+  if (!domain::IsRegionName(s.options.region)) {
     throw std::invalid_argument("--region is not a region name: '" + s.options.region + "'");
   }
   domain::CapacityConfig capacity = config::LoadCapacityConfig(s.options.capacity_path);

@@ -9,11 +9,9 @@
 #include <stdexcept>
 
 #include "apimodel/embedded_models.hpp"
+#include "domain/aws_names.hpp"
+#include "embed/embedded_files.hpp"
 #include "protocol/sigv4.hpp"
-
-namespace smemu {
-const std::map<std::string, std::string_view>& EmbeddedFiles();
-}
 
 namespace smemu::config {
 namespace {
@@ -111,7 +109,7 @@ domain::CapacityConfig ParseCapacityConfig(std::string_view text, const std::str
   }
   for (const auto& [region, zones] : parser.Object(doc.at("regions"), "regions").items()) {
     const std::string region_path = "regions." + region;
-    if (!protocol::IsRegionName(region)) parser.Fail(region_path, "not a region name");
+    if (!domain::IsRegionName(region)) parser.Fail(region_path, "not a region name");
     for (const auto& [zone, pools] : parser.Object(zones, region_path).items()) {
       const std::string zone_path = region_path + "." + zone;
       if (zone.rfind(region, 0) != 0 || zone.size() == region.size()) {

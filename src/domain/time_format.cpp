@@ -6,14 +6,7 @@
 #include <cstdio>
 
 namespace smemu::domain {
-namespace {
 
-using std::chrono::days;
-using std::chrono::hours;
-using std::chrono::minutes;
-using std::chrono::seconds;
-
-// Reads exactly `width` digits at `pos`; advances pos.
 std::optional<int> ReadDigits(std::string_view text, size_t& pos, size_t width) {
   if (pos + width > text.size()) return std::nullopt;
   int value = 0;
@@ -25,6 +18,13 @@ std::optional<int> ReadDigits(std::string_view text, size_t& pos, size_t width) 
   pos += width;
   return value;
 }
+
+namespace {
+
+using std::chrono::days;
+using std::chrono::hours;
+using std::chrono::minutes;
+using std::chrono::seconds;
 
 bool Expect(std::string_view text, size_t& pos, char c) {
   if (pos < text.size() && text[pos] == c) {

@@ -2,6 +2,7 @@
 // command line) and epoch seconds (awsJson timestamps). Pure functions.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,10 @@
 #include "smemu/clock.hpp"
 
 namespace smemu::domain {
+
+// Reads exactly `width` decimal digits of `text` at `pos` and advances `pos` past them; nullopt
+// (and `pos` unchanged) when there are fewer.
+std::optional<int> ReadDigits(std::string_view text, size_t& pos, size_t width);
 
 // Accepts `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]` and a bare date `YYYY-MM-DD` (midnight UTC).
 // A time without a zone is taken as UTC. Returns nullopt for anything else, including

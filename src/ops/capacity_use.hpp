@@ -7,12 +7,10 @@
 #include <vector>
 
 #include "ops/context.hpp"
+#include "ops/resource_kinds.hpp"
 
 namespace smemu::ops {
 
-inline constexpr const char* kEndpointKind = "endpoint";
-inline constexpr const char* kTrainingJobKind = "training-job";
-inline constexpr const char* kProcessingJobKind = "processing-job";
 // The statuses of a job that may still hold instances: running, or shutting them down.
 inline constexpr const char* kLiveJobStatuses[] = {"InProgress", "Stopping"};
 

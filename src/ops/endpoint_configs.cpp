@@ -6,6 +6,7 @@
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/resource_kinds.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -15,8 +16,7 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = "endpoint-config";
-constexpr const char* kModelKind = "model";
+constexpr const char* kKind = kEndpointConfigKind;
 
 // Members of CreateEndpointConfigInput that DescribeEndpointConfig echoes back.
 constexpr const char* kDescribedMembers[] = {

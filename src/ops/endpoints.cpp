@@ -12,6 +12,7 @@
 #include "ops/listing.hpp"
 #include "ops/overview.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/resource_kinds.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -21,8 +22,8 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = "endpoint";
-constexpr const char* kConfigKind = "endpoint-config";
+constexpr const char* kKind = kEndpointKind;
+constexpr const char* kConfigKind = kEndpointConfigKind;
 constexpr const char* kNoOnDemandCapacity =
     "Unable to provision requested ML compute capacity. Please retry using a different ML "
     "instance type.";

@@ -3,6 +3,7 @@
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
+#include "ops/resource_kinds.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = "model";
+constexpr const char* kKind = kModelKind;
 
 // Members of CreateModelInput that DescribeModel echoes back.
 constexpr const char* kDescribedMembers[] = {

@@ -8,11 +8,9 @@
 
 #include "domain/capacity_ledger.hpp"
 #include "ops/context.hpp"
+#include "ops/resource_kinds.hpp"
 
 namespace smemu::ops {
-
-inline constexpr const char* kPlanKind = "training-plan";
-inline constexpr const char* kCapacityKind = "reserved-capacity";
 
 // A sold plan as kept in the store's JSON document.
 struct Plan {

@@ -4,6 +4,7 @@
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/resource_kinds.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -77,7 +78,7 @@ domain::Result<const json*> ChosenVariant(const json& endpoint, const std::strin
 
 domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Context& ctx) {
   const auto row =
-      ctx.store.Get({ctx.caller.account, ctx.caller.region, "endpoint", request.endpoint_name});
+      ctx.store.Get({ctx.caller.account, ctx.caller.region, kEndpointKind, request.endpoint_name});
   if (!row) {
     return RuntimeValidation("Endpoint " + request.endpoint_name + " of account " +
                              ctx.caller.account + " not found.");

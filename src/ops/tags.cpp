@@ -6,6 +6,7 @@
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/resource_kinds.hpp"
 #include "ops/tag_input.hpp"
 
 namespace smemu::ops {
@@ -20,8 +21,8 @@ constexpr int kDefaultTagPage = 50;
 
 // The kinds whose resources take tags (reserved capacity rows, which plans own, do not).
 bool Taggable(const std::string& kind) {
-  for (const char* taggable :
-       {"model", "endpoint-config", "endpoint", kPlanKind, kTrainingJobKind, kProcessingJobKind}) {
+  for (const char* taggable : {kModelKind, kEndpointConfigKind, kEndpointKind, kPlanKind,
+                               kTrainingJobKind, kProcessingJobKind}) {
     if (kind == taggable) return true;
   }
   return false;

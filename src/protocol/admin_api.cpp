@@ -8,13 +8,10 @@
 #include <string_view>
 
 #include "domain/time_format.hpp"
+#include "embed/embedded_files.hpp"
+#include "protocol/percent_encoding.hpp"
 #include "protocol/router_internal.hpp"
 #include "smemu/version.hpp"
-
-namespace smemu {
-// Files compiled into the binary, by path relative to the project root (cmake/Embed.cmake).
-const std::map<std::string, std::string_view>& EmbeddedFiles();
-}  // namespace smemu
 
 namespace smemu::protocol {
 namespace {
@@ -129,30 +126,6 @@ domain::Result<ops::PoolChange> ReadPoolChange(const json& body) {
   return change;
 }
 
-// Decodes %XX escapes and '+' of a query string value; a malformed escape is kept as it is.
-std::string PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out += ' ';
-    } else if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 &&
-               hex(text[i + 2]) >= 0) {
-      out += static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2]));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
 // The dashboard page, compiled into the binary from ui/dashboard.html (see cmake/Embed.cmake).
 std::string_view DashboardPage() {
   static const std::string_view page = EmbeddedFiles().at("ui/dashboard.html");
@@ -259,7 +232,7 @@ Router::AdminAccess Router::AccessOf(const HttpRequest& request, bool token_in_q
              authorization != nullptr && authorization->rfind("Bearer ", 0) == 0) {
     presented = authorization->substr(7);
   } else if (token_in_query) {
-    presented = PercentDecode(QueryParameter(request.target, "token"));
+    presented = FormDecode(QueryParameter(request.target, "token"));
   }
   const std::string& expected = config_.admin_token;
   const bool match = presented.size() == expected.size() &&
@@ -267,142 +240,187 @@ Router::AdminAccess Router::AccessOf(const HttpRequest& request, bool token_in_q
   return match ? AdminAccess::kFull : AdminAccess::kDenied;
 }
 
+// What an admin route is given: the request, its outcome for the log line, and who is asking.
+struct Router::AdminCall {
+  const HttpRequest& request;
+  Outcome& outcome;
+  AdminAccess access;
+
+  HttpResponse Reply(const json& body) const {
+    return RenderJson(200, body.dump(), WireProtocol::kAdmin, outcome.request_id);
+  }
+  HttpResponse Fail(const domain::AwsError& error) const {
+    return RenderError(error, WireProtocol::kAdmin, outcome.request_id);
+  }
+  // With strict callers (a signing AWS client without the token) a view is narrowed to the
+  // caller's own account.
+  std::optional<std::string> AccountFilter(const Router& router) const {
+    if (access != AdminAccess::kOwnAccount) return std::nullopt;
+    return router.CallerOf(request, outcome.request_id).account;
+  }
+};
+
+// One admin resource: its path, who may call it, and what answers each method.
+struct Router::AdminRoute {
+  std::string_view path;
+  bool open;            // anyone may call it (health): no token, whatever the bind address
+  bool token_in_query;  // the token may come as ?token= (the page a browser opens)
+  HttpResponse (Router::*get)(const AdminCall&) const;  // nullptr: GET is not answered
+  HttpResponse (Router::*post)(const AdminCall&) const;
+};
+
+const Router::AdminRoute* Router::FindAdminRoute(std::string_view path) {
+  static const AdminRoute kRoutes[] = {
+      {"/_emulator/health", true, false, &Router::AdminHealth, nullptr},
+      {"/_emulator/clock", false, false, &Router::AdminClock, &Router::AdminChangeClock},
+      {"/_emulator/capacity", false, false, &Router::AdminCapacity, &Router::AdminChangeCapacity},
+      {"/_emulator/metrics", false, false, &Router::AdminMetrics, nullptr},
+      {"/_emulator/ui", false, true, &Router::AdminPage, nullptr},
+      {"/_emulator/state", false, false, &Router::AdminState, nullptr},
+      {"/_emulator/reset", false, false, nullptr, &Router::AdminReset},
+  };
+  for (const AdminRoute& route : kRoutes) {
+    if (route.path == path) return &route;
+  }
+  return nullptr;
+}
+
 HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) const {
   outcome.protocol = WireProtocol::kAdmin;
   const std::string_view path = request.Path();
   outcome.operation = std::string(path);
-  auto reply = [&](const json& body) {
-    return RenderJson(200, body.dump(), WireProtocol::kAdmin, outcome.request_id);
-  };
-  auto fail = [&](const domain::AwsError& error) {
-    return RenderError(error, WireProtocol::kAdmin, outcome.request_id);
-  };
-  auto wrong_method = [&](const char* allowed) {
-    HttpResponse response =
-        fail({"MethodNotAllowedException",
-              std::string(path) + " accepts " + allowed + ", not " + request.method + ".", 405});
-    response.headers.emplace_back("Allow", allowed);
-    return response;
-  };
-
-  if (path == "/_emulator/health") {
-    if (request.method != "GET") return wrong_method("GET");
-    return reply({{"status", "ok"}, {"version", kVersion}});
-  }
-  // A browser cannot add a header when it opens the dashboard, so its page takes ?token= too.
-  const bool page = path == "/_emulator/ui";
-  const AdminAccess access = AccessOf(request, page);
+  const AdminRoute* route = FindAdminRoute(path);
+  // Access is settled before the path: without the token, nothing reveals which paths exist.
+  const AdminAccess access = route != nullptr && route->open
+                                 ? AdminAccess::kFull
+                                 : AccessOf(request, route != nullptr && route->token_in_query);
+  const AdminCall call{request, outcome, access};
   if (access == AdminAccess::kDenied) {
-    return fail({"AccessDeniedException",
-                 config_.admin_token.empty()
-                     ? "The admin API is disabled: the server listens on a non-loopback address "
-                       "and was started without --admin-token."
-                     : "The admin API requires the token given with --admin-token, in the "
-                       "X-Emulator-Admin-Token header or as Authorization: Bearer <token>.",
-                 403});
+    return call.Fail({"AccessDeniedException",
+                      config_.admin_token.empty()
+                          ? "The admin API is disabled: the server listens on a non-loopback "
+                            "address and was started without --admin-token."
+                          : "The admin API requires the token given with --admin-token, in the "
+                            "X-Emulator-Admin-Token header or as Authorization: Bearer <token>.",
+                      403});
   }
-  if (path == "/_emulator/clock") {
-    if (request.method == "GET") return reply(ClockJson(emulator_.GetClock()));
-    if (request.method != "POST") return wrong_method("GET, POST");
-    auto body = ParseJsonObject(request.body, config_.max_json_depth);
-    if (!body) return fail(body.error());
-    auto change = ReadClockChange(*body);
-    if (!change) return fail(change.error());
-    auto state = emulator_.ChangeClock(*change);
-    if (!state) return fail(state.error());
-    return reply(ClockJson(*state));
+  if (route == nullptr) {
+    return call.Fail({"NotFoundException", "No admin resource at " + std::string(path) + ".", 404});
   }
-  if (path == "/_emulator/capacity") {
-    if (request.method == "GET") {
-      // Without the token a caller sees its own account's plans and holders only.
-      std::optional<std::string> account;
-      if (access == AdminAccess::kOwnAccount)
-        account = CallerOf(request, outcome.request_id).account;
-      const auto view =
-          emulator_.Capacity(QueryParameter(request.target, "region"),
-                             QueryParameter(request.target, "instance_type"), account);
-      json pools = json::array();
-      for (const ops::PoolView& pool : view.pools) pools.push_back(PoolJson(pool));
-      json in_use = json::array();
-      for (const ops::Holder& holder : view.in_use) {
-        json entry = {{"arn", holder.arn},
-                      {"kind", holder.kind},
-                      {"region", holder.region},
-                      {"instance_type", holder.instance_type},
-                      {"count", holder.count}};
-        if (holder.training_plan_arn.empty()) {
-          entry["on_demand"] = true;
-        } else {
-          entry["training_plan_arn"] = holder.training_plan_arn;
-        }
-        in_use.push_back(std::move(entry));
-      }
-      return reply({{"now", domain::FormatIso8601(view.now)},
-                    {"pools", std::move(pools)},
-                    {"in_use", std::move(in_use)}});
+  const auto handler = request.method == "GET"    ? route->get
+                       : request.method == "POST" ? route->post
+                                                  : nullptr;
+  if (handler != nullptr) return (this->*handler)(call);
+  const char* allowed = route->get && route->post ? "GET, POST" : route->get ? "GET" : "POST";
+  HttpResponse response =
+      call.Fail({"MethodNotAllowedException",
+                 std::string(path) + " accepts " + allowed + ", not " + request.method + ".", 405});
+  response.headers.emplace_back("Allow", allowed);
+  return response;
+}
+
+HttpResponse Router::AdminHealth(const AdminCall& call) const {
+  return call.Reply({{"status", "ok"}, {"version", kVersion}});
+}
+
+HttpResponse Router::AdminClock(const AdminCall& call) const {
+  return call.Reply(ClockJson(emulator_.GetClock()));
+}
+
+HttpResponse Router::AdminChangeClock(const AdminCall& call) const {
+  auto body = ParseJsonObject(call.request.body, config_.max_json_depth);
+  if (!body) return call.Fail(body.error());
+  auto change = ReadClockChange(*body);
+  if (!change) return call.Fail(change.error());
+  auto state = emulator_.ChangeClock(*change);
+  if (!state) return call.Fail(state.error());
+  return call.Reply(ClockJson(*state));
+}
+
+HttpResponse Router::AdminCapacity(const AdminCall& call) const {
+  // Without the token a caller sees its own account's plans and holders only.
+  const auto view = emulator_.Capacity(QueryParameter(call.request.target, "region"),
+                                       QueryParameter(call.request.target, "instance_type"),
+                                       call.AccountFilter(*this));
+  json pools = json::array();
+  for (const ops::PoolView& pool : view.pools) pools.push_back(PoolJson(pool));
+  json in_use = json::array();
+  for (const ops::Holder& holder : view.in_use) {
+    json entry = {{"arn", holder.arn},
+                  {"kind", holder.kind},
+                  {"region", holder.region},
+                  {"instance_type", holder.instance_type},
+                  {"count", holder.count}};
+    if (holder.training_plan_arn.empty()) {
+      entry["on_demand"] = true;
+    } else {
+      entry["training_plan_arn"] = holder.training_plan_arn;
     }
-    if (request.method != "POST") return wrong_method("GET, POST");
-    auto body = ParseJsonObject(request.body, config_.max_json_depth);
-    if (!body) return fail(body.error());
-    auto change = ReadPoolChange(*body);
-    if (!change) return fail(change.error());
-    auto pool = emulator_.ChangeCapacity(*change);
-    if (!pool) return fail(pool.error());
-    return reply(PoolJson(*pool));
+    in_use.push_back(std::move(entry));
   }
-  if (path == "/_emulator/metrics") {
-    if (request.method != "GET") return wrong_method("GET");
-    if (access == AdminAccess::kOwnAccount) {
-      return fail({"AccessDeniedException",
-                   "The metrics cover every account: ask without AWS credentials, or with the "
-                   "admin token.",
-                   403});
-    }
-    HttpResponse response;
-    response.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"},
-                        {"x-amzn-RequestId", outcome.request_id}};
-    response.body = metrics_->Render(emulator_.TakeCensus());
-    return response;
+  return call.Reply({{"now", domain::FormatIso8601(view.now)},
+                     {"pools", std::move(pools)},
+                     {"in_use", std::move(in_use)}});
+}
+
+HttpResponse Router::AdminChangeCapacity(const AdminCall& call) const {
+  auto body = ParseJsonObject(call.request.body, config_.max_json_depth);
+  if (!body) return call.Fail(body.error());
+  auto change = ReadPoolChange(*body);
+  if (!change) return call.Fail(change.error());
+  auto pool = emulator_.ChangeCapacity(*change);
+  if (!pool) return call.Fail(pool.error());
+  return call.Reply(PoolJson(*pool));
+}
+
+HttpResponse Router::AdminMetrics(const AdminCall& call) const {
+  if (call.access == AdminAccess::kOwnAccount) {
+    return call.Fail({"AccessDeniedException",
+                      "The metrics cover every account: ask without AWS credentials, or with the "
+                      "admin token.",
+                      403});
   }
-  if (page) {
-    if (request.method != "GET") return wrong_method("GET");
-    HttpResponse response;
-    response.headers = {
-        {"Content-Type", "text/html; charset=utf-8"},
-        {"Cache-Control", "no-store"},
-        {"X-Content-Type-Options", "nosniff"},
-        {"Referrer-Policy", "no-referrer"},
-        // Everything the page needs is inline or from this server: nothing leaves the machine.
-        {"Content-Security-Policy",
-         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-         "img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'"},
-        {"x-amzn-RequestId", outcome.request_id}};
-    response.body = std::string(DashboardPage());
-    return response;
-  }
-  if (path == "/_emulator/state") {
-    if (request.method != "GET") return wrong_method("GET");
-    std::optional<std::string> account;
-    if (access == AdminAccess::kOwnAccount) account = CallerOf(request, outcome.request_id).account;
-    const ops::Emulator::Overview overview =
-        emulator_.Snapshot(account, PercentDecode(QueryParameter(request.target, "since")));
-    const json head = {{"version", overview.version},
-                       {"unchanged", overview.unchanged},
-                       {"clock", ClockJson(overview.clock)}};
-    if (overview.unchanged) return reply(head);
-    // One object: the small head, then the (large) rest, serialised once.
-    std::string body = head.dump();
-    body.back() = ',';
-    const std::string rest = OverviewJson(overview).dump();
-    body.append(rest, 1);
-    return RenderJson(200, std::move(body), WireProtocol::kAdmin, outcome.request_id);
-  }
-  if (path == "/_emulator/reset") {
-    if (request.method != "POST") return wrong_method("POST");
-    emulator_.Reset();
-    return reply({{"status", "reset"}, {"clock", ClockJson(emulator_.GetClock())}});
-  }
-  return fail({"NotFoundException", "No admin resource at " + std::string(path) + ".", 404});
+  HttpResponse response;
+  response.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"},
+                      {"x-amzn-RequestId", call.outcome.request_id}};
+  response.body = metrics_->Render(emulator_.TakeCensus());
+  return response;
+}
+
+HttpResponse Router::AdminPage(const AdminCall& call) const {
+  HttpResponse response;
+  response.headers = {
+      {"Content-Type", "text/html; charset=utf-8"},
+      {"Cache-Control", "no-store"},
+      {"X-Content-Type-Options", "nosniff"},
+      {"Referrer-Policy", "no-referrer"},
+      // Everything the page needs is inline or from this server: nothing leaves the machine.
+      {"Content-Security-Policy",
+       "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+       "img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'"},
+      {"x-amzn-RequestId", call.outcome.request_id}};
+  response.body = std::string(DashboardPage());
+  return response;
+}
+
+HttpResponse Router::AdminState(const AdminCall& call) const {
+  const ops::Emulator::Overview overview = emulator_.Snapshot(
+      call.AccountFilter(*this), FormDecode(QueryParameter(call.request.target, "since")));
+  const json head = {{"version", overview.version},
+                     {"unchanged", overview.unchanged},
+                     {"clock", ClockJson(overview.clock)}};
+  if (overview.unchanged) return call.Reply(head);
+  // One object: the small head, then the (large) rest, serialised once.
+  std::string body = head.dump();
+  body.back() = ',';
+  const std::string rest = OverviewJson(overview).dump();
+  body.append(rest, 1);
+  return RenderJson(200, std::move(body), WireProtocol::kAdmin, call.outcome.request_id);
+}
+
+HttpResponse Router::AdminReset(const AdminCall& call) const {
+  emulator_.Reset();
+  return call.Reply({{"status", "reset"}, {"clock", ClockJson(emulator_.GetClock())}});
 }
 
 }  // namespace smemu::protocol

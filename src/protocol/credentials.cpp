@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "domain/aws_names.hpp"
 #include "protocol/sigv4.hpp"
 
 namespace smemu::protocol {
@@ -83,11 +84,12 @@ CredentialTable ParseCredentials(std::string_view text, const std::string& sourc
     credential.secret_access_key = parser.String(entry, path, "secret_access_key");
     if (entry.contains("account_id")) {
       credential.account_id = parser.String(entry, path, "account_id");
-      if (!IsAccountId(credential.account_id))
+      if (!domain::IsAccountId(credential.account_id))
         parser.Fail(path + ".account_id", "must be 12 digits");
     } else {
-      credential.account_id =
-          IsAccountId(credential.access_key_id) ? credential.access_key_id : default_account;
+      credential.account_id = domain::IsAccountId(credential.access_key_id)
+                                  ? credential.access_key_id
+                                  : default_account;
     }
     const std::string key = credential.access_key_id;
     if (!table.emplace(key, std::move(credential)).second) {

@@ -4,29 +4,11 @@
 #include <string>
 
 #include "apimodel/validator.hpp"
+#include "protocol/percent_encoding.hpp"
 #include "protocol/router_internal.hpp"
 
 namespace smemu::protocol {
 namespace {
-
-// Decodes %XX escapes in a path label. nullopt on a malformed escape.
-std::optional<std::string> PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    if (i + 2 >= text.size() || !std::isxdigit(static_cast<unsigned char>(text[i + 1])) ||
-        !std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
-      return std::nullopt;
-    }
-    out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
-    i += 2;
-  }
-  return out;
-}
 
 // The runtime model names its invalid-input error ValidationError, not ValidationException.
 domain::AwsError AsRuntimeError(domain::AwsError error) {

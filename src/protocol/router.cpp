@@ -7,9 +7,9 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <set>
 
 #include "apimodel/validator.hpp"
+#include "domain/aws_names.hpp"
 #include "log/log.hpp"
 #include "protocol/error_writer.hpp"
 #include "protocol/router_internal.hpp"
@@ -56,12 +56,12 @@ ops::Caller Router::CallerOf(const HttpRequest& request, const std::string& requ
   const std::string* authorization = request.Header("Authorization");
   if (authorization == nullptr) return caller;
   if (auto scope = ParseAuthorization(*authorization)) {
-    if (IsRegionName(scope->region)) caller.region = scope->region;
+    if (domain::IsRegionName(scope->region)) caller.region = scope->region;
     const Credential* known =
         config_.verifier ? config_.verifier->Find(scope->access_key_id) : nullptr;
     if (known != nullptr) {
       caller.account = known->account_id;
-    } else if (IsAccountId(scope->access_key_id)) {
+    } else if (domain::IsAccountId(scope->access_key_id)) {
       caller.account = scope->access_key_id;
     }
   }
@@ -211,14 +211,11 @@ void Router::Log(const Outcome& outcome, std::chrono::steady_clock::time_point s
 }
 
 std::string Router::MetricLabel(const Outcome& outcome) const {
-  static const std::set<std::string, std::less<>> kAdminRoutes = {
-      "/_emulator/health",  "/_emulator/clock", "/_emulator/capacity", "/_emulator/reset",
-      "/_emulator/metrics", "/_emulator/ui",    "/_emulator/state"};
   switch (outcome.protocol) {
     case WireProtocol::kAwsJson11:
       return emulator_.Emulates(outcome.operation) ? outcome.operation : "other";
     case WireProtocol::kAdmin:
-      return kAdminRoutes.count(outcome.operation) ? outcome.operation : "other";
+      return FindAdminRoute(outcome.operation) != nullptr ? outcome.operation : "other";
     case WireProtocol::kRestJson1:
       break;
   }

@@ -84,6 +84,20 @@ class Router {
   HttpResponse HandleAwsJson(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse HandleRuntime(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse HandleAdmin(const HttpRequest& request, Outcome& outcome) const;
+  // The admin API (admin_api.cpp): a table of routes, one member per route and method.
+  struct AdminCall;
+  struct AdminRoute;
+  // The route at `path`; nullptr when there is none.
+  static const AdminRoute* FindAdminRoute(std::string_view path);
+  HttpResponse AdminHealth(const AdminCall& call) const;
+  HttpResponse AdminClock(const AdminCall& call) const;
+  HttpResponse AdminChangeClock(const AdminCall& call) const;
+  HttpResponse AdminCapacity(const AdminCall& call) const;
+  HttpResponse AdminChangeCapacity(const AdminCall& call) const;
+  HttpResponse AdminMetrics(const AdminCall& call) const;
+  HttpResponse AdminPage(const AdminCall& call) const;
+  HttpResponse AdminState(const AdminCall& call) const;
+  HttpResponse AdminReset(const AdminCall& call) const;
   // The caller a request claims to be, from its SigV4 credential scope; verifies nothing.
   ops::Caller CallerOf(const HttpRequest& request, const std::string& request_id) const;
   // The caller of an AWS request: with strict authentication, the one its signature proves (or

@@ -10,6 +10,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "domain/aws_names.hpp"
+#include "domain/time_format.hpp"
+#include "protocol/percent_encoding.hpp"
+
 namespace smemu::protocol {
 namespace {
 
@@ -58,29 +62,6 @@ std::string UriEncode(std::string_view text, bool keep_slash) {
   return out;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Decodes valid %XX escapes; anything else stays as it is.
-std::string PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && HexValue(text[i + 1]) >= 0 &&
-        HexValue(text[i + 2]) >= 0) {
-      out += static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
 std::string ToHex(const unsigned char* data, size_t size) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
@@ -97,19 +78,6 @@ std::string Lower(std::string_view text) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
-}
-
-// Reads exactly `width` digits at `pos`; advances pos.
-std::optional<int> ReadDigits(std::string_view text, size_t& pos, size_t width) {
-  if (pos + width > text.size()) return std::nullopt;
-  int value = 0;
-  for (size_t i = 0; i < width; ++i) {
-    const char c = text[pos + i];
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + (c - '0');
-  }
-  pos += width;
-  return value;
 }
 
 std::optional<TimePoint> MakeTime(int year, int month, int day, int hour, int minute, int second) {
@@ -202,19 +170,6 @@ std::optional<CredentialScope> ParseAuthorization(std::string_view header) {
                          std::string(parts[3])};
 }
 
-bool IsRegionName(std::string_view region) {
-  return !region.empty() && region.size() <= 32 &&
-         std::all_of(region.begin(), region.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-         });
-}
-
-bool IsAccountId(std::string_view account) {
-  return account.size() == 12 && std::all_of(account.begin(), account.end(), [](char c) {
-           return std::isdigit(static_cast<unsigned char>(c)) != 0;
-         });
-}
-
 // ------------------------------------------------------------------ the signing steps
 
 std::string Sha256Hex(std::string_view data) {
@@ -266,8 +221,8 @@ std::string CanonicalQueryString(std::string_view raw_query) {
     const std::string_view name = pair.substr(0, equals);
     const std::string_view value =
         equals == std::string_view::npos ? std::string_view() : pair.substr(equals + 1);
-    params.emplace_back(UriEncode(PercentDecode(name), false),
-                        UriEncode(PercentDecode(value), false));
+    params.emplace_back(UriEncode(PercentDecodeLenient(name), false),
+                        UriEncode(PercentDecodeLenient(value), false));
   }
   std::sort(params.begin(), params.end());
   std::string out;
@@ -348,13 +303,13 @@ std::string SignatureHex(std::string_view signing_key, std::string_view string_t
 std::optional<TimePoint> ParseAmzDate(std::string_view text) {
   if (text.size() != 16 || text[8] != 'T' || text[15] != 'Z') return std::nullopt;
   size_t pos = 0;
-  const auto year = ReadDigits(text, pos, 4);
-  const auto month = ReadDigits(text, pos, 2);
-  const auto day = ReadDigits(text, pos, 2);
+  const auto year = domain::ReadDigits(text, pos, 4);
+  const auto month = domain::ReadDigits(text, pos, 2);
+  const auto day = domain::ReadDigits(text, pos, 2);
   ++pos;  // T
-  const auto hour = ReadDigits(text, pos, 2);
-  const auto minute = ReadDigits(text, pos, 2);
-  const auto second = ReadDigits(text, pos, 2);
+  const auto hour = domain::ReadDigits(text, pos, 2);
+  const auto minute = domain::ReadDigits(text, pos, 2);
+  const auto second = domain::ReadDigits(text, pos, 2);
   if (!year || !month || !day || !hour || !minute || !second) return std::nullopt;
   return MakeTime(*year, *month, *day, *hour, *minute, *second);
 }
@@ -377,15 +332,15 @@ std::optional<TimePoint> ParseHttpDate(std::string_view text) {
   const auto month_at = std::find(kMonths.begin(), kMonths.end(), text.substr(8, 3));
   if (month_at == kMonths.end()) return std::nullopt;
   size_t pos = 5;
-  const auto day = ReadDigits(text, pos, 2);
+  const auto day = domain::ReadDigits(text, pos, 2);
   pos = 12;
-  const auto year = ReadDigits(text, pos, 4);
+  const auto year = domain::ReadDigits(text, pos, 4);
   pos = 17;
-  const auto hour = ReadDigits(text, pos, 2);
+  const auto hour = domain::ReadDigits(text, pos, 2);
   pos = 20;
-  const auto minute = ReadDigits(text, pos, 2);
+  const auto minute = domain::ReadDigits(text, pos, 2);
   pos = 23;
-  const auto second = ReadDigits(text, pos, 2);
+  const auto second = domain::ReadDigits(text, pos, 2);
   if (!day || !year || !hour || !minute || !second) return std::nullopt;
   return MakeTime(*year, static_cast<int>(month_at - kMonths.begin()) + 1, *day, *hour, *minute,
                   *second);
@@ -504,7 +459,7 @@ domain::Result<SigV4Verifier::Verified> SigV4Verifier::Verify(const HttpRequest&
   const std::string amz_date_text = FormatAmzDate(*signed_at);
   const std::string_view day = std::string_view(amz_date_text).substr(0, 8);
   std::string scope_errors;
-  if (!IsRegionName(scope_parts[2])) {
+  if (!domain::IsRegionName(scope_parts[2])) {
     scope_errors += "Credential should be scoped to a valid region, not '" +
                     std::string(scope_parts[2]) + "'. ";
   }

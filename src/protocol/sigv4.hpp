@@ -38,11 +38,6 @@ struct CredentialScope {
 // else.
 std::optional<CredentialScope> ParseAuthorization(std::string_view header);
 
-// True for a plausible AWS region name (lower-case letters, digits and dashes, 1..32 characters).
-bool IsRegionName(std::string_view region);
-// True for a 12-digit account id.
-bool IsAccountId(std::string_view account);
-
 // ------------------------------------------------------------------ the signing steps
 // Lower-case hex of SHA-256(data).
 std::string Sha256Hex(std::string_view data);

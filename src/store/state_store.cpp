@@ -14,9 +14,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace smemu {
-const std::map<std::string, std::string_view>& EmbeddedFiles();
-}
+#include "embed/embedded_files.hpp"
 
 namespace smemu::store {
 namespace {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "domain/aws_names.hpp"
+
 namespace smemu::protocol {
 namespace {
 
@@ -23,14 +25,14 @@ TEST(SigV4, RefusesOtherSchemesAndMalformedCredentials) {
   EXPECT_FALSE(ParseAuthorization("AWS4-HMAC-SHA256 Credential=/20270125/r/s/aws4_request"));
 }
 
-TEST(SigV4, AccountAndRegionNames) {
-  EXPECT_TRUE(IsAccountId("123456789012"));
-  EXPECT_FALSE(IsAccountId("AKIAIOSFODNN7EXAMPLE"));
-  EXPECT_FALSE(IsAccountId("12345678901"));
-  EXPECT_TRUE(IsRegionName("eu-west-1"));
-  EXPECT_FALSE(IsRegionName("EU_WEST"));
-  EXPECT_FALSE(IsRegionName(""));
-  EXPECT_FALSE(IsRegionName("us-east-1/../x"));
+TEST(AwsNames, AccountAndRegionNames) {
+  EXPECT_TRUE(domain::IsAccountId("123456789012"));
+  EXPECT_FALSE(domain::IsAccountId("AKIAIOSFODNN7EXAMPLE"));
+  EXPECT_FALSE(domain::IsAccountId("12345678901"));
+  EXPECT_TRUE(domain::IsRegionName("eu-west-1"));
+  EXPECT_FALSE(domain::IsRegionName("EU_WEST"));
+  EXPECT_FALSE(domain::IsRegionName(""));
+  EXPECT_FALSE(domain::IsRegionName("us-east-1/../x"));
 }
 
 // AWS's published SigV4 test suite (aws-sig-v4-test-suite): credentials AKIDEXAMPLE /

@@ -1,0 +1,14 @@
+// The shapes of AWS identifiers that the emulator checks wherever they come from (a request's
+// credential scope, the command line, the capacity file). Pure functions.
+#pragma once
+
+#include <string_view>
+
+namespace smemu::domain {
+
+// True for a plausible AWS region name (lower-case letters, digits and dashes, 1..32 characters).
+bool IsRegionName(std::string_view region);
+// True for a 12-digit account id.
+bool IsAccountId(std::string_view account);
+
+}  // namespace smemu::domain
