@@ -59,6 +59,22 @@ inline AwsError ResourceLimitExceeded(std::string message) {
 inline AwsError InternalFailure(std::string message) {
   return {"InternalFailure", std::move(message), 500};
 }
+inline AwsError AccessDeniedException(std::string message) {
+  return {"AccessDeniedException", std::move(message), 403};
+}
+// The transport's and the admin API's refusals of a method a path does not take.
+inline AwsError MethodNotAllowedException(std::string message) {
+  return {"MethodNotAllowedException", std::move(message), 405};
+}
+
+// The runtime API (sagemaker-runtime, restJson1) names its codes differently: its invalid input is
+// ValidationError, and a model's failure is ModelError with status 424.
+inline AwsError ValidationError(std::string message) {
+  return {"ValidationError", std::move(message), 400};
+}
+inline AwsError ModelError(std::string message, std::vector<ErrorDetail> details = {}) {
+  return {"ModelError", std::move(message), 424, std::move(details)};
+}
 
 // Either a value or an AwsError. Converts implicitly from both so handlers can `return error;`.
 template <typename T>

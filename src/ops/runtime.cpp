@@ -11,10 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-domain::AwsError RuntimeValidation(std::string message) {
-  return {"ValidationError", std::move(message), 400};
-}
-
 // A well-mixed 64-bit hash step (splitmix64), so that nearby inputs give unrelated draws.
 std::uint64_t Mix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -62,14 +58,14 @@ domain::Result<const json*> ChosenVariant(const json& endpoint, const std::strin
     for (const json& variant : variants) {
       if (variant.at("VariantName") == request.target_variant) return &variant;
     }
-    return RuntimeValidation("The variant " + request.target_variant + " is not part of endpoint " +
-                             request.endpoint_name + ".");
+    return domain::ValidationError("The variant " + request.target_variant +
+                                   " is not part of endpoint " + request.endpoint_name + ".");
   }
   const json* chosen = VariantByWeight(variants, arn, request, ctx);
   if (chosen == nullptr) {
-    return RuntimeValidation("Endpoint " + request.endpoint_name +
-                             " has no variant with a weight above zero; name one with "
-                             "TargetVariant.");
+    return domain::ValidationError("Endpoint " + request.endpoint_name +
+                                   " has no variant with a weight above zero; name one with "
+                                   "TargetVariant.");
   }
   return chosen;
 }
@@ -80,12 +76,12 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
   const auto row =
       ctx.store.Get({ctx.caller.account, ctx.caller.region, kEndpointKind, request.endpoint_name});
   if (!row) {
-    return RuntimeValidation("Endpoint " + request.endpoint_name + " of account " +
-                             ctx.caller.account + " not found.");
+    return domain::ValidationError("Endpoint " + request.endpoint_name + " of account " +
+                                   ctx.caller.account + " not found.");
   }
   if (row->status != "InService" && row->status != "Updating") {
-    return RuntimeValidation("Endpoint " + request.endpoint_name + " is not in service (" +
-                             row->status + ").");
+    return domain::ValidationError("Endpoint " + request.endpoint_name + " is not in service (" +
+                                   row->status + ").");
   }
   const json doc = json::parse(row->doc);
   const auto chosen = ChosenVariant(doc, row->arn, request, ctx);
@@ -95,11 +91,8 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
     const std::string plan_arn = variant["CapacityReservationConfig"].value("MlReservationArn", "");
     const auto plan = PlanByReservationArn(ctx, plan_arn);
     if (!plan || domain::PlanStatusAt(plan->window, ctx.now) == "Expired") {
-      return domain::AwsError{
-          "ModelError",
-          "Endpoint capacity reservation has expired. Please update endpoint configuration.",
-          424,
-          {}};
+      return domain::ModelError(
+          "Endpoint capacity reservation has expired. Please update endpoint configuration.");
     }
   }
   InvokeResponse response;

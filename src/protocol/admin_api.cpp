@@ -296,13 +296,12 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
                                  : AccessOf(request, route != nullptr && route->token_in_query);
   const AdminCall call{request, outcome, access};
   if (access == AdminAccess::kDenied) {
-    return call.Fail({"AccessDeniedException",
-                      config_.admin_token.empty()
-                          ? "The admin API is disabled: the server listens on a non-loopback "
-                            "address and was started without --admin-token."
-                          : "The admin API requires the token given with --admin-token, in the "
-                            "X-Emulator-Admin-Token header or as Authorization: Bearer <token>.",
-                      403});
+    return call.Fail(domain::AccessDeniedException(
+        config_.admin_token.empty()
+            ? "The admin API is disabled: the server listens on a non-loopback "
+              "address and was started without --admin-token."
+            : "The admin API requires the token given with --admin-token, in the "
+              "X-Emulator-Admin-Token header or as Authorization: Bearer <token>."));
   }
   if (route == nullptr) {
     return call.Fail({"NotFoundException", "No admin resource at " + std::string(path) + ".", 404});
@@ -312,9 +311,8 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
                                                   : nullptr;
   if (handler != nullptr) return (this->*handler)(call);
   const char* allowed = route->get && route->post ? "GET, POST" : route->get ? "GET" : "POST";
-  HttpResponse response =
-      call.Fail({"MethodNotAllowedException",
-                 std::string(path) + " accepts " + allowed + ", not " + request.method + ".", 405});
+  HttpResponse response = call.Fail(domain::MethodNotAllowedException(
+      std::string(path) + " accepts " + allowed + ", not " + request.method + "."));
   response.headers.emplace_back("Allow", allowed);
   return response;
 }
@@ -375,10 +373,9 @@ HttpResponse Router::AdminChangeCapacity(const AdminCall& call) const {
 
 HttpResponse Router::AdminMetrics(const AdminCall& call) const {
   if (call.access == AdminAccess::kOwnAccount) {
-    return call.Fail({"AccessDeniedException",
-                      "The metrics cover every account: ask without AWS credentials, or with the "
-                      "admin token.",
-                      403});
+    return call.Fail(domain::AccessDeniedException(
+        "The metrics cover every account: ask without AWS credentials, or with the "
+        "admin token."));
   }
   HttpResponse response;
   response.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"},

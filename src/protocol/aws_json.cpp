@@ -35,9 +35,8 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
     return RenderError(error, WireProtocol::kAwsJson11, outcome.request_id);
   };
   if (request.method != "POST") {
-    HttpResponse response =
-        fail({"MethodNotAllowedException",
-              "The control plane is served at POST /, not " + request.method + " /.", 405});
+    HttpResponse response = fail(domain::MethodNotAllowedException(
+        "The control plane is served at POST /, not " + request.method + " /."));
     response.headers.emplace_back("Allow", "POST");
     return response;
   }

@@ -63,7 +63,7 @@ HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& 
                                          UpstreamReply reply) const {
   const std::string& region = outcome.region;
   const std::string& account = outcome.account;
-  domain::AwsError error{"ModelError", "", 424, {}};
+  domain::AwsError error = domain::ModelError("");
   if (!reply.reached && !reply.timed_out) {
     error.message = "The model container for production variant " + forward.variant +
                     " at http://" + forward.host + ":" + forward.port + " did not answer (" +
@@ -133,10 +133,9 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
                  outcome.operation == "-" ? 404 : 400});
   }
   if (request.method != spec->http_method) {
-    HttpResponse response = fail({"MethodNotAllowedException",
-                                  outcome.operation + " is served with " + spec->http_method +
-                                      ", not " + request.method + ".",
-                                  405});
+    HttpResponse response = fail(
+        domain::MethodNotAllowedException(outcome.operation + " is served with " +
+                                          spec->http_method + ", not " + request.method + "."));
     response.headers.emplace_back("Allow", spec->http_method);
     return response;
   }
