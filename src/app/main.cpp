@@ -68,8 +68,8 @@ int Run(int argc, char** argv) {
                "naming each violation (for test suites)");
   double provisioning_seconds = 0;
   app.add_option("--provisioning-seconds", provisioning_seconds,
-                 "Virtual seconds an endpoint spends Creating (and Deleting) before it is "
-                 "InService (gone)")
+                 "Virtual seconds an endpoint spends Creating, Updating or Deleting, and a "
+                 "stopped job Stopping, before the next status")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--routing-seed", options.routing_seed,
