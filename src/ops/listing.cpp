@@ -53,9 +53,14 @@ domain::Result<ListRequest> ReadListRequest(const json& input, const ListSpec& s
   const auto decoded = Base64Decode(token);
   if (!decoded) return InvalidToken();
   const json cursor = json::parse(*decoded, nullptr, /*allow_exceptions=*/false);
-  if (!cursor.is_object() || cursor.value("op", "") != spec.operation ||
-      cursor.value("sort", "") != request.sort->wire_name ||
-      cursor.value("descending", !request.descending) != request.descending ||
+  // A token is untrusted input: every member is compared as JSON, which never throws on a type
+  // that is not the expected one (json::value() would).
+  const auto holds = [&cursor](const char* member, const json& expected) {
+    const auto it = cursor.find(member);
+    return it != cursor.end() && *it == expected;
+  };
+  if (!cursor.is_object() || !holds("op", spec.operation) ||
+      !holds("sort", request.sort->wire_name) || !holds("descending", request.descending) ||
       !cursor.contains("value") || !cursor.contains("tiebreak") ||
       !cursor["tiebreak"].is_string()) {
     return InvalidToken();

@@ -465,7 +465,15 @@ TEST(ListingEngine, ForeignTokensAreMalformed) {
        ops::Base64Encode(
            R"({"op":"ListOther","sort":"Position","descending":false,"value":1,"tiebreak":"a"})"),
        ops::Base64Encode(
-           R"({"op":"ListThings","sort":"Position","descending":true,"value":1,"tiebreak":"a"})")}) {
+           R"({"op":"ListThings","sort":"Position","descending":true,"value":1,"tiebreak":"a"})"),
+       // Members of the wrong JSON type are malformed too, not an internal error.
+       ops::Base64Encode(
+           R"({"op":1,"sort":"Position","descending":false,"value":1,"tiebreak":"a"})"),
+       ops::Base64Encode(
+           R"({"op":"ListThings","sort":[],"descending":false,"value":1,"tiebreak":"a"})"),
+       ops::Base64Encode(
+           R"({"op":"ListThings","sort":"Position","descending":"no","value":1,"tiebreak":"a"})"),
+       ops::Base64Encode("[1,2]"), ops::Base64Encode("null")}) {
     SCOPED_TRACE(token);
     auto read = ops::ReadListRequest({{"NextToken", token}}, kThings);
     ASSERT_FALSE(read.ok());
