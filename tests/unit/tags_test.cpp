@@ -228,6 +228,8 @@ TEST_F(TagsTest, KeysWithTheReservedPrefixAreRefusedInAnyCase) {
   EXPECT_EQ(created["message"], "System prefix 'aws:' reserved for AWS usage in tag key: aws:x");
   EXPECT_EQ(Call("DescribeModel", {{"ModelName", "reserved"}}, 400)["__type"],
             "ValidationException");
+  // A Tags member an operation does not model is ignored, whatever it holds.
+  Call("ListModels", {{"Tags", {1, "x", {{"Key", 2}}, json::object()}}});
   // Nothing of a refused request was stored; "aws" without the colon and a value with the prefix
   // are ordinary.
   EXPECT_EQ(List(model_arn_)["Tags"], TagsJson({{"team", "ml"}}));
