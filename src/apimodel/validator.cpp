@@ -102,6 +102,41 @@ std::string Render(const json& value) {
   return value.dump();
 }
 
+// The constraints of a string, a collection's size and a number, worded as AWS words them
+// ("have length less than or equal to 63"): `broken` is called with each rule the value breaks.
+// The request validator and the response checker share them and differ only in how they report.
+void CheckLengthRules(const Shape& shape, size_t length, const auto& broken) {
+  const auto size = static_cast<double>(length);
+  if (shape.max && size > *shape.max) {
+    broken("have length less than or equal to " + FormatNumber(*shape.max));
+  }
+  if (shape.min && size < *shape.min) {
+    broken("have length greater than or equal to " + FormatNumber(*shape.min));
+  }
+}
+
+void CheckStringRules(const Shape& shape, const std::string& text, const auto& broken) {
+  if (!shape.enum_values.empty() && std::find(shape.enum_values.begin(), shape.enum_values.end(),
+                                              text) == shape.enum_values.end()) {
+    std::string set;
+    for (const auto& e : shape.enum_values) set += (set.empty() ? "" : ", ") + e;
+    broken("satisfy enum value set: [" + set + "]");
+  }
+  if (shape.pattern && !shape.pattern->Matches(text)) {
+    broken("satisfy regular expression pattern: " + shape.pattern->source());
+  }
+  CheckLengthRules(shape, CodePoints(text), broken);
+}
+
+void CheckRangeRules(const Shape& shape, double number, const auto& broken) {
+  if (shape.max && number > *shape.max) {
+    broken("have value less than or equal to " + FormatNumber(*shape.max));
+  }
+  if (shape.min && number < *shape.min) {
+    broken("have value greater than or equal to " + FormatNumber(*shape.min));
+  }
+}
+
 class RequestValidator {
  public:
   domain::Status Run(const Shape& shape, const json& input) {
@@ -268,28 +303,17 @@ class RequestValidator {
                           " must satisfy constraint: [" + rules + "]");
   }
 
+  // Reports each rule `value` breaks at `path`.
+  auto Reporter(const json& value, const std::string& path) {
+    return [this, &value, &path](const std::string& rule) { Violation(&value, path, rule); };
+  }
+
   void CheckString(const Shape& shape, const json& value, const std::string& path) {
-    const std::string& text = value.get_ref<const std::string&>();
-    if (!shape.enum_values.empty() && std::find(shape.enum_values.begin(), shape.enum_values.end(),
-                                                text) == shape.enum_values.end()) {
-      std::string set;
-      for (const auto& e : shape.enum_values) set += (set.empty() ? "" : ", ") + e;
-      Violation(&value, path, "satisfy enum value set: [" + set + "]");
-    }
-    if (shape.pattern && !shape.pattern->Matches(text)) {
-      Violation(&value, path, "satisfy regular expression pattern: " + shape.pattern->source());
-    }
-    CheckLength(shape, value, CodePoints(text), path);
+    CheckStringRules(shape, value.get_ref<const std::string&>(), Reporter(value, path));
   }
 
   void CheckLength(const Shape& shape, const json& value, size_t length, const std::string& path) {
-    const auto size = static_cast<double>(length);
-    if (shape.max && size > *shape.max) {
-      Violation(&value, path, "have length less than or equal to " + FormatNumber(*shape.max));
-    }
-    if (shape.min && size < *shape.min) {
-      Violation(&value, path, "have length greater than or equal to " + FormatNumber(*shape.min));
-    }
+    CheckLengthRules(shape, length, Reporter(value, path));
   }
 
   void CheckInteger(const Shape& shape, const json& value, const std::string& path) {
@@ -318,12 +342,7 @@ class RequestValidator {
   }
 
   void CheckRange(const Shape& shape, const json& value, double number, const std::string& path) {
-    if (shape.max && number > *shape.max) {
-      Violation(&value, path, "have value less than or equal to " + FormatNumber(*shape.max));
-    }
-    if (shape.min && number < *shape.min) {
-      Violation(&value, path, "have value greater than or equal to " + FormatNumber(*shape.min));
-    }
+    CheckRangeRules(shape, number, Reporter(value, path));
   }
 
   std::vector<std::string> violations_;
@@ -458,37 +477,21 @@ class ResponseChecker {
     Violation(value, path.empty() ? "(body)" : path, rule);
   }
 
+  // Reports each rule `value` breaks at `path`.
+  auto Reporter(const json& value, const std::string& path) {
+    return [this, &value, &path](const std::string& rule) { Violation(value, path, rule); };
+  }
+
   void CheckString(const Shape& shape, const json& value, const std::string& path) {
-    const std::string& text = value.get_ref<const std::string&>();
-    if (!shape.enum_values.empty() && std::find(shape.enum_values.begin(), shape.enum_values.end(),
-                                                text) == shape.enum_values.end()) {
-      std::string set;
-      for (const auto& e : shape.enum_values) set += (set.empty() ? "" : ", ") + e;
-      Violation(value, path, "satisfy enum value set: [" + set + "]");
-    }
-    if (shape.pattern && !shape.pattern->Matches(text)) {
-      Violation(value, path, "satisfy regular expression pattern: " + shape.pattern->source());
-    }
-    CheckLength(shape, value, CodePoints(text), path);
+    CheckStringRules(shape, value.get_ref<const std::string&>(), Reporter(value, path));
   }
 
   void CheckLength(const Shape& shape, const json& value, size_t length, const std::string& path) {
-    const auto size = static_cast<double>(length);
-    if (shape.max && size > *shape.max) {
-      Violation(value, path, "have length less than or equal to " + FormatNumber(*shape.max));
-    }
-    if (shape.min && size < *shape.min) {
-      Violation(value, path, "have length greater than or equal to " + FormatNumber(*shape.min));
-    }
+    CheckLengthRules(shape, length, Reporter(value, path));
   }
 
   void CheckRange(const Shape& shape, const json& value, double number, const std::string& path) {
-    if (shape.max && number > *shape.max) {
-      Violation(value, path, "have value less than or equal to " + FormatNumber(*shape.max));
-    }
-    if (shape.min && number < *shape.min) {
-      Violation(value, path, "have value greater than or equal to " + FormatNumber(*shape.min));
-    }
+    CheckRangeRules(shape, number, Reporter(value, path));
   }
 
   std::vector<std::string>& violations_;

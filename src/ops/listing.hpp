@@ -107,8 +107,10 @@ Page<Item> Paginate(const ListSpec& spec, const ListRequest& request, const Sour
   bool more = false;
   // Fetch in chunks until limit + 1 items pass before_paging: the extra one proves that another
   // page exists. The token is the position of the last item taken, so the next page starts
-  // right after it whatever was added or removed meanwhile.
-  const int chunk = std::max(request.limit + 1, 64);
+  // right after it whatever was added or removed meanwhile. Without a filter before paging the
+  // first fetch settles the page; with one, each further fetch is twice as large.
+  constexpr int kLargestChunk = 4096;
+  int chunk = request.limit + 1;
   while (!more) {
     auto batch = source(cursor, chunk);
     const bool exhausted = static_cast<int>(batch.size()) < chunk;
@@ -126,6 +128,7 @@ Page<Item> Paginate(const ListSpec& spec, const ListRequest& request, const Sour
       }
     }
     if (exhausted) break;
+    chunk = std::min(chunk * 2, kLargestChunk);
   }
   if (more && last_taken) page.next_token = EncodeNextToken(spec, request, *last_taken);
   return page;

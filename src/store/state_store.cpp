@@ -495,12 +495,9 @@ ListPage StateStore::List(const ListQuery& query) const {
 }
 
 Tags StateStore::GetTags(const std::string& arn) const {
-  Prepared statement_lease = Prepare("SELECT key, value FROM tags WHERE arn = ? ORDER BY position");
-  SQLite::Statement& statement = *statement_lease;
-  statement.bind(1, arn);
   Tags tags;
-  while (statement.executeStep()) {
-    tags.emplace_back(statement.getColumn(0).getString(), statement.getColumn(1).getString());
+  for (PositionedTag& tag : GetPositionedTags(arn)) {
+    tags.emplace_back(std::move(tag.key), std::move(tag.value));
   }
   return tags;
 }

@@ -151,6 +151,7 @@ class StateStore {
   // Deletes the row and its tags in one transaction. Returns false if it was missing.
   bool Delete(const ResourceKey& key);
   ListPage List(const ListQuery& query) const;
+  // The tags of `arn` in order, without their positions (GetPositionedTags).
   Tags GetTags(const std::string& arn) const;
 
   // The row whose ARN is exactly `arn`, of any account, region and kind.
