@@ -120,10 +120,26 @@ std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
   return offerings;
 }
 
-std::string PlanStatusAt(const Window& window, TimePoint now) {
-  if (now < window.start) return "Scheduled";
-  if (now < window.end) return "Active";
+PlanStatus PlanStatusOf(const Window& window, TimePoint now) {
+  if (now < window.start) return PlanStatus::kScheduled;
+  if (now < window.end) return PlanStatus::kActive;
+  return PlanStatus::kExpired;
+}
+
+std::string_view ToString(PlanStatus status) {
+  switch (status) {
+    case PlanStatus::kScheduled:
+      return "Scheduled";
+    case PlanStatus::kActive:
+      return "Active";
+    case PlanStatus::kExpired:
+      return "Expired";
+  }
   return "Expired";
+}
+
+std::string PlanStatusAt(const Window& window, TimePoint now) {
+  return std::string(ToString(PlanStatusOf(window, now)));
 }
 
 long long DurationHours(const Window& window) {

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "domain/aws_error.hpp"
@@ -71,8 +72,31 @@ std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
                                                int count, TimePoint plan_end,
                                                const std::vector<Millis>& durations);
 
-// "Scheduled" before the window, "Active" inside it, "Expired" after.
+// A plan's status follows the clock: Scheduled before its window, Active inside it, Expired after.
+enum class PlanStatus { kScheduled, kActive, kExpired };
+PlanStatus PlanStatusOf(const Window& window, TimePoint now);
+std::string_view ToString(PlanStatus status);
+// The status's wire name: "Scheduled", "Active" or "Expired".
 std::string PlanStatusAt(const Window& window, TimePoint now);
+
+// A sold plan: an offering that was bought, with the extensions bought since.
+struct Plan {
+  std::string name;
+  std::string arn;
+  PoolKey pool;
+  int instance_count = 0;
+  Window window;
+  std::vector<std::string> target_resources;
+  std::string upfront_fee;  // everything paid: the plan and its extensions
+  std::string reserved_capacity_id;
+  struct Extension {
+    std::string offering_id;
+    TimePoint extended_at;
+    Window window;
+    std::string upfront_fee;
+  };
+  std::vector<Extension> extensions;
+};
 
 // Whole hours of a window and the minutes left over.
 long long DurationHours(const Window& window);

@@ -1,24 +1,13 @@
-// Who holds which instances right now: endpoints and jobs of a region, on training plans and on the
-// region's on-demand pools. Endpoints and jobs compete for the same instances through this view.
+// Who holds which instances right now, one line per holding, as the admin view and the metrics
+// show it. The holdings themselves are domain::Holdings, kept in step with the store.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
-#include "ops/context.hpp"
-#include "ops/resource_kinds.hpp"
+#include "domain/holdings.hpp"
 
 namespace smemu::ops {
-
-// The statuses of a job that may still hold instances: running, or shutting them down.
-inline constexpr const char* kLiveJobStatuses[] = {"InProgress", "Stopping"};
-
-// Instances held in a region: per plan ARN, and per on-demand instance type.
-struct Holdings {
-  std::map<std::string, int> by_plan;
-  std::map<std::string, int> on_demand_by_type;
-};
 
 // One endpoint variant or job holding instances, on a plan or on demand.
 struct Holder {
@@ -30,19 +19,7 @@ struct Holder {
   int count = 0;
 };
 
-// Every holder in `region` (all regions when empty), endpoints first, then jobs.
-std::vector<Holder> HoldersIn(const store::StateStore& store, const std::string& region);
-
-// `except_arn`: a resource whose holdings are left out (an endpoint swapping to a new config).
-Holdings HoldingsIn(const store::StateStore& store, const std::string& region,
-                    const std::string& except_arn = "");
-
-// On-demand instances of a type in a region; unlimited (INT_MAX) when the configuration does not
-// list the type.
-int OnDemandTotal(const Context& ctx, const std::string& region, const std::string& type);
-
-// On-demand instances of a type still free in a region, given what `holdings` already holds.
-int OnDemandFree(const Context& ctx, const std::string& region, const std::string& type,
-                 Holdings& holdings);
+// Every holding in `region` (all regions when empty), endpoints first, then jobs.
+std::vector<Holder> HoldersIn(const domain::Holdings& holdings, const std::string& region);
 
 }  // namespace smemu::ops

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "ops/resource_kinds.hpp"
+#include "domain/resource_kinds.hpp"
 
 namespace smemu::ops {
 
@@ -63,7 +63,8 @@ std::optional<ContainerAddress> ParseContainerUrl(std::string_view url) {
 }
 
 json ModelEnvironment(const Context& ctx, const std::string& model_name) {
-  const auto model = ctx.store.Get({ctx.caller.account, ctx.caller.region, kModelKind, model_name});
+  const auto model =
+      ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kModelKind, model_name});
   if (!model) return json::object();
   const json doc = json::parse(model->doc);
   if (doc.contains("PrimaryContainer")) {

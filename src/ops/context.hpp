@@ -13,6 +13,7 @@
 #include "domain/aws_error.hpp"
 #include "domain/capacity_config.hpp"
 #include "domain/capacity_ledger.hpp"
+#include "domain/holdings.hpp"
 #include "domain/training_plan.hpp"
 #include "smemu/clock.hpp"
 #include "store/state_store.hpp"
@@ -85,6 +86,7 @@ struct Context {
   TimePoint now;  // one instant for the whole request
   store::StateStore& store;
   domain::CapacityLedger& ledger;
+  domain::Holdings& holdings;  // in step with the store: see ops/lifecycle_records.hpp
   const domain::CapacityConfig& capacity;
   OfferingBook& offerings;
   const HostingOptions& hosting;

@@ -6,6 +6,7 @@
 #include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
+#include "ops/lifecycle_records.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/tag_input.hpp"
 
@@ -81,6 +82,7 @@ void Emulator::RebuildLedgerLocked() {
   for (const PlanCommitment& plan : StoredPlanCommitments(store_)) {
     ledger_.Restore(plan.pool, plan.window, plan.count);
   }
+  holdings_ = HoldingsFromStore(store_);
 }
 
 PoolView Emulator::ViewLocked(const domain::PoolKey& key, TimePoint now) {
@@ -121,7 +123,7 @@ Emulator::CapacityView Emulator::Capacity(const std::string& region,
     }
     CapacityView result{now, {}, {}};
     for (auto& [key, view] : views) result.pools.push_back(std::move(view));
-    for (Holder& holder : HoldersIn(store_, region)) {
+    for (Holder& holder : HoldersIn(holdings_, region)) {
       if ((instance_type.empty() || holder.instance_type == instance_type) && visible(holder.arn)) {
         result.in_use.push_back(std::move(holder));
       }
@@ -164,7 +166,7 @@ Emulator::Overview Emulator::Snapshot(const std::optional<std::string>& account,
       use.total = use.total.value_or(0) + pool.on_demand;
     }
     std::map<std::string, int> by_plan;
-    for (const Holder& holder : HoldersIn(store_, "")) {
+    for (const Holder& holder : HoldersIn(holdings_, "")) {
       if (holder.training_plan_arn.empty()) {
         on_demand[{holder.region, holder.instance_type}].in_use += holder.count;
       } else {
@@ -176,7 +178,7 @@ Emulator::Overview Emulator::Snapshot(const std::optional<std::string>& account,
       use.instance_type = key.second;
       result.on_demand.push_back(std::move(use));
     }
-    for (const store::ResourceRow& row : store_.AllOfKind(kPlanKind)) {
+    for (const store::ResourceRow& row : store_.AllOfKind(domain::kPlanKind)) {
       if (account && row.key.account != *account) continue;
       Plan plan = PlanFromRow(row);
       const auto used = by_plan.find(plan.arn);
@@ -242,7 +244,7 @@ void Emulator::SetHandlerForTest(const std::string& operation, Handler handler) 
 }
 
 Context Emulator::MakeContextLocked(const Caller& caller) {
-  Context ctx{caller, clock_.Now(), store_, ledger_, capacity_, offerings_, hosting_};
+  Context ctx{caller, clock_.Now(), store_, ledger_, holdings_, capacity_, offerings_, hosting_};
   SettleLocked(ctx);  // transitions that fell due before this request are applied first
   return ctx;
 }

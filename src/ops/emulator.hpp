@@ -148,6 +148,7 @@ class Emulator {
   // Commits the store's batch of writes for the group committer. If the store lost it, what
   // memory holds of those writes (ledger, settling) is rebuilt from what the store still has.
   store::GroupCommitter::Batch CloseBatchLocked();
+  // Rebuilds what memory keeps beside the store (the ledger and the holdings) from the store.
   void RebuildLedgerLocked();
   PoolView ViewLocked(const domain::PoolKey& key, TimePoint now);
   // A context at the clock's now, with everything due by then settled.
@@ -182,6 +183,7 @@ class Emulator {
   RuntimeHandler invoke_endpoint_;
   domain::CapacityConfig capacity_;
   domain::CapacityLedger ledger_;
+  domain::Holdings holdings_;  // in step with the store's endpoints and jobs
   OfferingBook offerings_;
   const HostingOptions hosting_;
   std::uint64_t invocations_ = 0;  // numbers invocations for the traffic split

@@ -2,11 +2,11 @@
 // A variant with a CapacityReservationConfig is checked against the training plan it names.
 #include <set>
 
+#include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
-#include "ops/resource_kinds.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -16,7 +16,7 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = kEndpointConfigKind;
+constexpr const char* kKind = domain::kEndpointConfigKind;
 
 // Members of CreateEndpointConfigInput that DescribeEndpointConfig echoes back.
 constexpr const char* kDescribedMembers[] = {
@@ -37,11 +37,11 @@ domain::AwsError ConfigNotFound(const Context& ctx, const std::string& name) {
 domain::Status RequireModel(const Context& ctx, const json& variant, const char* member) {
   if (!variant.contains(member)) return domain::Ok();
   const std::string model = variant[member];
-  if (ctx.store.Get({ctx.caller.account, ctx.caller.region, kModelKind, model})) {
+  if (ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kModelKind, model})) {
     return domain::Ok();
   }
   return domain::ValidationException("Could not find model \"" +
-                                     SageMakerArn(ctx.caller, kModelKind, model) + "\".");
+                                     SageMakerArn(ctx.caller, domain::kModelKind, model) + "\".");
 }
 
 // A variant that reserves capacity must name a live plan bought for endpoints, of its instance

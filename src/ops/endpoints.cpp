@@ -2,17 +2,16 @@
 // of endpoint statuses. A variant's instances come from the training plan its config reserves, or
 // from the region's on-demand pools.
 #include <algorithm>
-#include <limits>
 #include <set>
 
+#include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
-#include "ops/capacity_use.hpp"
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
+#include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
 #include "ops/overview.hpp"
 #include "ops/plan_records.hpp"
-#include "ops/resource_kinds.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -22,166 +21,61 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = kEndpointKind;
-constexpr const char* kConfigKind = kEndpointConfigKind;
-constexpr const char* kNoOnDemandCapacity =
-    "Unable to provision requested ML compute capacity. Please retry using a different ML "
-    "instance type.";
+constexpr const char* kKind = domain::kEndpointKind;
+constexpr const char* kConfigKind = domain::kEndpointConfigKind;
 
 store::ResourceKey KeyOf(const Caller& caller, const std::string& name) {
   return {caller.account, caller.region, kKind, name};
 }
-
-Caller CallerOf(const store::ResourceRow& row) { return {row.key.account, row.key.region, ""}; }
 
 domain::AwsError EndpointNotFound(const Caller& caller, const std::string& name) {
   return domain::ValidationException("Could not find endpoint \"" +
                                      SageMakerArn(caller, kKind, name) + "\".");
 }
 
-// The endpoint's variants as kept in its document: what the config asked for and what it holds.
-json VariantsFromConfig(const json& config) {
-  json variants = json::array();
-  for (const json& variant : config.at("ProductionVariants")) {
-    json kept = {{"VariantName", variant.at("VariantName")},
-                 {"InstanceType", variant.value("InstanceType", "")},
-                 {"DesiredInstanceCount", variant.value("InitialInstanceCount", 1)},
-                 {"CurrentInstanceCount", 0},
-                 {"Weight", variant.value("InitialVariantWeight", 1.0)}};
-    if (variant.contains("ModelName")) kept["ModelName"] = variant["ModelName"];
-    if (variant.contains("CapacityReservationConfig")) {
-      kept["CapacityReservationConfig"] = variant["CapacityReservationConfig"];
-    }
-    if (variant.contains("InstancePools")) {
-      json pools = variant["InstancePools"];
-      std::sort(pools.begin(), pools.end(),
-                [](const json& a, const json& b) { return a["Priority"] < b["Priority"]; });
-      kept["InstancePools"] = std::move(pools);
-    }
-    variants.push_back(std::move(kept));
-  }
-  return variants;
+domain::AwsError ConfigNotFound(const Caller& caller, const std::string& config_name) {
+  return domain::ValidationException("Could not find endpoint configuration \"" +
+                                     SageMakerArn(caller, kConfigKind, config_name) + "\".");
 }
 
-std::string PlanArnOf(const json& variant) {
-  if (!variant.contains("CapacityReservationConfig")) return "";
-  return variant["CapacityReservationConfig"].value("MlReservationArn", "");
+// Whether a variant's model, when it is a real container, passes its health check.
+domain::HealthCheck HealthCheckOf(const Context& ctx) {
+  if (!ctx.hosting.probe) return nullptr;
+  return [&ctx](const domain::Owner& owner, const domain::Variant& variant) {
+    Context as_owner = ctx;
+    as_owner.caller = Caller{owner.account, owner.region, ""};
+    const auto upstream = UpstreamOf(as_owner, variant.model_name.value_or(""));
+    return !upstream || ctx.hosting.probe(*upstream);
+  };
 }
 
-// Gives a variant with InstancePools the first pool, by Priority, that has all its instances
-// free: the variant takes that pool's instance type (and model override). False when none has.
-bool SelectInstancePool(const Context& ctx, const store::ResourceRow& row, json& variant,
-                        Holdings& holdings) {
-  const int wanted = variant.value("DesiredInstanceCount", 1);
-  for (const json& pool : variant["InstancePools"]) {  // sorted by Priority
-    const std::string type = pool["InstanceType"];
-    if (OnDemandFree(ctx, row.key.region, type, holdings) < wanted) continue;
-    variant["InstanceType"] = type;
-    if (pool.contains("ModelNameOverride")) variant["ModelName"] = pool["ModelNameOverride"];
-    return true;
-  }
-  return false;
-}
-
-// The first variant whose model is a real container that fails its health check, if any.
-std::optional<std::string> FirstUnhealthyVariant(const Context& ctx, const json& variants) {
-  if (!ctx.hosting.probe) return std::nullopt;
-  for (const json& variant : variants) {
-    const auto upstream = UpstreamOf(ctx, variant.value("ModelName", ""));
-    if (upstream && !ctx.hosting.probe(*upstream)) return variant["VariantName"];
-  }
-  return std::nullopt;
-}
-
-// Tries to give every variant of a Creating endpoint its instances, all or none, as of `at` (the
-// moment the attempt fell due). Returns the new status; sets FailureReason or the next attempt
-// time in `doc`.
-std::string Provision(Context& ctx, const store::ResourceRow& row, json& doc, TimePoint at,
-                      bool replacing_own = false) {
-  Context owner = ctx;
-  owner.caller = CallerOf(row);
-  Holdings holdings = HoldingsIn(ctx.store, row.key.region, replacing_own ? row.arn : "");
-  for (json& variant : doc["Variants"]) {
-    const int wanted = variant.value("DesiredInstanceCount", 1);
-    const std::string plan_arn = PlanArnOf(variant);
-    if (plan_arn.empty()) {
-      if (variant.contains("InstancePools") && !SelectInstancePool(ctx, row, variant, holdings)) {
-        doc["FailureReason"] = kNoOnDemandCapacity;
-        return "Failed";
-      }
-      const std::string type = variant.value("InstanceType", "");
-      if (OnDemandFree(ctx, row.key.region, type, holdings) < wanted) {
-        doc["FailureReason"] = kNoOnDemandCapacity;
-        return "Failed";
-      }
-      holdings.on_demand_by_type[type] += wanted;
-      continue;
-    }
-    const auto plan = PlanByReservationArn(owner, plan_arn);
-    const std::string status = plan ? domain::PlanStatusAt(plan->window, at) : "Expired";
-    if (status == "Expired") {
-      doc["FailureReason"] = "The capacity reservation " + plan_arn + " has expired.";
-      return "Failed";
-    }
-    if (status == "Scheduled") {
-      // The endpoint waits for the reservation's window to open.
-      doc["DueMs"] = plan->window.start.time_since_epoch().count();
-      return "Creating";
-    }
-    const int available = plan->instance_count - holdings.by_plan[plan_arn];
-    if (available < wanted) {
-      doc["FailureReason"] = "Requested instance count (" + std::to_string(wanted) +
-                             ") exceeds available capacity (" + std::to_string(available) +
-                             ") in training plan " + plan_arn + ".";
-      return "Failed";
-    }
-    holdings.by_plan[plan_arn] += wanted;
-  }
-  if (auto unhealthy = FirstUnhealthyVariant(owner, doc["Variants"])) {
-    doc["FailureReason"] = "The primary container for production variant " + *unhealthy +
-                           " did not pass the ping health check. Please check CloudWatch logs "
-                           "for this endpoint.";
-    return "Failed";
-  }
-  for (json& variant : doc["Variants"]) {
-    variant["CurrentInstanceCount"] = variant.value("DesiredInstanceCount", 1);
-  }
-  doc.erase("DueMs");
-  return "InService";
-}
-
-json VariantSummary(const Context& ctx, const store::ResourceRow& row, const json& variant,
-                    const Holdings& holdings) {
-  json summary = {{"VariantName", variant["VariantName"]},
-                  {"CurrentWeight", variant["Weight"]},
-                  {"DesiredWeight", variant.value("DesiredWeight", variant["Weight"])},
-                  {"CurrentInstanceCount", variant["CurrentInstanceCount"]},
-                  {"DesiredInstanceCount", variant["DesiredInstanceCount"]}};
-  if (variant.contains("InstancePools")) {
+json VariantSummary(const domain::Endpoint& endpoint, const domain::Variant& variant,
+                    const domain::CapacityFacts& facts, const domain::Holdings& holdings) {
+  json summary = {{"VariantName", variant.name},
+                  {"CurrentWeight", variant.weight},
+                  {"DesiredWeight", variant.desired_weight.value_or(variant.weight)},
+                  {"CurrentInstanceCount", variant.current_count},
+                  {"DesiredInstanceCount", variant.desired_count}};
+  if (!variant.instance_pools.empty()) {
     // Which pool holds the instances: the selected type has them all, the others none.
     json pools = json::array();
-    for (const json& pool : variant["InstancePools"]) {
-      const bool selected = pool["InstanceType"] == variant.value("InstanceType", "");
-      pools.push_back(
-          {{"InstanceType", pool["InstanceType"]},
-           {"CurrentInstanceCount", selected ? variant["CurrentInstanceCount"] : json(0)}});
+    for (const domain::InstancePool& pool : variant.instance_pools) {
+      const bool selected = pool.instance_type == variant.instance_type;
+      pools.push_back({{"InstanceType", pool.instance_type},
+                       {"CurrentInstanceCount", selected ? variant.current_count : 0}});
     }
     summary["InstancePools"] = std::move(pools);
   }
-  const std::string plan_arn = PlanArnOf(variant);
+  const std::string& plan_arn = variant.plan_arn();
   if (plan_arn.empty()) return summary;
-  Context owner = ctx;
-  owner.caller = CallerOf(row);
-  const auto plan = PlanByReservationArn(owner, plan_arn);
+  const auto plan = facts.Plan(endpoint.owner, plan_arn);
   const int total = plan ? plan->instance_count : 0;
-  auto held = holdings.by_plan.find(plan_arn);
-  const int used = held == holdings.by_plan.end() ? 0 : held->second;
   summary["CapacityReservationConfig"] = {
       {"MlReservationArn", plan_arn},
       {"CapacityReservationPreference", "capacity-reservations-only"},
       {"TotalInstanceCount", total},
-      {"AvailableInstanceCount", std::max(0, total - used)},
-      {"UsedByCurrentEndpoint", variant["CurrentInstanceCount"]}};
+      {"AvailableInstanceCount", std::max(0, total - holdings.OnPlan(plan_arn))},
+      {"UsedByCurrentEndpoint", variant.current_count}};
   return summary;
 }
 
@@ -190,17 +84,14 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
   const std::string config_name = in.at("EndpointConfigName");
   const auto config =
       ctx.store.Get({ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
-  if (!config) {
-    return domain::ValidationException("Could not find endpoint configuration \"" +
-                                       SageMakerArn(ctx.caller, kConfigKind, config_name) + "\".");
-  }
-  const json doc = {
-      {"EndpointConfigName", config->key.name},
-      {"Variants", VariantsFromConfig(json::parse(config->doc))},
-      {"DueMs", (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count()}};
+  if (!config) return ConfigNotFound(ctx.caller, config_name);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  if (!ctx.store.Insert({KeyOf(ctx.caller, name), arn, "Creating", ctx.now, ctx.now, doc.dump()},
-                        ReadTags(in))) {
+  const EndpointRecord record{
+      KeyOf(ctx.caller, name), ctx.now,
+      domain::NewEndpoint(arn, {ctx.caller.account, ctx.caller.region}, config->key.name,
+                          VariantsFromConfig(json::parse(config->doc)), ctx.now,
+                          ctx.hosting.provisioning_delay)};
+  if (!InsertEndpoint(ctx, record, ReadTags(in))) {
     return domain::ValidationException("Cannot create already existing endpoint \"" + arn + "\".");
   }
   SettleEndpoints(ctx);  // with no provisioning delay the endpoint is in service at once
@@ -209,114 +100,64 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
 
 Result<json> DescribeEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
-  const auto row = ctx.store.Get(KeyOf(ctx.caller, name));
-  if (!row) return EndpointNotFound(ctx.caller, name);
-  const json doc = json::parse(row->doc);
-  // Only reserved variants show what their plan has left, and counting that reads every endpoint
-  // of the region: skip it for an endpoint on on-demand instances.
-  const bool reserved =
-      std::any_of(doc["Variants"].begin(), doc["Variants"].end(),
-                  [](const json& variant) { return !PlanArnOf(variant).empty(); });
-  const Holdings holdings = reserved ? HoldingsIn(ctx.store, row->key.region) : Holdings{};
+  const auto record = LoadEndpoint(ctx, KeyOf(ctx.caller, name));
+  if (!record) return EndpointNotFound(ctx.caller, name);
+  const domain::Endpoint& endpoint = record->endpoint;
+  const StoreCapacityFacts facts(ctx);
   json variants = json::array();
-  for (const json& variant : doc["Variants"]) {
-    variants.push_back(VariantSummary(ctx, *row, variant, holdings));
+  for (const domain::Variant& variant : endpoint.variants) {
+    variants.push_back(VariantSummary(endpoint, variant, facts, ctx.holdings));
   }
-  json out = {{"EndpointName", row->key.name},
-              {"EndpointArn", row->arn},
-              {"EndpointConfigName", doc["EndpointConfigName"]},
+  json out = {{"EndpointName", record->key.name},
+              {"EndpointArn", endpoint.arn},
+              {"EndpointConfigName", endpoint.config_name},
               {"ProductionVariants", std::move(variants)},
-              {"EndpointStatus", row->status},
-              {"CreationTime", WriteTimestamp(row->created)},
-              {"LastModifiedTime", WriteTimestamp(row->modified)}};
-  if (doc.contains("FailureReason")) out["FailureReason"] = doc["FailureReason"];
+              {"EndpointStatus", domain::ToString(endpoint.status)},
+              {"CreationTime", WriteTimestamp(record->created)},
+              {"LastModifiedTime", WriteTimestamp(endpoint.modified)}};
+  if (endpoint.failure_reason) out["FailureReason"] = *endpoint.failure_reason;
   return out;
-}
-
-domain::AwsError InProgress(const store::ResourceRow& row) {
-  return domain::ValidationException("Cannot update in-progress endpoint \"" + row.arn + "\".");
 }
 
 Result<json> DeleteEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
-  auto row = ctx.store.Get(KeyOf(ctx.caller, name));
-  if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
-  if (row->status == "Creating" || row->status == "Updating") {
-    // As on SageMaker, an endpoint being provisioned cannot be deleted until it settles.
-    return InProgress(*row);
-  }
-  json doc = json::parse(row->doc);
-  for (json& variant : doc["Variants"]) variant["CurrentInstanceCount"] = 0;  // released now
-  doc["DueMs"] = (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count();
-  row->status = "Deleting";
-  row->modified = ctx.now;
-  row->doc = doc.dump();
-  ctx.store.Update(*row);
+  auto record = LoadEndpoint(ctx, KeyOf(ctx.caller, name));
+  if (!record) return EndpointNotFound(ctx.caller, name);
+  auto deleting =
+      domain::StartDelete(std::move(record->endpoint), ctx.now, ctx.hosting.provisioning_delay);
+  if (!deleting) return deleting.error();
+  record->endpoint = std::move(*deleting);
+  SaveEndpoint(ctx, *record);
   SettleEndpoints(ctx);
   return json::object();
 }
 
 // The endpoint an update applies to: it must exist and be InService.
-Result<store::ResourceRow> EndpointToUpdate(const Context& ctx, const std::string& name) {
-  auto row = ctx.store.Get(KeyOf(ctx.caller, name));
-  if (!row || row->status == "Deleting") return EndpointNotFound(ctx.caller, name);
-  if (row->status != "InService") return InProgress(*row);
-  return *row;
+Result<EndpointRecord> EndpointToUpdate(const Context& ctx, const std::string& name) {
+  auto record = LoadEndpoint(ctx, KeyOf(ctx.caller, name));
+  if (!record) return EndpointNotFound(ctx.caller, name);
+  if (auto updatable = domain::CheckUpdatable(record->endpoint); !updatable) {
+    return updatable.error();
+  }
+  return std::move(*record);
 }
 
-// Checks that `wanted` instances of a variant fit its plan or on-demand pool, counting what every
-// endpoint of the region holds except this variant's own current instances.
-domain::Status CheckScale(Context& ctx, const store::ResourceRow& row, const json& variant,
-                          int wanted) {
-  const Holdings holdings = HoldingsIn(ctx.store, row.key.region);
-  const int own = variant.value("CurrentInstanceCount", 0);
-  const std::string plan_arn = PlanArnOf(variant);
-  if (plan_arn.empty()) {
-    const std::string type = variant.value("InstanceType", "");
-    const int total = OnDemandTotal(ctx, row.key.region, type);
-    auto held = holdings.on_demand_by_type.find(type);
-    const int others = (held == holdings.on_demand_by_type.end() ? 0 : held->second) - own;
-    if (total != std::numeric_limits<int>::max() && total - others < wanted) {
-      return domain::ResourceLimitExceeded(kNoOnDemandCapacity);
-    }
-    return domain::Ok();
-  }
-  const auto plan = PlanByReservationArn(ctx, plan_arn);
-  if (!plan || domain::PlanStatusAt(plan->window, ctx.now) == "Expired") {
-    return domain::ValidationException("The capacity reservation " + plan_arn + " has expired.");
-  }
-  if (wanted > plan->instance_count) {
-    return domain::ValidationException(
-        "Requested instance count (" + std::to_string(wanted) + ") exceeds reserved capacity (" +
-        std::to_string(plan->instance_count) + ") for training plan.");
-  }
-  auto held = holdings.by_plan.find(plan_arn);
-  const int others = (held == holdings.by_plan.end() ? 0 : held->second) - own;
-  if (plan->instance_count - others < wanted) {
-    return domain::ResourceLimitExceeded(
-        "Requested instance count (" + std::to_string(wanted) + ") exceeds available capacity (" +
-        std::to_string(plan->instance_count - others) + ") in training plan " + plan_arn + ".");
-  }
-  return domain::Ok();
-}
-
-// Puts an endpoint into Updating with its changed document; the update falls due after the
-// provisioning delay (at once without one).
-Result<json> StartUpdate(Context& ctx, store::ResourceRow& row, json& doc) {
-  doc["DueMs"] = (ctx.now + ctx.hosting.provisioning_delay).time_since_epoch().count();
-  row.status = "Updating";
-  row.modified = ctx.now;
-  row.doc = doc.dump();
-  ctx.store.Update(row);
+// Puts an endpoint into Updating; the update falls due after the provisioning delay (at once
+// without one).
+Result<json> StartUpdate(Context& ctx, EndpointRecord& record) {
+  record.endpoint =
+      domain::StartUpdate(std::move(record.endpoint), ctx.now, ctx.hosting.provisioning_delay);
+  SaveEndpoint(ctx, record);
   SettleEndpoints(ctx);
-  return json{{"EndpointArn", row.arn}};
+  return json{{"EndpointArn", record.endpoint.arn}};
 }
 
 Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
-  auto row = EndpointToUpdate(ctx, name);
-  if (!row) return row.error();
-  json doc = json::parse(row->doc);
+  auto record = EndpointToUpdate(ctx, name);
+  if (!record) return record.error();
+  domain::Endpoint& endpoint = record->endpoint;
+  const StoreCapacityFacts facts(ctx);
   std::set<std::string> named;
   for (const json& desired : in.at("DesiredWeightsAndCapacities")) {
     const std::string variant_name = desired.at("VariantName");
@@ -324,40 +165,41 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
       return domain::ValidationException("The variant " + variant_name +
                                          " appears more than once in DesiredWeightsAndCapacities.");
     }
-    auto variant = std::find_if(doc["Variants"].begin(), doc["Variants"].end(),
-                                [&](const json& v) { return v["VariantName"] == variant_name; });
-    if (variant == doc["Variants"].end()) {
+    auto variant = std::find_if(endpoint.variants.begin(), endpoint.variants.end(),
+                                [&](const domain::Variant& v) { return v.name == variant_name; });
+    if (variant == endpoint.variants.end()) {
       return domain::ValidationException("The variant " + variant_name +
-                                         " is not part of endpoint " + row->arn + ".");
+                                         " is not part of endpoint " + endpoint.arn + ".");
     }
     if (desired.contains("DesiredInstanceCount")) {
       const int wanted = desired["DesiredInstanceCount"];
-      if (auto ok = CheckScale(ctx, *row, *variant, wanted); !ok) return ok.error();
-      (*variant)["DesiredInstanceCount"] = wanted;
+      if (auto fits = domain::CheckScale(endpoint, *variant, wanted, ctx.now, facts, ctx.holdings);
+          !fits) {
+        return fits.error();
+      }
+      variant->desired_count = wanted;
     }
-    if (desired.contains("DesiredWeight")) (*variant)["DesiredWeight"] = desired["DesiredWeight"];
+    if (desired.contains("DesiredWeight")) {
+      variant->desired_weight = desired["DesiredWeight"].get<double>();
+    }
   }
-  return StartUpdate(ctx, *row, doc);
+  return StartUpdate(ctx, *record);
 }
 
 // Moves an endpoint to another config. It keeps serving on the old one while Updating; the new
-// variants take their capacity when the update falls due (see SettleEndpoints).
+// variants take their capacity when the update falls due (see domain::Settle).
 Result<json> UpdateEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
   const std::string config_name = in.at("EndpointConfigName");
-  auto row = EndpointToUpdate(ctx, name);
-  if (!row) return row.error();
+  auto record = EndpointToUpdate(ctx, name);
+  if (!record) return record.error();
   const auto config =
       ctx.store.Get({ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
-  if (!config) {
-    return domain::ValidationException("Could not find endpoint configuration \"" +
-                                       SageMakerArn(ctx.caller, kConfigKind, config_name) + "\".");
-  }
-  json doc = json::parse(row->doc);
-  doc["Pending"] = {{"EndpointConfigName", config->key.name},
-                    {"Variants", VariantsFromConfig(json::parse(config->doc))}};
-  doc.erase("FailureReason");
-  return StartUpdate(ctx, *row, doc);
+  if (!config) return ConfigNotFound(ctx.caller, config_name);
+  record->endpoint.pending =
+      domain::PendingUpdate{config->key.name, VariantsFromConfig(json::parse(config->doc))};
+  record->endpoint.failure_reason.reset();
+  return StartUpdate(ctx, *record);
 }
 
 Result<json> ListEndpoints(const json& in, Context& ctx) {
@@ -383,83 +225,32 @@ Result<json> ListEndpoints(const json& in, Context& ctx) {
   return out;
 }
 
-// When the endpoint's next transition falls due; `otherwise` when nothing is scheduled.
-TimePoint DueOf(const json& doc, TimePoint otherwise) {
-  return doc.contains("DueMs") ? TimePoint{Millis{doc["DueMs"].get<int64_t>()}} : otherwise;
-}
-
 }  // namespace
 
 std::optional<TimePoint> SettleEndpoints(Context& ctx) {
+  const StoreCapacityFacts facts(ctx);
+  const domain::HealthCheck healthy = HealthCheckOf(ctx);
   std::optional<TimePoint> next_due;
-  auto later = [&next_due](TimePoint due) {
-    if (!next_due || due < *next_due) next_due = due;
-  };
-  for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Deleting"))) {
-    const TimePoint due = DueOf(json::parse(row.doc), row.modified);
-    if (due <= ctx.now) {
-      ctx.store.Delete(row.key);
-    } else {
-      later(due);
-    }
-  }
-  for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Updating"))) {
-    json doc = json::parse(row.doc);
-    const TimePoint due = DueOf(doc, row.modified);
-    if (due > ctx.now) {
-      later(due);
-      continue;
-    }
-    if (doc.contains("Pending")) {
-      // Swap to the new config if its variants get their capacity (the old instances are given
-      // back in the same step); otherwise stay on the old config and say why.
-      json next = {{"Variants", doc["Pending"]["Variants"]}};
-      if (Provision(ctx, row, next, due, /*replacing_own=*/true) == "InService") {
-        doc["Variants"] = next["Variants"];
-        doc["EndpointConfigName"] = doc["Pending"]["EndpointConfigName"];
-      } else {
-        doc["FailureReason"] = next.value("FailureReason", "The update could not be provisioned.");
+  // Deletions first, then updates, then creations: what they give back is free for the next.
+  for (domain::EndpointStatus status :
+       {domain::EndpointStatus::kDeleting, domain::EndpointStatus::kUpdating,
+        domain::EndpointStatus::kCreating}) {
+    for (const store::ResourceRow& row :
+         ctx.store.AllOfKind(kKind, std::string(domain::ToString(status)))) {
+      EndpointRecord record = EndpointFromRow(row);
+      auto settled = domain::Settle(record.endpoint, ctx.now, facts, ctx.holdings, healthy);
+      if (settled.next_due && (!next_due || *settled.next_due < *next_due)) {
+        next_due = settled.next_due;
       }
-      doc.erase("Pending");
-    } else {
-      for (json& variant : doc["Variants"]) {
-        variant["CurrentInstanceCount"] = variant.value("DesiredInstanceCount", 1);
-        if (variant.contains("DesiredWeight")) {
-          variant["Weight"] = variant["DesiredWeight"];
-          variant.erase("DesiredWeight");
-        }
+      if (!settled.endpoint) {
+        EraseEndpoint(ctx, record);
+      } else if (*settled.endpoint != record.endpoint) {
+        record.endpoint = std::move(*settled.endpoint);
+        SaveEndpoint(ctx, record);
       }
     }
-    doc.erase("DueMs");
-    row.status = "InService";
-    row.modified = due;
-    row.doc = doc.dump();
-    ctx.store.Update(row);
-  }
-  for (store::ResourceRow row : ctx.store.AllOfKind(kKind, std::string("Creating"))) {
-    json doc = json::parse(row.doc);
-    // Each attempt happens at the moment it fell due, however late the request that notices it:
-    // the status change is stamped with that moment and judged by the plans of that moment.
-    TimePoint due = DueOf(doc, row.modified);
-    std::string status = row.status;
-    while (status == "Creating" && due <= ctx.now) {
-      status = Provision(ctx, row, doc, due);
-      const TimePoint next = DueOf(doc, due);
-      if (status == "Creating" && next <= due) break;  // no later attempt is scheduled
-      if (status == "Creating") due = next;
-    }
-    if (status == "Creating") later(due);
-    if (status == row.status && doc.dump() == row.doc) continue;
-    if (status != row.status) row.modified = due;
-    row.status = status;
-    row.doc = doc.dump();
-    ctx.store.Update(row);
   }
   return next_due;
-}
-
-std::map<std::string, int> PlanInstancesInUse(const Context& ctx) {
-  return HoldingsIn(ctx.store, ctx.caller.region).by_plan;
 }
 
 std::vector<EndpointOverview> EndpointOverviews(const store::StateStore& store,
@@ -467,21 +258,19 @@ std::vector<EndpointOverview> EndpointOverviews(const store::StateStore& store,
   std::vector<EndpointOverview> endpoints;
   for (const store::ResourceRow& row : store.AllOfKind(kKind)) {
     if (account && row.key.account != *account) continue;
-    const json doc = json::parse(row.doc);
-    EndpointOverview endpoint{row.key.name,
+    const domain::Endpoint endpoint = EndpointFromRow(row).endpoint;
+    EndpointOverview overview{row.key.name,
                               row.arn,
                               row.key.account,
                               row.key.region,
                               row.status,
-                              doc.value("FailureReason", ""),
+                              endpoint.failure_reason.value_or(""),
                               {}};
-    for (const json& variant : doc.at("Variants")) {
-      const int current = variant.value("CurrentInstanceCount", 0);
-      endpoint.variants.push_back(
-          {variant.value("VariantName", ""), variant.value("InstanceType", ""), current,
-           variant.value("DesiredInstanceCount", current), PlanArnOf(variant)});
+    for (const domain::Variant& variant : endpoint.variants) {
+      overview.variants.push_back({variant.name, variant.instance_type, variant.current_count,
+                                   variant.desired_count, variant.plan_arn()});
     }
-    endpoints.push_back(std::move(endpoint));
+    endpoints.push_back(std::move(overview));
   }
   return endpoints;
 }

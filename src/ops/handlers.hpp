@@ -29,9 +29,6 @@ std::optional<TimePoint> SettleEndpoints(Context& ctx);
 // progress.
 bool SettleJobs(Context& ctx);
 
-// Instances that endpoints and jobs of the caller's region hold right now, per training plan ARN.
-std::map<std::string, int> PlanInstancesInUse(const Context& ctx);
-
 // What a stored training plan holds of a pool.
 struct PlanCommitment {
   std::string training_plan_arn;

@@ -8,15 +8,12 @@
 #include <vector>
 
 #include "domain/aws_error.hpp"
+#include "domain/job.hpp"
 #include "ops/context.hpp"
 
 namespace smemu::ops {
 
-struct JobOption {
-  std::string instance_type;
-  int instance_count = 0;
-  std::string plan_arn;  // empty: on-demand capacity
-};
+using domain::JobOption;
 
 // The training job's options (ResourceConfig), with every rule of the service checked: exclusions,
 // unique types, counts in exactly one place, per-preference plans never with the job-level plan,

@@ -1,9 +1,9 @@
 // CreateModel, DescribeModel, DeleteModel, ListModels.
+#include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
-#include "ops/resource_kinds.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -13,7 +13,7 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = kModelKind;
+constexpr const char* kKind = domain::kModelKind;
 
 // Members of CreateModelInput that DescribeModel echoes back.
 constexpr const char* kDescribedMembers[] = {

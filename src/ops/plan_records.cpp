@@ -51,14 +51,14 @@ Plan PlanFromRow(const store::ResourceRow& row) {
 }
 
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
-  return SageMakerArn(caller, kCapacityKind, id);
+  return SageMakerArn(caller, domain::kCapacityKind, id);
 }
 
 std::optional<store::ResourceRow> PlanByArn(const Context& ctx, const std::string& arn) {
-  const std::string prefix = SageMakerArn(ctx.caller, kPlanKind, "");
+  const std::string prefix = SageMakerArn(ctx.caller, domain::kPlanKind, "");
   if (arn.rfind(prefix, 0) != 0) return std::nullopt;
   return ctx.store.Get(
-      {ctx.caller.account, ctx.caller.region, kPlanKind, arn.substr(prefix.size())});
+      {ctx.caller.account, ctx.caller.region, domain::kPlanKind, arn.substr(prefix.size())});
 }
 
 std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& arn) {
@@ -66,10 +66,11 @@ std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& 
   const std::string prefix = ReservedCapacityArn(ctx.caller, "");
   if (arn.rfind(prefix, 0) != 0) return std::nullopt;
   const auto capacity = ctx.store.Get(
-      {ctx.caller.account, ctx.caller.region, kCapacityKind, arn.substr(prefix.size())});
+      {ctx.caller.account, ctx.caller.region, domain::kCapacityKind, arn.substr(prefix.size())});
   if (!capacity) return std::nullopt;
   const std::string plan_name = json::parse(capacity->doc).at("TrainingPlanName");
-  const auto plan = ctx.store.Get({ctx.caller.account, ctx.caller.region, kPlanKind, plan_name});
+  const auto plan =
+      ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kPlanKind, plan_name});
   if (!plan) return std::nullopt;
   return PlanFromRow(*plan);
 }

@@ -7,29 +7,13 @@
 #include <vector>
 
 #include "domain/capacity_ledger.hpp"
+#include "domain/resource_kinds.hpp"
+#include "domain/training_plan.hpp"
 #include "ops/context.hpp"
-#include "ops/resource_kinds.hpp"
 
 namespace smemu::ops {
 
-// A sold plan as kept in the store's JSON document.
-struct Plan {
-  std::string name;
-  std::string arn;
-  domain::PoolKey pool;
-  int instance_count = 0;
-  domain::Window window;
-  std::vector<std::string> target_resources;
-  std::string upfront_fee;  // everything paid: the plan and its extensions
-  std::string reserved_capacity_id;
-  struct Extension {
-    std::string offering_id;
-    TimePoint extended_at;
-    domain::Window window;
-    std::string upfront_fee;
-  };
-  std::vector<Extension> extensions;
-};
+using domain::Plan;
 
 nlohmann::json PlanDoc(const Plan& plan);
 Plan PlanFromRow(const store::ResourceRow& row);

@@ -1,10 +1,10 @@
 // sagemaker-runtime InvokeEndpoint: routes to a variant of an InService endpoint and answers as the
 // variant's model would (see ops/containers.hpp): an echo of the request body, a fixed text, or a
 // hand-over to a real container that the caller forwards the request to.
+#include "domain/resource_kinds.hpp"
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/plan_records.hpp"
-#include "ops/resource_kinds.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -73,8 +73,8 @@ domain::Result<const json*> ChosenVariant(const json& endpoint, const std::strin
 }  // namespace
 
 domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Context& ctx) {
-  const auto row =
-      ctx.store.Get({ctx.caller.account, ctx.caller.region, kEndpointKind, request.endpoint_name});
+  const auto row = ctx.store.Get(
+      {ctx.caller.account, ctx.caller.region, domain::kEndpointKind, request.endpoint_name});
   if (!row) {
     return domain::ValidationError("Endpoint " + request.endpoint_name + " of account " +
                                    ctx.caller.account + " not found.");

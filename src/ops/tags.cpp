@@ -2,11 +2,11 @@
 // (store table `tags`); Create* requests store theirs, and deleting a resource deletes them.
 #include "domain/tags.hpp"
 
+#include "domain/resource_kinds.hpp"
 #include "ops/capacity_use.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
-#include "ops/resource_kinds.hpp"
 #include "ops/tag_input.hpp"
 
 namespace smemu::ops {
@@ -21,8 +21,9 @@ constexpr int kDefaultTagPage = 50;
 
 // The kinds whose resources take tags (reserved capacity rows, which plans own, do not).
 bool Taggable(const std::string& kind) {
-  for (const char* taggable : {kModelKind, kEndpointConfigKind, kEndpointKind, kPlanKind,
-                               kTrainingJobKind, kProcessingJobKind}) {
+  for (const char* taggable :
+       {domain::kModelKind, domain::kEndpointConfigKind, domain::kEndpointKind, domain::kPlanKind,
+        domain::kTrainingJobKind, domain::kProcessingJobKind}) {
     if (kind == taggable) return true;
   }
   return false;

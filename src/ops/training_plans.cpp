@@ -48,9 +48,8 @@ json OfferingJson(const domain::Offering& offering) {
 
 // Plan members shared by DescribeTrainingPlan and the ListTrainingPlans summaries.
 json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
-              const std::map<std::string, int>& in_use) {
-  const auto held = in_use.find(plan.arn);
-  const int used = held == in_use.end() ? 0 : held->second;
+              const domain::Holdings& holdings) {
+  const int used = holdings.OnPlan(plan.arn);
   const std::string status = domain::PlanStatusAt(plan.window, now);
   json capacity = {{"ReservedCapacityArn", ReservedCapacityArn(caller, plan.reserved_capacity_id)},
                    {"ReservedCapacityType", "Instance"},
@@ -180,7 +179,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
     return domain::ResourceNotFound("Training plan offering " + offering_id +
                                     " was not found or has expired; search again.");
   }
-  const store::ResourceKey key{ctx.caller.account, ctx.caller.region, kPlanKind, name};
+  const store::ResourceKey key{ctx.caller.account, ctx.caller.region, domain::kPlanKind, name};
   if (ctx.store.Get(key)) {
     return domain::ResourceInUse("Training plan " + name + " already exists.");
   }
@@ -191,7 +190,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   }
   Plan plan;
   plan.name = name;
-  plan.arn = SageMakerArn(ctx.caller, kPlanKind, name);
+  plan.arn = SageMakerArn(ctx.caller, domain::kPlanKind, name);
   plan.pool = offering.pool;
   plan.instance_count = offering.instance_count;
   plan.window = offering.window;
@@ -203,7 +202,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   const std::string status = domain::PlanStatusAt(plan.window, ctx.now);
   const store::ResourceRow plan_row{key, plan.arn, status, ctx.now, ctx.now, PlanDoc(plan).dump()};
   const store::ResourceRow capacity_row{
-      {ctx.caller.account, ctx.caller.region, kCapacityKind, plan.reserved_capacity_id},
+      {ctx.caller.account, ctx.caller.region, domain::kCapacityKind, plan.reserved_capacity_id},
       ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id),
       status,
       ctx.now,
@@ -226,9 +225,9 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
 
 Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
   const std::string name = in.at("TrainingPlanName");
-  const auto row = ctx.store.Get({ctx.caller.account, ctx.caller.region, kPlanKind, name});
+  const auto row = ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kPlanKind, name});
   if (!row) return PlanNotFound(name);
-  return PlanJson(ctx.caller, PlanFromRow(*row), ctx.now, PlanInstancesInUse(ctx));
+  return PlanJson(ctx.caller, PlanFromRow(*row), ctx.now, ctx.holdings);
 }
 
 Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
@@ -238,8 +237,7 @@ Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
   const auto found = PlanByReservationArn(ctx, arn);
   if (!found) return not_found;
   const Plan& plan = *found;
-  const auto in_use = PlanInstancesInUse(ctx);
-  const int used = in_use.count(plan.arn) ? in_use.at(plan.arn) : 0;
+  const int used = ctx.holdings.OnPlan(plan.arn);
   json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id)},
               {"ReservedCapacityType", "Instance"},
               {"Status", domain::PlanStatusAt(plan.window, ctx.now)},
@@ -275,7 +273,7 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
                                     " was not found or has expired; search again.");
   }
   const domain::Offering offering = found->second.offering;
-  const store::ResourceKey key{ctx.caller.account, ctx.caller.region, kPlanKind,
+  const store::ResourceKey key{ctx.caller.account, ctx.caller.region, domain::kPlanKind,
                                found->second.extends_plan};
   auto row = ctx.store.Get(key);
   if (!row) return domain::ResourceNotFound("Training plan " + key.name + " not found.");
@@ -357,13 +355,12 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
 
   // Statuses follow the clock, so plans are listed from memory.
   std::vector<Positioned<json>> plans;
-  const auto in_use = PlanInstancesInUse(ctx);
   for (const store::ResourceRow& row :
-       ctx.store.AllOf(ctx.caller.account, ctx.caller.region, kPlanKind)) {
+       ctx.store.AllOf(ctx.caller.account, ctx.caller.region, domain::kPlanKind)) {
     const Plan plan = PlanFromRow(row);
     if (after && plan.window.start <= *after) continue;
     if (before && plan.window.start >= *before) continue;
-    json summary = PlanJson(ctx.caller, plan, ctx.now, in_use);
+    json summary = PlanJson(ctx.caller, plan, ctx.now, ctx.holdings);
     if (!statuses.empty() &&
         std::find(statuses.begin(), statuses.end(), summary["Status"]) == statuses.end()) {
       continue;
@@ -397,7 +394,7 @@ void OfferingBook::ForgetExpired(TimePoint now) {
 
 std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store) {
   std::vector<PlanCommitment> commitments;
-  for (const store::ResourceRow& row : store.AllOfKind(kPlanKind)) {
+  for (const store::ResourceRow& row : store.AllOfKind(domain::kPlanKind)) {
     const Plan plan = PlanFromRow(row);
     commitments.push_back({plan.arn, plan.pool, plan.window, plan.instance_count});
   }

@@ -2,7 +2,7 @@
 // (arn:aws:sagemaker:<region>:<account>:<kind>/<name>).
 #pragma once
 
-namespace smemu::ops {
+namespace smemu::domain {
 
 inline constexpr const char* kModelKind = "model";
 inline constexpr const char* kEndpointConfigKind = "endpoint-config";
@@ -12,4 +12,4 @@ inline constexpr const char* kCapacityKind = "reserved-capacity";  // a plan's r
 inline constexpr const char* kTrainingJobKind = "training-job";
 inline constexpr const char* kProcessingJobKind = "processing-job";
 
-}  // namespace smemu::ops
+}  // namespace smemu::domain

@@ -1,0 +1,49 @@
+// What the lifecycle rules need to know about capacity besides the holdings: the plans a resource
+// may name and the size of the on-demand pools. An interface, so the rules stay pure functions: the
+// operation layer answers from the store and the ledger, tests from a table.
+#pragma once
+
+#include <climits>
+#include <optional>
+#include <string>
+
+#include "domain/capacity_ledger.hpp"
+#include "domain/holdings.hpp"
+
+namespace smemu::domain {
+
+// The account and region a resource lives in; it may use only plans of the same two.
+struct Owner {
+  std::string account;
+  std::string region;
+
+  bool operator==(const Owner&) const = default;
+};
+
+// A sold plan as the rules see it.
+struct PlanFacts {
+  Window window;
+  int instance_count = 0;
+};
+
+class CapacityFacts {
+ public:
+  virtual ~CapacityFacts() = default;
+  // The owner's plan that `arn` names (a training-plan ARN or its reserved capacity's ARN).
+  virtual std::optional<PlanFacts> Plan(const Owner& owner, const std::string& arn) const = 0;
+  // On-demand instances of a type in a region; nullopt when the configuration does not limit it.
+  virtual std::optional<int> OnDemandTotal(const std::string& region,
+                                           const std::string& instance_type) const = 0;
+};
+
+// On-demand instances of a type still free in a region given `holdings`, leaving out what
+// `except_arn` holds; INT_MAX when the type is not limited.
+inline int OnDemandFree(const CapacityFacts& facts, const Holdings& holdings,
+                        const std::string& region, const std::string& instance_type,
+                        std::string_view except_arn = {}) {
+  const auto total = facts.OnDemandTotal(region, instance_type);
+  if (!total) return INT_MAX;
+  return *total - holdings.OnDemand(region, instance_type, except_arn);
+}
+
+}  // namespace smemu::domain

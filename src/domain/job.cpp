@@ -1,0 +1,330 @@
+#include "domain/job.hpp"
+
+#include <algorithm>
+
+namespace smemu::domain {
+namespace {
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> Parse(std::string_view text, const Enum (&all)[N]) {
+  for (Enum value : all) {
+    if (ToString(value) == text) return value;
+  }
+  return std::nullopt;
+}
+
+// When a running job ends and why.
+struct Ending {
+  TimePoint at;
+  JobOutcome outcome;
+};
+
+Ending EndingOf(const Job& job, const CapacityFacts& facts) {
+  const TimePoint start = *job.start;
+  Ending ending{start + job.run, JobOutcome::kCompleted};
+  const TimePoint limit = start + job.max_runtime;
+  if (limit < ending.at) ending = {limit, JobOutcome::kMaxRuntimeExceeded};
+  if (!job.selected->plan_arn.empty()) {
+    const auto plan = facts.Plan(job.owner, job.selected->plan_arn);
+    const TimePoint plan_end = plan ? plan->window.end : start;
+    if (plan_end <= ending.at) ending = {plan_end, JobOutcome::kPlanEnded};
+  }
+  return ending;
+}
+
+// A plan option's window, when the option is on a plan; a plan that is gone reads as long expired.
+std::optional<Window> PlanWindow(const Job& job, const JobOption& option,
+                                 const CapacityFacts& facts) {
+  if (option.plan_arn.empty()) return std::nullopt;
+  const auto plan = facts.Plan(job.owner, option.plan_arn);
+  if (!plan) return Window{TimePoint{}, TimePoint{}};
+  return plan->window;
+}
+
+// Pending time counts unless the job is waiting for a plan of its list to start.
+bool PendingTimeCounts(const Job& job, TimePoint at, const CapacityFacts& facts) {
+  if (!job.max_pending) return false;
+  for (const JobOption& option : job.options) {
+    const auto window = PlanWindow(job, option, facts);
+    if (window && PlanStatusOf(*window, at) == PlanStatus::kScheduled) return false;
+  }
+  return true;
+}
+
+// True when no option can ever run again (every one is on a plan that has ended).
+bool NoOptionLeft(const Job& job, TimePoint at, const CapacityFacts& facts) {
+  for (const JobOption& option : job.options) {
+    const auto window = PlanWindow(job, option, facts);
+    if (!window || PlanStatusOf(*window, at) != PlanStatus::kExpired) return false;
+  }
+  return true;
+}
+
+// The earliest moment after the job's last evaluation at which something changes for it.
+std::optional<TimePoint> NextEvent(const Job& job, const CapacityFacts& facts) {
+  if (job.stop_due) return job.stop_due;
+  if (job.phase == JobPhase::kRunning) return EndingOf(job, facts).at;
+  std::optional<TimePoint> next;
+  auto consider = [&](TimePoint at) {
+    if (at > job.as_of && (!next || at < *next)) next = at;
+  };
+  if (job.pending_since) consider(*job.pending_since + (*job.max_pending - job.pending_accrued));
+  for (const JobOption& option : job.options) {
+    if (const auto window = PlanWindow(job, option, facts)) {
+      consider(window->start);
+      consider(window->end);
+    }
+  }
+  return next;
+}
+
+void End(Job& job, TimePoint at, JobOutcome outcome, std::string failure_reason = "") {
+  job.phase = JobPhase::kEnded;
+  job.end = at;
+  job.outcome = outcome;
+  job.pending_since.reset();
+  if (!failure_reason.empty()) job.failure_reason = std::move(failure_reason);
+  const bool training = job.kind == JobKind::kTraining;
+  if (outcome == JobOutcome::kCompleted) {
+    job.status = JobStatus::kCompleted;
+  } else if (outcome == JobOutcome::kStopped ||
+             (outcome == JobOutcome::kMaxRuntimeExceeded && training)) {
+    job.status = JobStatus::kStopped;
+  } else {
+    job.status = JobStatus::kFailed;
+  }
+  job.modified = at;
+}
+
+// Brings a waiting job's pending-time account up to `at`; false when the time ran out (the job
+// has then failed at the moment it ran out).
+bool AccountPendingTime(Job& job, TimePoint at, const CapacityFacts& facts) {
+  if (job.pending_since) {
+    const TimePoint since = *job.pending_since;
+    const Millis left = *job.max_pending - job.pending_accrued;
+    if (at - since >= left) {
+      End(job, since + left, JobOutcome::kPendingTimeExceeded,
+          "No instance preference got capacity within MaxPendingTimeInSeconds (" +
+              std::to_string(job.max_pending->count() / 1000) + " seconds).");
+      return false;
+    }
+    job.pending_accrued += at - since;
+    job.pending_since.reset();
+  }
+  if (PendingTimeCounts(job, at, facts)) job.pending_since = at;
+  job.as_of = at;
+  return true;
+}
+
+// Whether `option` has its instances free at `at`, given what is held already.
+bool Fits(const Job& job, const JobOption& option, TimePoint at, const CapacityFacts& facts,
+          const Holdings& holdings) {
+  if (option.plan_arn.empty()) {
+    return OnDemandFree(facts, holdings, job.owner.region, option.instance_type) >=
+           option.instance_count;
+  }
+  const auto plan = facts.Plan(job.owner, option.plan_arn);
+  if (!plan || PlanStatusOf(plan->window, at) != PlanStatus::kActive) return false;
+  return plan->instance_count - holdings.OnPlan(option.plan_arn) >= option.instance_count;
+}
+
+bool TryStart(Job& job, TimePoint at, const CapacityFacts& facts, Holdings& holdings) {
+  for (const JobOption& option : job.options) {
+    if (!Fits(job, option, at, facts, holdings)) continue;
+    job.phase = JobPhase::kRunning;
+    job.start = at;
+    job.selected = option;
+    job.pending_since.reset();
+    job.modified = at;
+    holdings.Put(HolderOf(job));
+    return true;
+  }
+  return false;
+}
+
+// Ends what is due at `at` (running jobs, stops, waiting jobs whose time or plans ran out), then
+// starts waiting jobs in arrival order where capacity allows. Ended jobs leave `jobs` for `done`.
+void SettleAt(std::vector<Job>& jobs, std::vector<Job>& done, std::vector<JobEvent>& events,
+              TimePoint at, const CapacityFacts& facts, Holdings& holdings) {
+  for (Job& job : jobs) {
+    if (job.stop_due) {  // stopping: nothing else can happen to it
+      if (*job.stop_due <= at) End(job, *job.stop_due, JobOutcome::kStopped);
+    } else if (job.phase == JobPhase::kRunning) {
+      const Ending ending = EndingOf(job, facts);
+      if (ending.at > at) continue;
+      std::string reason;
+      if (ending.outcome == JobOutcome::kPlanEnded) {
+        reason = "The job was stopped at the end of training plan " + job.selected->plan_arn + ".";
+      } else if (ending.outcome == JobOutcome::kMaxRuntimeExceeded &&
+                 job.kind == JobKind::kProcessing) {
+        reason = "The job exceeded MaxRuntimeInSeconds.";
+      }
+      End(job, ending.at, ending.outcome, reason);
+    } else if (AccountPendingTime(job, at, facts) && NoOptionLeft(job, at, facts)) {
+      End(job, at, JobOutcome::kNoOptionLeft,
+          "Every instance preference of the job is on a training plan that has ended.");
+    }
+    if (job.phase == JobPhase::kEnded) {
+      holdings.Remove(job.arn);
+      events.push_back({*job.end, job.arn, JobPhase::kEnded});
+    }
+  }
+  for (Job& job : jobs) {
+    if (job.phase != JobPhase::kPending || job.stop_due) continue;
+    if (TryStart(job, at, facts, holdings)) events.push_back({at, job.arn, JobPhase::kRunning});
+  }
+  auto ended = std::stable_partition(jobs.begin(), jobs.end(),
+                                     [](const Job& job) { return job.phase != JobPhase::kEnded; });
+  std::move(ended, jobs.end(), std::back_inserter(done));
+  jobs.erase(ended, jobs.end());
+}
+
+}  // namespace
+
+std::string_view ResourceKindOf(JobKind kind) {
+  return kind == JobKind::kTraining ? "training-job" : "processing-job";
+}
+
+std::string_view ToString(JobStatus status) {
+  switch (status) {
+    case JobStatus::kInProgress:
+      return "InProgress";
+    case JobStatus::kCompleted:
+      return "Completed";
+    case JobStatus::kFailed:
+      return "Failed";
+    case JobStatus::kStopping:
+      return "Stopping";
+    case JobStatus::kStopped:
+      return "Stopped";
+  }
+  return "Failed";
+}
+
+std::optional<JobStatus> ParseJobStatus(std::string_view text) {
+  static constexpr JobStatus kAll[] = {JobStatus::kInProgress, JobStatus::kCompleted,
+                                       JobStatus::kFailed, JobStatus::kStopping,
+                                       JobStatus::kStopped};
+  return Parse(text, kAll);
+}
+
+bool IsLive(JobStatus status) {
+  return status == JobStatus::kInProgress || status == JobStatus::kStopping;
+}
+
+std::string_view ToString(JobPhase phase) {
+  switch (phase) {
+    case JobPhase::kPending:
+      return "Pending";
+    case JobPhase::kRunning:
+      return "Running";
+    case JobPhase::kEnded:
+      return "Ended";
+  }
+  return "Ended";
+}
+
+std::optional<JobPhase> ParseJobPhase(std::string_view text) {
+  static constexpr JobPhase kAll[] = {JobPhase::kPending, JobPhase::kRunning, JobPhase::kEnded};
+  return Parse(text, kAll);
+}
+
+std::string_view ToString(JobOutcome outcome) {
+  switch (outcome) {
+    case JobOutcome::kCompleted:
+      return "Completed";
+    case JobOutcome::kStopped:
+      return "Stopped";
+    case JobOutcome::kMaxRuntimeExceeded:
+      return "MaxRuntimeExceeded";
+    case JobOutcome::kPlanEnded:
+      return "PlanEnded";
+    case JobOutcome::kPendingTimeExceeded:
+      return "PendingTimeExceeded";
+    case JobOutcome::kNoOptionLeft:
+      return "NoOptionLeft";
+  }
+  return "NoOptionLeft";
+}
+
+std::optional<JobOutcome> ParseJobOutcome(std::string_view text) {
+  static constexpr JobOutcome kAll[] = {
+      JobOutcome::kCompleted,           JobOutcome::kStopped,
+      JobOutcome::kMaxRuntimeExceeded,  JobOutcome::kPlanEnded,
+      JobOutcome::kPendingTimeExceeded, JobOutcome::kNoOptionLeft};
+  return Parse(text, kAll);
+}
+
+Job NewJob(std::string arn, JobKind kind, Owner owner, std::vector<JobOption> options,
+           TimePoint now, Millis run, Millis max_runtime, std::optional<Millis> max_pending,
+           const CapacityFacts& facts) {
+  Job job;
+  job.arn = std::move(arn);
+  job.kind = kind;
+  job.owner = std::move(owner);
+  job.created = job.modified = job.queued = job.as_of = now;
+  job.options = std::move(options);
+  job.run = run;
+  job.max_runtime = max_runtime;
+  job.max_pending = max_pending;
+  if (PendingTimeCounts(job, now, facts)) job.pending_since = now;
+  return job;
+}
+
+Result<Job> StartStop(Job job, TimePoint now, Millis delay) {
+  if (job.status != JobStatus::kInProgress) {
+    const std::string noun = job.kind == JobKind::kTraining ? "training" : "processing";
+    return ValidationException("The request was rejected because the " + noun +
+                               " job is in status " + std::string(ToString(job.status)) + ".");
+  }
+  job.stop = now;
+  job.stop_due = now + delay;
+  job.pending_since.reset();
+  job.status = JobStatus::kStopping;
+  job.modified = now;
+  return job;
+}
+
+Schedule ScheduleJobs(std::vector<Job> live, TimePoint now, const CapacityFacts& facts,
+                      Holdings holdings) {
+  // Waiting jobs are served in arrival order.
+  std::stable_sort(live.begin(), live.end(), [](const Job& a, const Job& b) {
+    return a.created < b.created || (a.created == b.created && a.queued < b.queued);
+  });
+  Schedule schedule;
+  // Each step either moves time forward or ends a job that ran for no time: after a step at `at`,
+  // a waiting job's next event lies after its as_of (= at), a started job's at or after `at`, and
+  // an ended job is gone. So the replay ends.
+  while (true) {
+    std::optional<TimePoint> next;
+    for (const Job& job : live) {
+      const auto event = NextEvent(job, facts);
+      if (event && *event <= now && (!next || *event < *next)) next = event;
+    }
+    if (!next) break;
+    const std::size_t before = live.size();
+    const std::size_t events_before = schedule.events.size();
+    SettleAt(live, schedule.jobs, schedule.events, *next, facts, holdings);
+    if (live.size() == before && schedule.events.size() == events_before && *next == now) break;
+  }
+  SettleAt(live, schedule.jobs, schedule.events, now, facts, holdings);
+  std::move(live.begin(), live.end(), std::back_inserter(schedule.jobs));
+  return schedule;
+}
+
+Holder HolderOf(const Job& job) {
+  Holder holder{job.arn, std::string(ResourceKindOf(job.kind)), job.owner.region, {}};
+  if (job.phase == JobPhase::kRunning && IsLive(job.status) && job.selected) {
+    holder.holds.push_back(
+        {job.selected->instance_type, job.selected->plan_arn, job.selected->instance_count});
+  }
+  return holder;
+}
+
+std::string PlanOf(const Job& job) {
+  if (job.selected) return job.selected->plan_arn;
+  if (job.options.size() == 1) return job.options[0].plan_arn;
+  return "";
+}
+
+}  // namespace smemu::domain

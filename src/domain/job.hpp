@@ -1,0 +1,117 @@
+// Training and processing jobs on a capacity scheduler driven by the clock, as typed state and pure
+// functions. A job has a list of instance options in priority order. It starts on the first option
+// with free capacity (a plan's free instances, or the region's on-demand pool); otherwise it waits,
+// first come first served, and is retried whenever something may have changed. A running job holds
+// its instances until it completes (after its simulated run time), hits its maximum run time, is
+// stopped, or loses its plan.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "domain/aws_error.hpp"
+#include "domain/capacity_facts.hpp"
+#include "domain/holdings.hpp"
+#include "domain/training_plan.hpp"
+#include "smemu/clock.hpp"
+
+namespace smemu::domain {
+
+enum class JobKind { kTraining, kProcessing };
+std::string_view ResourceKindOf(JobKind kind);  // training-job, processing-job
+
+// The model's TrainingJobStatus / ProcessingJobStatus values the emulator uses.
+enum class JobStatus { kInProgress, kCompleted, kFailed, kStopping, kStopped };
+std::string_view ToString(JobStatus status);
+std::optional<JobStatus> ParseJobStatus(std::string_view text);
+bool IsLive(JobStatus status);  // may still hold instances: InProgress or Stopping
+
+// Where the scheduler has the job.
+enum class JobPhase { kPending, kRunning, kEnded };
+std::string_view ToString(JobPhase phase);
+std::optional<JobPhase> ParseJobPhase(std::string_view text);
+
+// Why a job ended.
+enum class JobOutcome {
+  kCompleted,
+  kStopped,
+  kMaxRuntimeExceeded,
+  kPlanEnded,
+  kPendingTimeExceeded,
+  kNoOptionLeft
+};
+std::string_view ToString(JobOutcome outcome);
+std::optional<JobOutcome> ParseJobOutcome(std::string_view text);
+
+struct JobOption {
+  std::string instance_type;
+  int instance_count = 0;
+  std::string plan_arn;  // empty: on-demand capacity
+
+  bool operator==(const JobOption&) const = default;
+};
+
+struct Job {
+  std::string arn;
+  JobKind kind = JobKind::kTraining;
+  Owner owner;
+  JobStatus status = JobStatus::kInProgress;
+  TimePoint created{};
+  TimePoint modified{};
+  std::vector<JobOption> options;
+  JobPhase phase = JobPhase::kPending;
+  TimePoint queued{};  // orders jobs created at the same instant
+  TimePoint as_of{};   // when the scheduler last looked at the waiting job
+  Millis run{0};       // the simulated run time
+  Millis max_runtime{0};
+  // MaxPendingTimeInSeconds: the wait that counts so far, and since when it counts again.
+  std::optional<Millis> max_pending;
+  Millis pending_accrued{0};
+  std::optional<TimePoint> pending_since;
+  std::optional<JobOption> selected;  // the option it runs on, once started
+  std::optional<TimePoint> start;
+  std::optional<TimePoint> stop;      // when a stop was asked for
+  std::optional<TimePoint> stop_due;  // when the stopping job has released its instances
+  std::optional<TimePoint> end;
+  std::optional<JobOutcome> outcome;
+  std::optional<std::string> failure_reason;
+
+  bool operator==(const Job&) const = default;
+};
+
+// A new job, waiting for capacity from `now`. Pending time counts only for jobs given a maximum,
+// and not while a plan of its list has yet to start.
+Job NewJob(std::string arn, JobKind kind, Owner owner, std::vector<JobOption> options,
+           TimePoint now, Millis run, Millis max_runtime, std::optional<Millis> max_pending,
+           const CapacityFacts& facts);
+
+// A stop: only an InProgress job stops; it holds its instances while they shut down (`delay`).
+Result<Job> StartStop(Job job, TimePoint now, Millis delay);
+
+// A job's start or end, stamped with the moment it happened.
+struct JobEvent {
+  TimePoint at;
+  std::string arn;
+  JobPhase phase;  // kRunning: started; kEnded: ended (see the job's status and outcome)
+};
+struct Schedule {
+  std::vector<Job> jobs;  // every job given, as of `now`
+  std::vector<JobEvent> events;
+};
+// Replays every job event due by `now` in time order (ends, pending-time expiry, plans opening and
+// closing), so each start and end is stamped with the moment it happened and sees the capacity of
+// that moment; waiting jobs start in arrival order where capacity allows. `live` are the jobs
+// that are InProgress or Stopping; `holdings` what every resource holds now, these jobs included.
+Schedule ScheduleJobs(std::vector<Job> live, TimePoint now, const CapacityFacts& facts,
+                      Holdings holdings);
+
+// What a job holds: its selected instances while it runs (and while it stops).
+Holder HolderOf(const Job& job);
+
+// The plan a job runs on, or will: its selection once started; before that, the plan of a job
+// with a single option (a plain job with ResourceConfig.TrainingPlanArn).
+std::string PlanOf(const Job& job);
+
+}  // namespace smemu::domain

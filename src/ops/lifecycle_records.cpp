@@ -1,0 +1,334 @@
+#include "ops/lifecycle_records.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "domain/resource_kinds.hpp"
+#include "ops/plan_records.hpp"
+
+namespace smemu::ops {
+namespace {
+
+using nlohmann::json;
+
+int64_t Ms(TimePoint time) { return time.time_since_epoch().count(); }
+TimePoint At(const json& value) { return TimePoint{Millis{value.get<int64_t>()}}; }
+
+std::optional<TimePoint> OptionalAt(const json& doc, const char* member) {
+  if (!doc.contains(member)) return std::nullopt;
+  return At(doc[member]);
+}
+void PutOptional(json& doc, const char* member, const std::optional<TimePoint>& at) {
+  if (at) doc[member] = Ms(*at);
+}
+std::optional<std::string> OptionalText(const json& doc, const char* member) {
+  if (!doc.contains(member)) return std::nullopt;
+  return doc[member].get<std::string>();
+}
+
+domain::Owner OwnerOf(const store::ResourceKey& key) { return {key.account, key.region}; }
+
+// ---- Endpoint documents
+
+domain::Variant VariantFromDoc(const json& doc) {
+  domain::Variant variant;
+  variant.name = doc.at("VariantName");
+  variant.instance_type = doc.value("InstanceType", "");
+  variant.current_count = doc.value("CurrentInstanceCount", 0);
+  variant.desired_count = doc.value("DesiredInstanceCount", variant.current_count);
+  variant.weight = doc.value("Weight", 1.0);
+  if (doc.contains("DesiredWeight")) variant.desired_weight = doc["DesiredWeight"].get<double>();
+  variant.model_name = OptionalText(doc, "ModelName");
+  if (doc.contains("CapacityReservationConfig")) {
+    const json& config = doc["CapacityReservationConfig"];
+    variant.reservation = domain::ReservationConfig{
+        config.value("CapacityReservationPreference", ""), config.value("MlReservationArn", "")};
+  }
+  for (const json& pool : doc.value("InstancePools", json::array())) {
+    variant.instance_pools.push_back({pool.at("InstanceType"), pool.value("Priority", 0),
+                                      OptionalText(pool, "ModelNameOverride")});
+  }
+  return variant;
+}
+
+json VariantDoc(const domain::Variant& variant) {
+  json doc = {{"VariantName", variant.name},
+              {"InstanceType", variant.instance_type},
+              {"DesiredInstanceCount", variant.desired_count},
+              {"CurrentInstanceCount", variant.current_count},
+              {"Weight", variant.weight}};
+  if (variant.desired_weight) doc["DesiredWeight"] = *variant.desired_weight;
+  if (variant.model_name) doc["ModelName"] = *variant.model_name;
+  if (variant.reservation) {
+    json config = json::object();
+    if (!variant.reservation->preference.empty()) {
+      config["CapacityReservationPreference"] = variant.reservation->preference;
+    }
+    if (!variant.reservation->ml_reservation_arn.empty()) {
+      config["MlReservationArn"] = variant.reservation->ml_reservation_arn;
+    }
+    doc["CapacityReservationConfig"] = std::move(config);
+  }
+  if (!variant.instance_pools.empty()) {
+    json pools = json::array();
+    for (const domain::InstancePool& pool : variant.instance_pools) {
+      json kept = {{"InstanceType", pool.instance_type}, {"Priority", pool.priority}};
+      if (pool.model_name_override) kept["ModelNameOverride"] = *pool.model_name_override;
+      pools.push_back(std::move(kept));
+    }
+    doc["InstancePools"] = std::move(pools);
+  }
+  return doc;
+}
+
+std::vector<domain::Variant> VariantsFromDoc(const json& variants) {
+  std::vector<domain::Variant> out;
+  for (const json& variant : variants) out.push_back(VariantFromDoc(variant));
+  return out;
+}
+
+json VariantsDoc(const std::vector<domain::Variant>& variants) {
+  json out = json::array();
+  for (const domain::Variant& variant : variants) out.push_back(VariantDoc(variant));
+  return out;
+}
+
+std::string EndpointDoc(const domain::Endpoint& endpoint) {
+  json doc = {{"EndpointConfigName", endpoint.config_name},
+              {"Variants", VariantsDoc(endpoint.variants)}};
+  PutOptional(doc, "DueMs", endpoint.due);
+  if (endpoint.failure_reason) doc["FailureReason"] = *endpoint.failure_reason;
+  if (endpoint.pending) {
+    doc["Pending"] = {{"EndpointConfigName", endpoint.pending->config_name},
+                      {"Variants", VariantsDoc(endpoint.pending->variants)}};
+  }
+  return doc.dump();
+}
+
+store::ResourceRow EndpointRow(const EndpointRecord& record) {
+  const domain::Endpoint& endpoint = record.endpoint;
+  return {record.key,     endpoint.arn,      std::string(domain::ToString(endpoint.status)),
+          record.created, endpoint.modified, EndpointDoc(endpoint)};
+}
+
+// ---- Job documents
+
+json OptionDoc(const domain::JobOption& option) {
+  json doc = {{"InstanceType", option.instance_type}, {"InstanceCount", option.instance_count}};
+  if (!option.plan_arn.empty()) doc["PlanArn"] = option.plan_arn;
+  return doc;
+}
+
+domain::JobOption OptionFromDoc(const json& doc) {
+  return {doc.at("InstanceType"), doc.at("InstanceCount"), doc.value("PlanArn", "")};
+}
+
+std::string JobDoc(const JobRecord& record) {
+  const domain::Job& job = record.job;
+  json doc = {{"Request", record.request},
+              {"Options", json::array()},
+              {"Phase", domain::ToString(job.phase)},
+              {"QueuedMs", Ms(job.queued)},
+              {"AsOfMs", Ms(job.as_of)},
+              {"PendingAccruedMs", job.pending_accrued.count()},
+              {"RunMs", job.run.count()},
+              {"MaxRuntimeMs", job.max_runtime.count()}};
+  for (const domain::JobOption& option : job.options) doc["Options"].push_back(OptionDoc(option));
+  if (job.max_pending) doc["MaxPendingMs"] = job.max_pending->count();
+  PutOptional(doc, "PendingSinceMs", job.pending_since);
+  if (job.selected) doc["Selected"] = OptionDoc(*job.selected);
+  PutOptional(doc, "StartMs", job.start);
+  PutOptional(doc, "StopMs", job.stop);
+  PutOptional(doc, "StopDueMs", job.stop_due);
+  PutOptional(doc, "EndMs", job.end);
+  if (job.outcome) doc["Outcome"] = domain::ToString(*job.outcome);
+  if (job.failure_reason) doc["FailureReason"] = *job.failure_reason;
+  return doc.dump();
+}
+
+store::ResourceRow JobRow(const JobRecord& record) {
+  const domain::Job& job = record.job;
+  return {record.key,  job.arn,      std::string(domain::ToString(job.status)),
+          job.created, job.modified, JobDoc(record)};
+}
+
+}  // namespace
+
+// ---- Capacity facts
+
+std::optional<domain::PlanFacts> StoreCapacityFacts::Plan(const domain::Owner& owner,
+                                                          const std::string& arn) const {
+  const std::string key = owner.account + '\n' + owner.region + '\n' + arn;
+  if (auto known = plans_.find(key); known != plans_.end()) return known->second;
+  Context as_owner = ctx_;
+  as_owner.caller = Caller{owner.account, owner.region, ""};
+  std::optional<domain::PlanFacts> facts;
+  if (const auto plan = PlanByReservationArn(as_owner, arn)) {
+    facts = domain::PlanFacts{plan->window, plan->instance_count};
+  }
+  plans_.emplace(key, facts);
+  return facts;
+}
+
+std::optional<int> StoreCapacityFacts::OnDemandTotal(const std::string& region,
+                                                     const std::string& instance_type) const {
+  bool listed = false;
+  int total = 0;
+  for (const auto& [key, pool] : ctx_.ledger.pools()) {
+    if (key.region == region && key.instance_type == instance_type) {
+      listed = true;
+      total += pool.on_demand;
+    }
+  }
+  if (!listed) return std::nullopt;
+  return total;
+}
+
+// ---- Endpoints
+
+EndpointRecord EndpointFromRow(const store::ResourceRow& row) {
+  const json doc = json::parse(row.doc);
+  EndpointRecord record{row.key, row.created, {}};
+  domain::Endpoint& endpoint = record.endpoint;
+  endpoint.arn = row.arn;
+  endpoint.owner = OwnerOf(row.key);
+  endpoint.status =
+      domain::ParseEndpointStatus(row.status).value_or(domain::EndpointStatus::kFailed);
+  endpoint.modified = row.modified;
+  endpoint.config_name = doc.value("EndpointConfigName", "");
+  endpoint.variants = VariantsFromDoc(doc.at("Variants"));
+  endpoint.due = OptionalAt(doc, "DueMs");
+  endpoint.failure_reason = OptionalText(doc, "FailureReason");
+  if (doc.contains("Pending")) {
+    endpoint.pending = domain::PendingUpdate{doc["Pending"].value("EndpointConfigName", ""),
+                                             VariantsFromDoc(doc["Pending"].at("Variants"))};
+  }
+  return record;
+}
+
+std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::ResourceKey& key) {
+  const auto row = ctx.store.Get(key);
+  if (!row) return std::nullopt;
+  return EndpointFromRow(*row);
+}
+
+std::vector<domain::Variant> VariantsFromConfig(const json& config) {
+  std::vector<domain::Variant> variants;
+  for (const json& given : config.at("ProductionVariants")) {
+    domain::Variant variant;
+    variant.name = given.at("VariantName");
+    variant.instance_type = given.value("InstanceType", "");
+    variant.desired_count = given.value("InitialInstanceCount", 1);
+    variant.weight = given.value("InitialVariantWeight", 1.0);
+    if (given.contains("ModelName")) variant.model_name = given["ModelName"].get<std::string>();
+    if (given.contains("CapacityReservationConfig")) {
+      const json& reservation = given["CapacityReservationConfig"];
+      variant.reservation =
+          domain::ReservationConfig{reservation.value("CapacityReservationPreference", ""),
+                                    reservation.value("MlReservationArn", "")};
+    }
+    for (const json& pool : given.value("InstancePools", json::array())) {
+      variant.instance_pools.push_back({pool.at("InstanceType"), pool.value("Priority", 0),
+                                        OptionalText(pool, "ModelNameOverride")});
+    }
+    std::stable_sort(variant.instance_pools.begin(), variant.instance_pools.end(),
+                     [](const domain::InstancePool& a, const domain::InstancePool& b) {
+                       return a.priority < b.priority;
+                     });
+    variants.push_back(std::move(variant));
+  }
+  return variants;
+}
+
+bool InsertEndpoint(Context& ctx, const EndpointRecord& record, const store::Tags& tags) {
+  if (!ctx.store.Insert(EndpointRow(record), tags)) return false;
+  ctx.holdings.Put(domain::HolderOf(record.endpoint));
+  return true;
+}
+
+void SaveEndpoint(Context& ctx, const EndpointRecord& record) {
+  ctx.store.Update(EndpointRow(record));
+  ctx.holdings.Put(domain::HolderOf(record.endpoint));
+}
+
+void EraseEndpoint(Context& ctx, const EndpointRecord& record) {
+  ctx.store.Delete(record.key);
+  ctx.holdings.Remove(record.endpoint.arn);
+}
+
+// ---- Jobs
+
+JobRecord JobFromRow(const store::ResourceRow& row) {
+  json doc = json::parse(row.doc);
+  JobRecord record{row.key, std::move(doc["Request"]), {}};
+  domain::Job& job = record.job;
+  job.arn = row.arn;
+  job.kind = row.key.kind == domain::kTrainingJobKind ? domain::JobKind::kTraining
+                                                      : domain::JobKind::kProcessing;
+  job.owner = OwnerOf(row.key);
+  job.status = domain::ParseJobStatus(row.status).value_or(domain::JobStatus::kFailed);
+  job.created = row.created;
+  job.modified = row.modified;
+  for (const json& option : doc.at("Options")) job.options.push_back(OptionFromDoc(option));
+  job.phase = domain::ParseJobPhase(doc.value("Phase", "")).value_or(domain::JobPhase::kEnded);
+  job.queued = At(doc.at("QueuedMs"));
+  job.as_of = At(doc.at("AsOfMs"));
+  job.run = Millis{doc.at("RunMs").get<int64_t>()};
+  job.max_runtime = Millis{doc.at("MaxRuntimeMs").get<int64_t>()};
+  if (doc.contains("MaxPendingMs")) job.max_pending = Millis{doc["MaxPendingMs"].get<int64_t>()};
+  job.pending_accrued = Millis{doc.value("PendingAccruedMs", int64_t{0})};
+  job.pending_since = OptionalAt(doc, "PendingSinceMs");
+  if (doc.contains("Selected")) job.selected = OptionFromDoc(doc["Selected"]);
+  job.start = OptionalAt(doc, "StartMs");
+  job.stop = OptionalAt(doc, "StopMs");
+  job.stop_due = OptionalAt(doc, "StopDueMs");
+  job.end = OptionalAt(doc, "EndMs");
+  if (doc.contains("Outcome"))
+    job.outcome = domain::ParseJobOutcome(doc["Outcome"].get<std::string>());
+  job.failure_reason = OptionalText(doc, "FailureReason");
+  return record;
+}
+
+std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& key) {
+  const auto row = ctx.store.Get(key);
+  if (!row) return std::nullopt;
+  return JobFromRow(*row);
+}
+
+std::vector<JobRecord> LiveJobs(const store::StateStore& store) {
+  std::vector<JobRecord> jobs;
+  for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
+    for (domain::JobStatus status :
+         {domain::JobStatus::kInProgress, domain::JobStatus::kStopping}) {
+      for (const store::ResourceRow& row :
+           store.AllOfKind(kind, std::string(domain::ToString(status)))) {
+        jobs.push_back(JobFromRow(row));
+      }
+    }
+  }
+  return jobs;
+}
+
+bool InsertJob(Context& ctx, const JobRecord& record, const store::Tags& tags) {
+  if (!ctx.store.Insert(JobRow(record), tags)) return false;
+  ctx.holdings.Put(domain::HolderOf(record.job));
+  return true;
+}
+
+void SaveJob(Context& ctx, const JobRecord& record) {
+  ctx.store.Update(JobRow(record));
+  ctx.holdings.Put(domain::HolderOf(record.job));
+}
+
+// ---- Holdings
+
+domain::Holdings HoldingsFromStore(const store::StateStore& store) {
+  domain::Holdings holdings;
+  for (const store::ResourceRow& row : store.AllOfKind(domain::kEndpointKind)) {
+    holdings.Put(domain::HolderOf(EndpointFromRow(row).endpoint));
+  }
+  for (const JobRecord& record : LiveJobs(store)) holdings.Put(domain::HolderOf(record.job));
+  return holdings;
+}
+
+}  // namespace smemu::ops

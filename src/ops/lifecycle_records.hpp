@@ -1,0 +1,73 @@
+// Endpoints and jobs as the store keeps them (a row with a JSON document) and as the domain sees
+// them (typed state). Every write of an endpoint or job goes through here, so the holdings in
+// memory follow the store in the same step.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "domain/capacity_facts.hpp"
+#include "domain/endpoint.hpp"
+#include "domain/job.hpp"
+#include "ops/context.hpp"
+
+namespace smemu::ops {
+
+// ---- Capacity facts from the store and the ledger
+
+// Answers the lifecycle rules' questions for one request. Plans do not change while endpoints and
+// jobs settle, so each is read from the store once per request.
+class StoreCapacityFacts : public domain::CapacityFacts {
+ public:
+  explicit StoreCapacityFacts(const Context& ctx) : ctx_(ctx) {}
+  std::optional<domain::PlanFacts> Plan(const domain::Owner& owner,
+                                        const std::string& arn) const override;
+  std::optional<int> OnDemandTotal(const std::string& region,
+                                   const std::string& instance_type) const override;
+
+ private:
+  const Context& ctx_;
+  mutable std::map<std::string, std::optional<domain::PlanFacts>, std::less<>> plans_;
+};
+
+// ---- Endpoints
+
+struct EndpointRecord {
+  store::ResourceKey key;
+  TimePoint created{};
+  domain::Endpoint endpoint;
+};
+
+EndpointRecord EndpointFromRow(const store::ResourceRow& row);
+std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::ResourceKey& key);
+// An endpoint config's ProductionVariants as an endpoint's variants (InstancePools by Priority).
+std::vector<domain::Variant> VariantsFromConfig(const nlohmann::json& config);
+
+// False when the key exists already.
+bool InsertEndpoint(Context& ctx, const EndpointRecord& record, const store::Tags& tags);
+void SaveEndpoint(Context& ctx, const EndpointRecord& record);
+void EraseEndpoint(Context& ctx, const EndpointRecord& record);
+
+// ---- Jobs
+
+struct JobRecord {
+  store::ResourceKey key;
+  nlohmann::json request;  // the Create request as given, Tags left out
+  domain::Job job;
+};
+
+JobRecord JobFromRow(const store::ResourceRow& row);
+std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& key);
+// Every job that may still hold instances (InProgress or Stopping), of both kinds.
+std::vector<JobRecord> LiveJobs(const store::StateStore& store);
+
+bool InsertJob(Context& ctx, const JobRecord& record, const store::Tags& tags);
+void SaveJob(Context& ctx, const JobRecord& record);
+
+// ---- Holdings
+
+// What every endpoint and live job in the store holds (after a start, a rollback or a reset).
+domain::Holdings HoldingsFromStore(const store::StateStore& store);
+
+}  // namespace smemu::ops
