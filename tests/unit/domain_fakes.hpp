@@ -1,0 +1,44 @@
+// A table of plans and on-demand pools for the lifecycle rules, without a store or a router.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "domain/capacity_facts.hpp"
+
+namespace smemu::testing {
+
+inline TimePoint Hour(int hours) { return TimePoint{} + std::chrono::hours(hours); }
+
+class FakeFacts : public domain::CapacityFacts {
+ public:
+  // A plan of `count` instances open in [start_hour, end_hour).
+  FakeFacts& WithPlan(const std::string& arn, int count, int start_hour, int end_hour) {
+    plans_[arn] = domain::PlanFacts{{Hour(start_hour), Hour(end_hour)}, count};
+    return *this;
+  }
+  FakeFacts& WithOnDemand(const std::string& type, int total) {
+    on_demand_[type] = total;
+    return *this;
+  }
+  std::optional<domain::PlanFacts> Plan(const domain::Owner&,
+                                        const std::string& arn) const override {
+    auto it = plans_.find(arn);
+    if (it == plans_.end()) return std::nullopt;
+    return it->second;
+  }
+  std::optional<int> OnDemandTotal(const std::string&, const std::string& type) const override {
+    auto it = on_demand_.find(type);
+    if (it == on_demand_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, domain::PlanFacts> plans_;
+  std::map<std::string, int> on_demand_;
+};
+
+inline const domain::Owner kOwner{"111122223333", "us-west-2"};
+
+}  // namespace smemu::testing
