@@ -41,7 +41,6 @@ constexpr JobFamily kProcessing{domain::kProcessingJobKind, "Processing",
                                 "ProcessingJobName",        "ProcessingJobArn",
                                 "ProcessingJobStatus",      false};
 
-
 }  // namespace
 
 bool SettleJobs(Context& ctx) {
