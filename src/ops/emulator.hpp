@@ -15,7 +15,6 @@
 #include "domain/aws_error.hpp"
 #include "ops/capacity_use.hpp"
 #include "ops/context.hpp"
-#include "ops/overview.hpp"
 #include "smemu/clock.hpp"
 #include "store/group_commit.hpp"
 #include "store/state_store.hpp"
@@ -34,27 +33,6 @@ struct ClockChange {
   std::optional<TimePoint> set_to;
   std::optional<Millis> advance_by;
   std::optional<bool> frozen;
-};
-
-// One pool as the admin API shows it.
-struct PoolView {
-  domain::PoolKey key;
-  int reservable = 0;
-  int on_demand = 0;
-  struct Reservation {
-    std::string training_plan_arn;
-    domain::Window window;
-    int count = 0;
-  };
-  std::vector<Reservation> reservations;
-  std::vector<std::pair<TimePoint, int>> free_from_now;  // (from, free reservable instances)
-};
-
-// A run-time change of one pool's counts; unset counts are kept.
-struct PoolChange {
-  domain::PoolKey key;
-  std::optional<int> reservable;
-  std::optional<int> on_demand;
 };
 
 // How writes become durable before they are acknowledged.
@@ -97,51 +75,17 @@ class Emulator {
   // Deletes all resources of all accounts and puts the clock back to its start.
   void Reset();
 
-  // Every pool (optionally of one region and/or instance type) with its reservations, and who
-  // holds instances right now.
-  struct CapacityView {
-    TimePoint now;
-    std::vector<PoolView> pools;
-    std::vector<Holder> in_use;
-  };
-  // `account`: show only that account's reservations and holders (pool counts stay global).
-  CapacityView Capacity(const std::string& region, const std::string& instance_type,
-                        const std::optional<std::string>& account = std::nullopt);
-  // Everything the metrics report about state, settled to now: resources of every account by
-  // kind and status, and the whole capacity view.
-  struct Census {
-    std::vector<store::StateStore::KindStatusCount> resources;
-    CapacityView capacity;
-  };
-  Census TakeCensus();
-
-  // Everything at one instant, settled to the clock, for the dashboard.
-  struct Overview {
-    // Changes whenever the content may have: after a write by any request or a clock move.
-    std::string version;
-    bool unchanged = false;  // the caller's `since` is current: only `clock` is filled in
-    VirtualClock::State clock;
-    std::vector<PoolView> pools;  // counts and free reservable steps; reservations are in `plans`
-    // On-demand instances of a type in a region: the pools' total (nullopt: the configuration
-    // does not limit the type) and how many endpoints and jobs of every account hold now.
-    struct OnDemandUse {
-      std::string region;
-      std::string instance_type;
-      std::optional<int> total;
-      int in_use = 0;
-    };
-    std::vector<OnDemandUse> on_demand;
-    std::vector<PlanOverview> plans;
-    std::vector<EndpointOverview> endpoints;
-    std::vector<JobOverview> jobs;
-  };
-  // `account`: only that account's plans, endpoints and jobs (pool counts stay global).
-  // `since`: a version from an earlier snapshot; when it is still current, nothing else is built.
-  Overview Snapshot(const std::optional<std::string>& account = std::nullopt,
-                    const std::string& since = "");
-  // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
-  // `reservable` below what is already sold from now on. Persisted across restarts.
-  domain::Result<PoolView> ChangeCapacity(const PoolChange& change);
+  // Runs `work(ctx)` as the admin API's requests run: under the request lock, in one store
+  // transaction, with a context at the clock's now and everything due by then settled. The caller
+  // is nobody (admin requests belong to no account). See ops/admin_views.hpp.
+  template <typename Work>
+  auto Administer(Work&& work) {
+    std::lock_guard lock(mutex_);
+    return InOneTransactionLocked([&] {
+      Context ctx = MakeContextLocked(Caller{});
+      return work(ctx);
+    });
+  }
 
  private:
   void PersistClockLocked();
@@ -150,7 +94,6 @@ class Emulator {
   store::GroupCommitter::Batch CloseBatchLocked();
   // Rebuilds what memory keeps beside the store (the ledger and the holdings) from the store.
   void RebuildLedgerLocked();
-  PoolView ViewLocked(const domain::PoolKey& key, TimePoint now);
   // A context at the clock's now, with everything due by then settled.
   Context MakeContextLocked(const Caller& caller);
   // Settles endpoints and jobs up to ctx.now, unless the last settling still holds: nothing was
@@ -194,14 +137,6 @@ class Emulator {
     bool jobs_live = true;
     std::optional<TimePoint> next_due;
   } settled_;
-  // What the last snapshot saw: the store's change count after it, and the time it was taken at.
-  // Settling again at the same time with no write in between gives the same content.
-  struct SnapshotMark {
-    long long changes = -1;
-    TimePoint now{};
-    std::uint64_t version = 0;
-  } snapshot_mark_;
-  const std::string snapshot_epoch_;  // tells this run's versions from an earlier run's
   mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
   // Declared last: constructed after the setup above wrote with synchronous commits, destroyed
   // first, releasing whoever still waits.

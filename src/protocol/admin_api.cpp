@@ -133,7 +133,7 @@ std::string_view DashboardPage() {
 }
 
 // GET /_emulator/state, without the clock and version.
-json OverviewJson(const ops::Emulator::Overview& overview) {
+json OverviewJson(const ops::AdminViews::Overview& overview) {
   auto iso = [](TimePoint time) { return domain::FormatIso8601(time); };
   json pools = json::array();
   for (const ops::PoolView& pool : overview.pools) {
@@ -337,9 +337,9 @@ HttpResponse Router::AdminChangeClock(const AdminCall& call) const {
 
 HttpResponse Router::AdminCapacity(const AdminCall& call) const {
   // Without the token a caller sees its own account's plans and holders only.
-  const auto view = emulator_.Capacity(QueryParameter(call.request.target, "region"),
-                                       QueryParameter(call.request.target, "instance_type"),
-                                       call.AccountFilter(*this));
+  const auto view = admin_views_.Capacity(QueryParameter(call.request.target, "region"),
+                                          QueryParameter(call.request.target, "instance_type"),
+                                          call.AccountFilter(*this));
   json pools = json::array();
   for (const ops::PoolView& pool : view.pools) pools.push_back(PoolJson(pool));
   json in_use = json::array();
@@ -366,7 +366,7 @@ HttpResponse Router::AdminChangeCapacity(const AdminCall& call) const {
   if (!body) return call.Fail(body.error());
   auto change = ReadPoolChange(*body);
   if (!change) return call.Fail(change.error());
-  auto pool = emulator_.ChangeCapacity(*change);
+  auto pool = admin_views_.ChangeCapacity(*change);
   if (!pool) return call.Fail(pool.error());
   return call.Reply(PoolJson(*pool));
 }
@@ -380,7 +380,7 @@ HttpResponse Router::AdminMetrics(const AdminCall& call) const {
   HttpResponse response;
   response.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"},
                       {"x-amzn-RequestId", call.outcome.request_id}};
-  response.body = metrics_->Render(emulator_.TakeCensus());
+  response.body = metrics_->Render(admin_views_.TakeCensus());
   return response;
 }
 
@@ -401,7 +401,7 @@ HttpResponse Router::AdminPage(const AdminCall& call) const {
 }
 
 HttpResponse Router::AdminState(const AdminCall& call) const {
-  const ops::Emulator::Overview overview = emulator_.Snapshot(
+  const ops::AdminViews::Overview overview = admin_views_.Snapshot(
       call.AccountFilter(*this), FormDecode(QueryParameter(call.request.target, "since")));
   const json head = {{"version", overview.version},
                      {"unchanged", overview.unchanged},

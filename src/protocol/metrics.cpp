@@ -58,7 +58,7 @@ class Exposition {
   std::ostringstream out_;
 };
 
-void RenderCensus(Exposition& out, const ops::Emulator::Census& census) {
+void RenderCensus(Exposition& out, const ops::AdminViews::Census& census) {
   out.Family("resources", "gauge", "Resources of every account, by kind and status.");
   for (const auto& resource : census.resources) {
     out.Sample("resources", {{"kind", resource.kind}, {"status", resource.status}},
@@ -128,7 +128,7 @@ void RequestMetrics::Record(const std::string& operation, int status, double sec
   ++latency.count;
 }
 
-std::string RequestMetrics::Render(const ops::Emulator::Census& census) const {
+std::string RequestMetrics::Render(const ops::AdminViews::Census& census) const {
   Exposition out;
   {
     std::lock_guard lock(mutex_);

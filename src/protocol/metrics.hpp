@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "ops/emulator.hpp"
+#include "ops/admin_views.hpp"
 
 namespace smemu::protocol {
 
@@ -26,7 +26,7 @@ class RequestMetrics {
   void Record(const std::string& operation, int status, double seconds);
 
   // The whole exposition: these request metrics plus the gauges from `census`.
-  std::string Render(const ops::Emulator::Census& census) const;
+  std::string Render(const ops::AdminViews::Census& census) const;
 
  private:
   struct Latency {

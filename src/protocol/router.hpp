@@ -14,6 +14,7 @@
 #include <string>
 
 #include "apimodel/service_model.hpp"
+#include "ops/admin_views.hpp"
 #include "ops/emulator.hpp"
 #include "protocol/http_types.hpp"
 #include "protocol/metrics.hpp"
@@ -107,6 +108,8 @@ class Router {
   HttpResponse RefuseAuthentication(const domain::AwsError& error, const Outcome& outcome) const;
 
   ops::Emulator& emulator_;
+  // The admin API's views of the state; they keep the dashboard's snapshot version.
+  mutable ops::AdminViews admin_views_{emulator_};
   const apimodel::ServiceModel& control_plane_;
   const apimodel::ServiceModel& runtime_;
   const RouterConfig config_;

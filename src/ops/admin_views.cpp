@@ -1,0 +1,149 @@
+#include "ops/admin_views.hpp"
+
+#include <map>
+#include <random>
+
+#include "domain/resource_kinds.hpp"
+#include "domain/training_plan.hpp"
+#include "ops/arn.hpp"
+#include "ops/handlers.hpp"
+#include "ops/plan_records.hpp"
+
+namespace smemu::ops {
+namespace {
+
+PoolView ViewOf(const domain::CapacityLedger& ledger, const domain::PoolKey& key, TimePoint now) {
+  PoolView view;
+  view.key = key;
+  const auto* pool = ledger.Find(key);
+  if (pool == nullptr) return view;
+  view.reservable = pool->reservable;
+  view.on_demand = pool->on_demand;
+  // The free count changes only where a reservation starts or ends; show a year ahead.
+  const domain::Window ahead{now, now + 366 * domain::kDay};
+  for (const auto& [from, committed] : pool->reserved.Steps(ahead)) {
+    view.free_from_now.emplace_back(from, std::max(0, pool->reservable - committed));
+  }
+  return view;
+}
+
+}  // namespace
+
+AdminViews::AdminViews(Emulator& emulator)
+    : emulator_(emulator), snapshot_epoch_(std::to_string(std::random_device{}() & 0xffffff)) {}
+
+AdminViews::CapacityView AdminViews::Capacity(const std::string& region,
+                                              const std::string& instance_type,
+                                              const std::optional<std::string>& account) {
+  auto visible = [&account](const std::string& arn) {
+    return !account || ArnAccount(arn) == *account;
+  };
+  return emulator_.Administer([&](const Context& ctx) {
+    std::map<domain::PoolKey, PoolView> views;
+    for (const auto& [key, pool] : ctx.ledger.pools()) {
+      if (!region.empty() && key.region != region) continue;
+      if (!instance_type.empty() && key.instance_type != instance_type) continue;
+      views.emplace(key, ViewOf(ctx.ledger, key, ctx.now));
+    }
+    for (const PlanCommitment& plan : StoredPlanCommitments(ctx.store)) {
+      auto it = views.find(plan.pool);
+      if (it == views.end() || !visible(plan.training_plan_arn)) continue;
+      it->second.reservations.push_back({plan.training_plan_arn, plan.window, plan.count});
+    }
+    CapacityView result{ctx.now, {}, {}};
+    for (auto& [key, view] : views) result.pools.push_back(std::move(view));
+    for (Holder& holder : HoldersIn(ctx.holdings, region)) {
+      if ((instance_type.empty() || holder.instance_type == instance_type) && visible(holder.arn)) {
+        result.in_use.push_back(std::move(holder));
+      }
+    }
+    return result;
+  });
+}
+
+AdminViews::Census AdminViews::TakeCensus() {
+  Census census;
+  census.capacity = Capacity("", "");  // settles everything due first
+  census.resources =
+      emulator_.Administer([](const Context& ctx) { return ctx.store.CountByKindAndStatus(); });
+  return census;
+}
+
+AdminViews::Overview AdminViews::Snapshot(const std::optional<std::string>& account,
+                                          const std::string& since) {
+  const VirtualClock::State clock = emulator_.GetClock();
+  return emulator_.Administer([&](const Context& ctx) -> Overview {
+    // Settled to ctx.now: the content changes only with a write (settling included) or the time.
+    if (ctx.store.TotalChanges() != snapshot_mark_.changes || ctx.now != snapshot_mark_.now) {
+      ++snapshot_mark_.version;
+      snapshot_mark_.changes = ctx.store.TotalChanges();
+      snapshot_mark_.now = ctx.now;
+    }
+    const std::string version = snapshot_epoch_ + "-" + std::to_string(snapshot_mark_.version);
+    Overview result;
+    result.version = version;
+    result.clock = {ctx.now, clock.frozen};
+    if (!since.empty() && since == version) {
+      result.unchanged = true;
+      return result;
+    }
+    std::map<std::pair<std::string, std::string>, Overview::OnDemandUse> on_demand;
+    for (const auto& [key, pool] : ctx.ledger.pools()) {
+      result.pools.push_back(ViewOf(ctx.ledger, key, ctx.now));
+      auto& use = on_demand[{key.region, key.instance_type}];
+      use.total = use.total.value_or(0) + pool.on_demand;
+    }
+    for (const Holder& holder : HoldersIn(ctx.holdings, "")) {
+      if (holder.training_plan_arn.empty()) {
+        on_demand[{holder.region, holder.instance_type}].in_use += holder.count;
+      }
+    }
+    for (auto& [key, use] : on_demand) {
+      use.region = key.first;
+      use.instance_type = key.second;
+      result.on_demand.push_back(std::move(use));
+    }
+    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kPlanKind)) {
+      if (account && row.key.account != *account) continue;
+      Plan plan = PlanFromRow(row);
+      const int used = ctx.holdings.OnPlan(plan.arn);
+      result.plans.push_back({std::move(plan.name), std::move(plan.arn), row.key.account,
+                              std::move(plan.pool), plan.instance_count, used, plan.window,
+                              domain::PlanStatusAt(plan.window, ctx.now),
+                              std::move(plan.target_resources)});
+    }
+    result.endpoints = EndpointOverviews(ctx.store, account);
+    result.jobs = JobOverviews(ctx.store, ctx.now, account);
+    return result;
+  });
+}
+
+domain::Result<PoolView> AdminViews::ChangeCapacity(const PoolChange& change) {
+  return emulator_.Administer([&](Context& ctx) -> domain::Result<PoolView> {
+    // Everything due before the change has happened by now (Administer settles first).
+    const auto* pool = ctx.ledger.Find(change.key);
+    const int reservable = change.reservable.value_or(pool ? pool->reservable : 0);
+    if (reservable > 0 && !ctx.capacity.prices.count(change.key.instance_type)) {
+      return domain::ValidationException("No plan prices are configured for instance type " +
+                                         change.key.instance_type +
+                                         ": only on-demand instances can be set.");
+    }
+    const int on_demand = change.on_demand.value_or(pool ? pool->on_demand : 0);
+    if (reservable < 0 || on_demand < 0) {
+      return domain::ValidationException("Instance counts must not be negative.");
+    }
+    // Plans already sold keep their instances: the pool can shrink only to what they still hold.
+    const int sold = pool ? pool->reserved.MaxCommitted({ctx.now, TimePoint::max()}) : 0;
+    if (reservable < sold) {
+      return domain::ValidationException(
+          "reservable cannot go below " + std::to_string(sold) +
+          ": that many instances of this pool are sold to training plans from now on.");
+    }
+    ctx.ledger.SetPool(change.key, reservable, on_demand);
+    SavePoolChange(ctx.store, change.key, reservable, on_demand);
+    SettleJobs(ctx);  // waiting jobs take instances that appeared
+    return ViewOf(ctx.ledger, change.key, ctx.now);
+  });
+}
+
+}  // namespace smemu::ops

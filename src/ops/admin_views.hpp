@@ -1,0 +1,96 @@
+// What the admin API and the metrics show of the emulator's state, and the pool changes the admin
+// API makes: the capacity view (pools, reservations, who holds what), the census for the metrics,
+// and the dashboard's snapshot. Each runs through Emulator::Administer, so it sees the state
+// settled to the clock under the request lock. The Emulator itself knows nothing of these views.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ops/capacity_use.hpp"
+#include "ops/emulator.hpp"
+#include "ops/overview.hpp"
+#include "ops/pool_changes.hpp"
+
+namespace smemu::ops {
+
+// One pool as the admin API shows it.
+struct PoolView {
+  domain::PoolKey key;
+  int reservable = 0;
+  int on_demand = 0;
+  struct Reservation {
+    std::string training_plan_arn;
+    domain::Window window;
+    int count = 0;
+  };
+  std::vector<Reservation> reservations;
+  std::vector<std::pair<TimePoint, int>> free_from_now;  // (from, free reservable instances)
+};
+
+class AdminViews {
+ public:
+  // `emulator` must outlive the views.
+  explicit AdminViews(Emulator& emulator);
+
+  // Every pool (optionally of one region and/or instance type) with its reservations, and who
+  // holds instances right now.
+  struct CapacityView {
+    TimePoint now;
+    std::vector<PoolView> pools;
+    std::vector<Holder> in_use;
+  };
+  // `account`: show only that account's reservations and holders (pool counts stay global).
+  CapacityView Capacity(const std::string& region, const std::string& instance_type,
+                        const std::optional<std::string>& account = std::nullopt);
+  // Everything the metrics report about state, settled to now: resources of every account by
+  // kind and status, and the whole capacity view.
+  struct Census {
+    std::vector<store::StateStore::KindStatusCount> resources;
+    CapacityView capacity;
+  };
+  Census TakeCensus();
+
+  // Everything at one instant, settled to the clock, for the dashboard.
+  struct Overview {
+    // Changes whenever the content may have: after a write by any request or a clock move.
+    std::string version;
+    bool unchanged = false;  // the caller's `since` is current: only `clock` is filled in
+    VirtualClock::State clock;
+    std::vector<PoolView> pools;  // counts and free reservable steps; reservations are in `plans`
+    // On-demand instances of a type in a region: the pools' total (nullopt: the configuration
+    // does not limit the type) and how many endpoints and jobs of every account hold now.
+    struct OnDemandUse {
+      std::string region;
+      std::string instance_type;
+      std::optional<int> total;
+      int in_use = 0;
+    };
+    std::vector<OnDemandUse> on_demand;
+    std::vector<PlanOverview> plans;
+    std::vector<EndpointOverview> endpoints;
+    std::vector<JobOverview> jobs;
+  };
+  // `account`: only that account's plans, endpoints and jobs (pool counts stay global).
+  // `since`: a version from an earlier snapshot; when it is still current, nothing else is built.
+  Overview Snapshot(const std::optional<std::string>& account = std::nullopt,
+                    const std::string& since = "");
+  // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
+  // `reservable` below what is already sold from now on. Persisted across restarts.
+  domain::Result<PoolView> ChangeCapacity(const PoolChange& change);
+
+ private:
+  Emulator& emulator_;
+  // What the last snapshot saw: the store's change count after it, and the time it was taken at.
+  // Settling again at the same time with no write in between gives the same content.
+  struct SnapshotMark {
+    long long changes = -1;
+    TimePoint now{};
+    std::uint64_t version = 0;
+  } snapshot_mark_;
+  const std::string snapshot_epoch_;  // tells this run's versions from an earlier run's
+};
+
+}  // namespace smemu::ops
