@@ -20,8 +20,8 @@ std::uint64_t Mix(std::uint64_t x) {
 }
 
 std::uint64_t HashText(const std::string& text) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a
-  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ULL;
+  std::uint64_t hash = 0xcbf29ce484222325ULL;                                            // FNV-1a
+  for (char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;  // bytes
   return hash;
 }
 
