@@ -4,6 +4,7 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
+#include "ops/lifecycle_records.hpp"
 #include "ops/plan_records.hpp"
 
 namespace smemu::ops {
@@ -28,10 +29,11 @@ std::uint64_t HashText(const std::string& text) {
 // Picks a variant in proportion to the current weights. The draw depends only on the routing seed,
 // the endpoint, the clock and the invocation's number, so a run with a frozen clock and the same
 // sequence of calls routes every request the same way.
-const json* VariantByWeight(const json& variants, const std::string& endpoint_arn,
-                            const InvokeRequest& request, const Context& ctx) {
+const domain::Variant* VariantByWeight(const std::vector<domain::Variant>& variants,
+                                       const std::string& endpoint_arn,
+                                       const InvokeRequest& request, const Context& ctx) {
   double total = 0;
-  for (const json& variant : variants) total += std::max(0.0, variant.value("Weight", 1.0));
+  for (const domain::Variant& variant : variants) total += std::max(0.0, variant.weight);
   if (total <= 0) return nullptr;
   const std::uint64_t draw =
       Mix(ctx.hosting.routing_seed ^
@@ -40,9 +42,9 @@ const json* VariantByWeight(const json& variants, const std::string& endpoint_ar
                   Mix(request.sequence))));
   const double point = static_cast<double>(draw >> 11) * 0x1.0p-53 * total;  // in [0, total)
   double upper = 0;
-  const json* last_weighted = nullptr;
-  for (const json& variant : variants) {
-    const double weight = std::max(0.0, variant.value("Weight", 1.0));
+  const domain::Variant* last_weighted = nullptr;
+  for (const domain::Variant& variant : variants) {
+    const double weight = std::max(0.0, variant.weight);
     if (weight <= 0) continue;
     last_weighted = &variant;
     upper += weight;
@@ -51,17 +53,18 @@ const json* VariantByWeight(const json& variants, const std::string& endpoint_ar
   return last_weighted;  // rounding at the top end
 }
 
-domain::Result<const json*> ChosenVariant(const json& endpoint, const std::string& arn,
-                                          const InvokeRequest& request, const Context& ctx) {
-  const json& variants = endpoint.at("Variants");
+domain::Result<const domain::Variant*> ChosenVariant(const domain::Endpoint& endpoint,
+                                                     const InvokeRequest& request,
+                                                     const Context& ctx) {
+  const std::vector<domain::Variant>& variants = endpoint.variants;
   if (!request.target_variant.empty()) {
-    for (const json& variant : variants) {
-      if (variant.at("VariantName") == request.target_variant) return &variant;
+    for (const domain::Variant& variant : variants) {
+      if (variant.name == request.target_variant) return &variant;
     }
     return domain::ValidationError("The variant " + request.target_variant +
                                    " is not part of endpoint " + request.endpoint_name + ".");
   }
-  const json* chosen = VariantByWeight(variants, arn, request, ctx);
+  const domain::Variant* chosen = VariantByWeight(variants, endpoint.arn, request, ctx);
   if (chosen == nullptr) {
     return domain::ValidationError("Endpoint " + request.endpoint_name +
                                    " has no variant with a weight above zero; name one with "
@@ -73,32 +76,32 @@ domain::Result<const json*> ChosenVariant(const json& endpoint, const std::strin
 }  // namespace
 
 domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Context& ctx) {
-  const auto row = ctx.store.Get(
-      {ctx.caller.account, ctx.caller.region, domain::kEndpointKind, request.endpoint_name});
-  if (!row) {
+  const auto record = LoadEndpoint(
+      ctx, {ctx.caller.account, ctx.caller.region, domain::kEndpointKind, request.endpoint_name});
+  if (!record) {
     return domain::ValidationError("Endpoint " + request.endpoint_name + " of account " +
                                    ctx.caller.account + " not found.");
   }
-  if (row->status != "InService" && row->status != "Updating") {
+  const domain::Endpoint& endpoint = record->endpoint;
+  if (endpoint.status != domain::EndpointStatus::kInService &&
+      endpoint.status != domain::EndpointStatus::kUpdating) {
     return domain::ValidationError("Endpoint " + request.endpoint_name + " is not in service (" +
-                                   row->status + ").");
+                                   std::string(domain::ToString(endpoint.status)) + ").");
   }
-  const json doc = json::parse(row->doc);
-  const auto chosen = ChosenVariant(doc, row->arn, request, ctx);
+  const auto chosen = ChosenVariant(endpoint, request, ctx);
   if (!chosen) return chosen.error();
-  const json& variant = **chosen;
-  if (variant.contains("CapacityReservationConfig")) {
-    const std::string plan_arn = variant["CapacityReservationConfig"].value("MlReservationArn", "");
-    const auto plan = PlanByReservationArn(ctx, plan_arn);
-    if (!plan || domain::PlanStatusAt(plan->window, ctx.now) == "Expired") {
+  const domain::Variant& variant = **chosen;
+  if (variant.reservation) {
+    const auto plan = StoreCapacityFacts(ctx).Plan(endpoint.owner, variant.plan_arn());
+    if (!plan || domain::PlanStatusOf(plan->window, ctx.now) == domain::PlanStatus::kExpired) {
       return domain::ModelError(
           "Endpoint capacity reservation has expired. Please update endpoint configuration.");
     }
   }
   InvokeResponse response;
-  response.invoked_variant = variant["VariantName"];
+  response.invoked_variant = variant.name;
   response.custom_attributes = request.custom_attributes;
-  const std::string model = variant.value("ModelName", "");
+  const std::string model = variant.model_name.value_or("");
   if (auto upstream = UpstreamOf(ctx, model)) {
     response.forward_to = std::move(upstream);
     return response;
