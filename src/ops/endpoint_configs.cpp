@@ -62,7 +62,7 @@ domain::Status CheckReservation(const Context& ctx, const json& variant) {
                                        " does not name a training plan or reserved capacity of "
                                        "this account and region.");
   }
-  if (domain::PlanStatusAt(plan->window, ctx.now) == "Expired") {
+  if (domain::PlanStatusOf(plan->window, ctx.now) == domain::PlanStatus::kExpired) {
     return domain::ValidationException("Training plan " + plan->arn +
                                        " has expired and cannot back an endpoint.");
   }

@@ -57,7 +57,7 @@ domain::Status CheckPlan(const Context& ctx, const JobOption& option) {
     return domain::ResourceNotFound("Training plan " + option.plan_arn +
                                     " does not exist in this account and region.");
   }
-  if (domain::PlanStatusAt(plan->window, ctx.now) == "Expired") {
+  if (domain::PlanStatusOf(plan->window, ctx.now) == domain::PlanStatus::kExpired) {
     return ValidationException("Training plan " + plan->arn + " has expired.");
   }
   const auto& targets = plan->target_resources;
