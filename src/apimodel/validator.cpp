@@ -65,8 +65,9 @@ std::string TypeName(Type type) {
 // Length as the service counts it: characters, not bytes.
 size_t CodePoints(const std::string& text) {
   size_t count = 0;
-  for (unsigned char c : text) {
-    if ((c & 0xC0) != 0x80) ++count;
+  for (const char c : text) {
+    // The byte's bits, whatever char's signedness: UTF-8 continuation bytes are 10xxxxxx.
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++count;
   }
   return count;
 }
