@@ -65,8 +65,9 @@ std::string TypeName(Type type) {
 // Length as the service counts it: characters, not bytes.
 size_t CodePoints(const std::string& text) {
   size_t count = 0;
-  for (unsigned char c : text) {
-    if ((c & 0xC0) != 0x80) ++count;
+  for (const char c : text) {
+    // The byte's bits, whatever char's signedness: UTF-8 continuation bytes are 10xxxxxx.
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++count;
   }
   return count;
 }
@@ -565,7 +566,7 @@ const CommonError* FindCommonError(std::string_view code) {
 }
 
 // The code as SDKs read it: after the last '#', before the first ':'.
-std::string_view ErrorCode(std::string_view type) {
+std::string_view CodeOfType(std::string_view type) {
   type = type.substr(0, type.find(':'));
   const auto hash = type.rfind('#');
   return hash == std::string_view::npos ? type : type.substr(hash + 1);
@@ -577,7 +578,7 @@ void CheckError(const Operation* operation, int http_status, const json& body,
     violations.push_back("The error body has no __type naming the error: " + Quote(body));
     return;
   }
-  const std::string_view code = ErrorCode(body["__type"].get_ref<const std::string&>());
+  const std::string_view code = CodeOfType(body["__type"].get_ref<const std::string&>());
   ResponseChecker checker(violations);
   if (operation != nullptr) {
     for (const Shape* error : operation->errors) {

@@ -11,7 +11,6 @@
 #include "apimodel/embedded_models.hpp"
 #include "domain/aws_names.hpp"
 #include "embed/embedded_files.hpp"
-#include "protocol/sigv4.hpp"
 
 namespace smemu::config {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "domain/capacity_config.hpp"
+#include "domain/capacity_pools.hpp"
 
 namespace smemu::config {
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -18,17 +19,94 @@ struct ErrorDetail {
   bool operator==(const ErrorDetail&) const = default;
 };
 
-// An AWS error code (the wire `__type`), its message and the HTTP status it is sent with.
+// Every error code the emulator answers with: a closed set, so a misspelt or unplanned code does
+// not compile. WireName() gives the text sent as `__type` and X-Amzn-ErrorType.
+enum class ErrorCode {
+  // SageMaker's control plane (awsJson1_1). The real service answers "not found" and "already
+  // exists" on models, endpoints and configs with ValidationException.
+  kValidationException,
+  kResourceNotFound,
+  kResourceInUse,
+  kResourceLimitExceeded,
+  // The awsJson1_1 framework and the common AWS codes.
+  kSerializationException,
+  kUnknownOperationException,
+  kInternalFailure,
+  kAccessDeniedException,
+  // SigV4 refusals (strict authentication).
+  kIncompleteSignatureException,
+  kInvalidSignatureException,
+  kMissingAuthenticationTokenException,
+  kUnrecognizedClientException,
+  // sagemaker-runtime (restJson1): invalid input, and a model's failure (424).
+  kValidationError,
+  kModelError,
+  // The emulator's transport and admin API.
+  kMethodNotAllowedException,
+  kNotFoundException,
+  kBadRequestException,
+  kRequestEntityTooLargeException,
+  kRequestHeaderFieldsTooLargeException,
+  kRequestTimeoutException,
+};
+
+constexpr std::string_view WireName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kValidationException:
+      return "ValidationException";
+    case ErrorCode::kResourceNotFound:
+      return "ResourceNotFound";
+    case ErrorCode::kResourceInUse:
+      return "ResourceInUse";
+    case ErrorCode::kResourceLimitExceeded:
+      return "ResourceLimitExceeded";
+    case ErrorCode::kSerializationException:
+      return "SerializationException";
+    case ErrorCode::kUnknownOperationException:
+      return "UnknownOperationException";
+    case ErrorCode::kInternalFailure:
+      return "InternalFailure";
+    case ErrorCode::kAccessDeniedException:
+      return "AccessDeniedException";
+    case ErrorCode::kIncompleteSignatureException:
+      return "IncompleteSignatureException";
+    case ErrorCode::kInvalidSignatureException:
+      return "InvalidSignatureException";
+    case ErrorCode::kMissingAuthenticationTokenException:
+      return "MissingAuthenticationTokenException";
+    case ErrorCode::kUnrecognizedClientException:
+      return "UnrecognizedClientException";
+    case ErrorCode::kValidationError:
+      return "ValidationError";
+    case ErrorCode::kModelError:
+      return "ModelError";
+    case ErrorCode::kMethodNotAllowedException:
+      return "MethodNotAllowedException";
+    case ErrorCode::kNotFoundException:
+      return "NotFoundException";
+    case ErrorCode::kBadRequestException:
+      return "BadRequestException";
+    case ErrorCode::kRequestEntityTooLargeException:
+      return "RequestEntityTooLargeException";
+    case ErrorCode::kRequestHeaderFieldsTooLargeException:
+      return "RequestHeaderFieldsTooLargeException";
+    case ErrorCode::kRequestTimeoutException:
+      return "RequestTimeoutException";
+  }
+  return "InternalFailure";  // unreachable: the switch names every code (-Wswitch checks it)
+}
+
+// An AWS error code, its message and the HTTP status it is sent with.
 struct AwsError {
   AwsError() = default;
-  AwsError(std::string error_code, std::string error_message, int status = 400,
+  AwsError(ErrorCode error_code, std::string error_message, int status = 400,
            std::vector<ErrorDetail> error_details = {})
-      : code(std::move(error_code)),
+      : code(error_code),
         message(std::move(error_message)),
         http_status(status),
         details(std::move(error_details)) {}
 
-  std::string code;
+  ErrorCode code = ErrorCode::kInternalFailure;
   std::string message;
   int http_status = 400;
   std::vector<ErrorDetail> details;
@@ -36,44 +114,43 @@ struct AwsError {
   bool operator==(const AwsError&) const = default;
 };
 
-// Generic AWS codes and the SageMaker codes the emulator answers with. The real service answers
-// "not found" and "already exists" on models, endpoints and configs with ValidationException.
+// The makers, one per code the operation layer and the domain answer with.
 inline AwsError ValidationException(std::string message) {
-  return {"ValidationException", std::move(message), 400};
+  return {ErrorCode::kValidationException, std::move(message), 400};
 }
 inline AwsError SerializationException(std::string message) {
-  return {"SerializationException", std::move(message), 400};
+  return {ErrorCode::kSerializationException, std::move(message), 400};
 }
 inline AwsError UnknownOperationException(std::string message) {
-  return {"UnknownOperationException", std::move(message), 400};
+  return {ErrorCode::kUnknownOperationException, std::move(message), 400};
 }
 inline AwsError ResourceNotFound(std::string message) {
-  return {"ResourceNotFound", std::move(message), 400};
+  return {ErrorCode::kResourceNotFound, std::move(message), 400};
 }
 inline AwsError ResourceInUse(std::string message) {
-  return {"ResourceInUse", std::move(message), 400};
+  return {ErrorCode::kResourceInUse, std::move(message), 400};
 }
 inline AwsError ResourceLimitExceeded(std::string message) {
-  return {"ResourceLimitExceeded", std::move(message), 400};
+  return {ErrorCode::kResourceLimitExceeded, std::move(message), 400};
 }
 inline AwsError InternalFailure(std::string message) {
-  return {"InternalFailure", std::move(message), 500};
+  return {ErrorCode::kInternalFailure, std::move(message), 500};
 }
 inline AwsError AccessDeniedException(std::string message) {
-  return {"AccessDeniedException", std::move(message), 403};
+  return {ErrorCode::kAccessDeniedException, std::move(message), 403};
 }
 // The transport's and the admin API's refusals of a method a path does not take.
 inline AwsError MethodNotAllowedException(std::string message) {
-  return {"MethodNotAllowedException", std::move(message), 405};
+  return {ErrorCode::kMethodNotAllowedException, std::move(message), 405};
 }
 
 // The runtime API (sagemaker-runtime, restJson1) names its codes differently: its invalid input is
 // ValidationError, and a model's failure is ModelError with status 424.
 inline AwsError ValidationError(std::string message) {
-  return {"ValidationError", std::move(message), 400};
+  return {ErrorCode::kValidationError, std::move(message), 400};
 }
 inline AwsError ModelError(std::string message, std::vector<ErrorDetail> details = {}) {
-  return {"ModelError", std::move(message), 424, std::move(details)};
+  return {ErrorCode::kModelError, std::move(message), 424, std::move(details)};
 }
 
 // Either a value or an AwsError. Converts implicitly from both so handlers can `return error;`.

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "domain/aws_error.hpp"
-#include "domain/capacity_config.hpp"
 #include "domain/capacity_ledger.hpp"
+#include "domain/capacity_pools.hpp"
 #include "smemu/clock.hpp"
 
 namespace smemu::domain {

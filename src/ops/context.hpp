@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "domain/aws_error.hpp"
-#include "domain/capacity_config.hpp"
 #include "domain/capacity_ledger.hpp"
+#include "domain/capacity_pools.hpp"
 #include "domain/holdings.hpp"
 #include "domain/training_plan.hpp"
 #include "smemu/clock.hpp"

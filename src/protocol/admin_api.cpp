@@ -304,7 +304,8 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
               "X-Emulator-Admin-Token header or as Authorization: Bearer <token>."));
   }
   if (route == nullptr) {
-    return call.Fail({"NotFoundException", "No admin resource at " + std::string(path) + ".", 404});
+    return call.Fail({domain::ErrorCode::kNotFoundException,
+                      "No admin resource at " + std::string(path) + ".", 404});
   }
   const auto handler = request.method == "GET"    ? route->get
                        : request.method == "POST" ? route->post

@@ -27,15 +27,16 @@ HttpResponse RenderJson(int status, std::string body, WireProtocol protocol,
 HttpResponse RenderError(const domain::AwsError& error, WireProtocol protocol,
                          const std::string& request_id) {
   // Invalid UTF-8 (say, echoed from a header) is replaced rather than thrown on.
-  nlohmann::json body = {
-      {"__type", error.code}, {"message", error.message}, {"Message", error.message}};
+  nlohmann::json body = {{"__type", domain::WireName(error.code)},
+                         {"message", error.message},
+                         {"Message", error.message}};
   for (const domain::ErrorDetail& detail : error.details) {
     std::visit([&](const auto& value) { body[detail.name] = value; }, detail.value);
   }
   HttpResponse response = RenderJson(
       error.http_status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
       protocol, request_id);
-  response.headers.emplace_back("X-Amzn-ErrorType", error.code);
+  response.headers.emplace_back("X-Amzn-ErrorType", std::string(domain::WireName(error.code)));
   return response;
 }
 

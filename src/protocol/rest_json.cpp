@@ -12,7 +12,9 @@ namespace {
 
 // The runtime model names its invalid-input error ValidationError, not ValidationException.
 domain::AwsError AsRuntimeError(domain::AwsError error) {
-  if (error.code == "ValidationException") error.code = "ValidationError";
+  if (error.code == domain::ErrorCode::kValidationException) {
+    error.code = domain::ErrorCode::kValidationError;
+  }
   return error;
 }
 
@@ -127,7 +129,7 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
                                                                 : "-";
   const apimodel::Operation* spec = runtime_.FindOperation(outcome.operation);
   if (spec == nullptr) {
-    return fail({"UnknownOperationException",
+    return fail({domain::ErrorCode::kUnknownOperationException,
                  "No sagemaker-runtime operation is served at " + std::string(request.Path()) +
                      " by sagemaker-emulator.",
                  outcome.operation == "-" ? 404 : 400});

@@ -82,7 +82,7 @@ domain::Result<ops::Caller> Router::Authenticate(const HttpRequest& request,
 HttpResponse Router::RefuseAuthentication(const domain::AwsError& error,
                                           const Outcome& outcome) const {
   log::Event(spdlog::level::info, "authentication refused",
-             {{"request_id", outcome.request_id}, {"error", error.code}});
+             {{"request_id", outcome.request_id}, {"error", domain::WireName(error.code)}});
   HttpResponse response = RenderError(error, outcome.protocol, outcome.request_id);
   // As AWS does: SDKs correct their clock skew from the Date of such an answer.
   response.headers.emplace_back("Date", FormatHttpDate(config_.verifier->clock().Now()));
@@ -96,9 +96,9 @@ HttpResponse Router::Dispatch(const HttpRequest& request, Outcome& outcome) cons
     if (path.rfind(kRuntimePrefix, 0) == 0) return HandleRuntime(request, outcome);
     if (path.rfind(kAdminPrefix, 0) == 0) return HandleAdmin(request, outcome);
     outcome.operation = "-";
-    return RenderError(
-        {"UnknownOperationException", "No operation is served at " + std::string(path) + ".", 404},
-        WireProtocol::kRestJson1, outcome.request_id);
+    return RenderError({domain::ErrorCode::kUnknownOperationException,
+                        "No operation is served at " + std::string(path) + ".", 404},
+                       WireProtocol::kRestJson1, outcome.request_id);
   } catch (const std::exception& e) {
     // A defect or a store failure: never let it reach the socket as anything but an AWS error.
     log::Event(spdlog::level::err, "internal error",
@@ -223,10 +223,11 @@ std::string Router::MetricLabel(const Outcome& outcome) const {
 }
 
 HttpResponse Router::FramingError(int status, const std::string& message) const {
-  const char* code = status == 413   ? "RequestEntityTooLargeException"
-                     : status == 431 ? "RequestHeaderFieldsTooLargeException"
-                     : status == 408 ? "RequestTimeoutException"
-                                     : "BadRequestException";
+  using domain::ErrorCode;
+  const ErrorCode code = status == 413   ? ErrorCode::kRequestEntityTooLargeException
+                         : status == 431 ? ErrorCode::kRequestHeaderFieldsTooLargeException
+                         : status == 408 ? ErrorCode::kRequestTimeoutException
+                                         : ErrorCode::kBadRequestException;
   const std::string request_id = NewRequestId();
   metrics_->Record("refused", status, 0);
   log::Event(spdlog::level::warn, "request refused",

@@ -369,19 +369,19 @@ const Credential* SigV4Verifier::Find(std::string_view access_key_id) const {
 
 domain::Result<SigV4Verifier::Verified> SigV4Verifier::Verify(const HttpRequest& request,
                                                               int refusal_status) const {
-  auto refuse = [refusal_status](const char* code, std::string message) {
+  auto refuse = [refusal_status](domain::ErrorCode code, std::string message) {
     return domain::AwsError(code, std::move(message), refusal_status);
   };
   auto incomplete = [&](std::string message) {
-    return refuse("IncompleteSignatureException", std::move(message));
+    return refuse(domain::ErrorCode::kIncompleteSignatureException, std::move(message));
   };
   auto invalid = [&](std::string message) {
-    return refuse("InvalidSignatureException", std::move(message));
+    return refuse(domain::ErrorCode::kInvalidSignatureException, std::move(message));
   };
 
   const std::string* header = request.Header("Authorization");
   if (header == nullptr || header->empty()) {
-    return refuse("MissingAuthenticationTokenException", kMissingToken);
+    return refuse(domain::ErrorCode::kMissingAuthenticationTokenException, kMissingToken);
   }
 
   // Well formed: key=value tokens, the three parameters and a date.
@@ -480,7 +480,7 @@ domain::Result<SigV4Verifier::Verified> SigV4Verifier::Verify(const HttpRequest&
   if (!scope_errors.empty()) return invalid(scope_errors);
 
   const Credential* known = Find(scope_parts[0]);
-  if (known == nullptr) return refuse("UnrecognizedClientException", kUnknownKey);
+  if (known == nullptr) return refuse(domain::ErrorCode::kUnrecognizedClientException, kUnknownKey);
 
   // The signature over the canonical request. The payload hash is always computed from the body:
   // an X-Amz-Content-SHA256 header that does not match it makes the signatures differ.

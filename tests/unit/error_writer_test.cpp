@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string_view>
 
 namespace smemu::protocol {
 namespace {
@@ -23,10 +25,25 @@ TEST(ErrorWriter, AwsJsonErrorHasTypeBothMessagesAndHeaders) {
 
 TEST(ErrorWriter, RestJsonUsesTheModelStatusAndJsonContentType) {
   const HttpResponse response =
-      RenderError({"ModelError", "boom", 424}, WireProtocol::kRestJson1, "req-2");
+      RenderError({domain::ErrorCode::kModelError, "boom", 424}, WireProtocol::kRestJson1, "req-2");
   EXPECT_EQ(response.status, 424);
   EXPECT_EQ(*FindHeader(response.headers, "Content-Type"), "application/json");
   EXPECT_EQ(*FindHeader(response.headers, "X-Amzn-ErrorType"), "ModelError");
+}
+
+// The wire names are the codes' own names without the k, each one distinct.
+TEST(ErrorWriter, EveryErrorCodeHasItsOwnWireName) {
+  using domain::ErrorCode;
+  EXPECT_EQ(domain::WireName(ErrorCode::kValidationException), "ValidationException");
+  EXPECT_EQ(domain::WireName(ErrorCode::kMissingAuthenticationTokenException),
+            "MissingAuthenticationTokenException");
+  std::set<std::string_view> names;
+  const int count = static_cast<int>(ErrorCode::kRequestTimeoutException) + 1;  // the last code
+  for (int i = 0; i < count; ++i) {
+    const std::string_view name = domain::WireName(static_cast<ErrorCode>(i));
+    EXPECT_FALSE(name.empty());
+    EXPECT_TRUE(names.insert(name).second) << name;
+  }
 }
 
 TEST(ErrorWriter, InvalidUtf8InAMessageIsReplacedNotThrown) {

@@ -218,14 +218,14 @@ TEST_F(SigV4VerifierTest, FifteenMinutesEitherWayOfTheRealClock) {
   const auto expired = verifier_.Verify(Vanilla("20150830T122059Z"), 400);
   ASSERT_FALSE(expired.ok());
   EXPECT_EQ(expired.error(),
-            domain::AwsError("InvalidSignatureException",
+            domain::AwsError(domain::ErrorCode::kInvalidSignatureException,
                              "Signature expired: 20150830T122059Z is now earlier than "
                              "20150830T122100Z (20150830T123600Z - 15 min.)",
                              400));
   const auto early = verifier_.Verify(Vanilla("20150830T125101Z"), 403);
   ASSERT_FALSE(early.ok());
   EXPECT_EQ(early.error(),
-            domain::AwsError("InvalidSignatureException",
+            domain::AwsError(domain::ErrorCode::kInvalidSignatureException,
                              "Signature not yet current: 20150830T125101Z is still later than "
                              "20150830T125100Z (20150830T123600Z + 15 min.)",
                              403));
@@ -242,7 +242,7 @@ TEST_F(SigV4VerifierTest, ADateHeaderMayStandInForXAmzDate) {
   // The suite's signature signed x-amz-date, so only the date handling is exercised here.
   const auto verified = verifier_.Verify(request, 400);
   ASSERT_FALSE(verified.ok());
-  EXPECT_EQ(verified.error().code, "InvalidSignatureException");
+  EXPECT_EQ(verified.error().code, domain::ErrorCode::kInvalidSignatureException);
   EXPECT_EQ(verified.error().message.rfind("The request signature we calculated", 0), 0u);
 }
 

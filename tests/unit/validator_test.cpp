@@ -33,7 +33,7 @@ TEST(Validator, AcceptsAValidRequest) {
 
 TEST(Validator, MissingRequiredMember) {
   const auto error = ErrorOf("DescribeModel", json::object());
-  EXPECT_EQ(error.code, "ValidationException");
+  EXPECT_EQ(error.code, domain::ErrorCode::kValidationException);
   EXPECT_EQ(error.message,
             "1 validation error detected: Value null at 'modelName' failed to satisfy "
             "constraint: Member must not be null");
@@ -96,13 +96,13 @@ TEST(Validator, MapKeysAreReportedAsOneConstraint) {
 TEST(Validator, WrongJsonTypeIsASerializationError) {
   auto status = ValidateRequest(Input("ListModels"), {{"MaxResults", "ten"}});
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.error().code, "SerializationException");
+  EXPECT_EQ(status.error().code, domain::ErrorCode::kSerializationException);
   EXPECT_THAT(status.error().message, HasSubstr("STRING_VALUE can not be converted to an Integer"));
   EXPECT_THAT(status.error().message, HasSubstr("maxResults"));
 
   status = ValidateRequest(Input("CreateModel"), {{"ModelName", {{"nested", 1}}}});
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.error().code, "SerializationException");
+  EXPECT_EQ(status.error().code, domain::ErrorCode::kSerializationException);
   EXPECT_THAT(status.error().message,
               HasSubstr("Start of structure or map found where not expected"));
 }
@@ -111,7 +111,7 @@ TEST(Validator, IntegersOutOfRangeAndFractionsAreRefused) {
   for (const json& value : {json(1.5), json(4294967296LL), json(18446744073709551615ULL)}) {
     auto status = ValidateRequest(Input("ListModels"), {{"MaxResults", value}});
     ASSERT_FALSE(status.ok()) << value.dump();
-    EXPECT_EQ(status.error().code, "SerializationException") << value.dump();
+    EXPECT_EQ(status.error().code, domain::ErrorCode::kSerializationException) << value.dump();
   }
 }
 
@@ -122,7 +122,7 @@ TEST(Validator, TimestampsAcceptIntegersFractionsAndNumericStrings) {
   }
   auto status = ValidateRequest(Input("ListModels"), {{"CreationTimeAfter", "yesterday"}});
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.error().code, "SerializationException");
+  EXPECT_EQ(status.error().code, domain::ErrorCode::kSerializationException);
 }
 
 TEST(Validator, TimestampsMustFallWithinTheYears1To9999) {
@@ -134,7 +134,7 @@ TEST(Validator, TimestampsMustFallWithinTheYears1To9999) {
                             json("nan"), json("inf")}) {
     auto status = ValidateRequest(Input("ListModels"), {{"CreationTimeAfter", value}});
     ASSERT_FALSE(status.ok()) << value.dump();
-    EXPECT_EQ(status.error().code, "SerializationException") << value.dump();
+    EXPECT_EQ(status.error().code, domain::ErrorCode::kSerializationException) << value.dump();
   }
 }
 

@@ -1,5 +1,6 @@
-// CapacityConfig: the pools and prices the emulator starts with (--capacity FILE or the built-in
-// default). Plain data; parsing and checking live in src/config.
+// The capacity the emulator starts with: its pools (PoolSpec) and prices, gathered in a
+// CapacityConfig (--capacity FILE or the built-in default).
+// Plain data; parsing and checking live in src/config/capacity_config.*.
 #pragma once
 
 #include <map>
