@@ -259,7 +259,7 @@ TEST(DomainEndpoint, ScalingIsCheckedAgainstThePlanAndThePoolAndExpiry) {
     SCOPED_TRACE(std::to_string(c.variant) + " to " + std::to_string(c.wanted));
     const auto checked = domain::CheckScale(endpoint, endpoint.variants[c.variant], c.wanted,
                                             Hour(c.hour), facts, holdings);
-    EXPECT_EQ(checked ? "" : checked.error().code, c.code);
+    EXPECT_EQ(checked ? "" : std::string(domain::WireName(checked.error().code)), c.code);
   }
 }
 
