@@ -1,5 +1,7 @@
 // Time for the whole emulator. Only SystemClock reads the machine's clock; every other component is
-// handed a Clock&. VirtualClock is the clock users and tests steer through the admin API: it runs
+// handed a Clock&. How long something took (a request's latency) is measured on a MonotonicClock,
+// which never jumps when the machine's time is set; only SystemMonotonicClock reads the machine's
+// steady clock. VirtualClock is the clock users and tests steer through the admin API: it runs
 // from a chosen start, can be set forward, advanced and frozen. All methods are thread-safe.
 #pragma once
 
@@ -46,6 +48,20 @@ class ManualClock final : public Clock {
  private:
   mutable std::mutex mutex_;
   TimePoint now_;
+};
+
+// Monotonic time: for measuring how long something took, never for dates.
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+class MonotonicClock {
+ public:
+  virtual ~MonotonicClock() = default;
+  virtual SteadyTime Now() const = 0;
+};
+
+class SystemMonotonicClock final : public MonotonicClock {
+ public:
+  SteadyTime Now() const override { return std::chrono::steady_clock::now(); }
 };
 
 // Virtual time = base clock + offset while running, or a fixed instant while frozen. It never goes

@@ -201,6 +201,8 @@ void Server::Stop() {
   if (!s.running) return;
   s.running = false;
   s.transport->BeginShutdown();
+  // Real time on purpose (no injected MonotonicClock): the grace is for real connections to
+  // finish, measured the way asio's timers measure theirs.
   const auto deadline = std::chrono::steady_clock::now() + kShutdownGrace;
   while (s.transport->OpenConnections() > 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

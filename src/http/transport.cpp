@@ -191,6 +191,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // Called three times a request, so moving the deadline must cost nothing: one timer wait stays
   // pending, only a deadline earlier than its expiry restarts it, and a wait that ends before the
   // deadline (moved later meanwhile) simply waits again.
+  // The deadlines stay on std::chrono::steady_clock, not an injected MonotonicClock: they are
+  // compared with the asio steady_timer's expiry, which runs on that clock.
   void Arm(std::chrono::milliseconds timeout) {
     timed_out_ = false;
     deadline_ = std::chrono::steady_clock::now() + timeout;

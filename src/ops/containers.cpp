@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include "domain/resource_kinds.hpp"
 
@@ -10,6 +11,33 @@ namespace smemu::ops {
 using nlohmann::json;
 
 namespace {
+
+// At most `limit` characters (code points) of `text`, cut at a character boundary; "..." marks a
+// cut.
+std::string Truncated(const std::string& text, size_t limit) {
+  size_t count = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
+    if (++count > limit) {
+      size_t cut = i;
+      for (int dropped = 0; dropped < 3 && cut > 0; ++dropped) {  // room for "..."
+        do {
+          --cut;
+        } while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80);
+      }
+      return text.substr(0, cut) + "...";
+    }
+  }
+  return text;
+}
+
+// The runtime model's Message shape (ModelError's Message and OriginalMessage) holds at most 2048
+// characters; a container's error body can be any size.
+constexpr size_t kMaxMessage = 2048;
+
+constexpr const char* kTimeoutMessage =
+    "Your invocation timed out while waiting for a response from container primary. Review the "
+    "latency metrics for each container in Amazon CloudWatch, resolve the issue, and try again.";
 
 bool IsPort(std::string_view text) {
   if (text.empty() || text.size() > 5) return false;
@@ -94,6 +122,34 @@ std::optional<ContainerAddress> UpstreamOf(const Context& ctx, const std::string
   const auto upstream = environment.find(kUpstreamVariable);
   if (upstream == environment.end() || !upstream->is_string()) return std::nullopt;
   return ParseContainerUrl(upstream->get<std::string>());
+}
+
+domain::AwsError ContainerError(const ContainerAnswer& answer) {
+  if (!answer.reached && !answer.timed_out) {
+    return domain::ModelError("The model container for production variant " + answer.variant +
+                              " at http://" + answer.address.host + ":" + answer.address.port +
+                              " did not answer (" + answer.failure + ").");
+  }
+  // The service reports its own timeout as a server error with status 0 from the container.
+  const int status = answer.timed_out ? 0 : answer.status;
+  const std::string body = answer.timed_out ? std::string(kTimeoutMessage) : answer.body;
+  // The service's wording: the container's status and body, and where its logs would be.
+  const std::string log_group = "/aws/sagemaker/Endpoints/" + answer.endpoint_name;
+  const std::string prefix =
+      std::string(status >= 500 || answer.timed_out ? "Received server error ("
+                                                    : "Received client error (") +
+      std::to_string(status) + ") from primary with message \"";
+  const std::string suffix = "\". See https://" + answer.region +
+                             ".console.aws.amazon.com/cloudwatch/home?region=" + answer.region +
+                             "#logEventViewer:group=" + log_group + " in account " +
+                             answer.account + " for more information.";
+  // ASCII apart from the body, so the byte sizes are character counts.
+  const size_t room = kMaxMessage - std::min(kMaxMessage - 3, prefix.size() + suffix.size());
+  return domain::ModelError(prefix + Truncated(body, room) + suffix,
+                            {{"OriginalStatusCode", std::int64_t{status}},
+                             {"OriginalMessage", Truncated(body, kMaxMessage)},
+                             {"LogStreamArn", "arn:aws:logs:" + answer.region + ":" +
+                                                  answer.account + ":log-group:" + log_group}});
 }
 
 }  // namespace smemu::ops

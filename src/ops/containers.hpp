@@ -30,4 +30,26 @@ domain::Status CheckEmulatorVariables(const nlohmann::json& container);
 // The real container behind a model, if it names one.
 std::optional<ContainerAddress> UpstreamOf(const Context& ctx, const std::string& model_name);
 
+// What became of an invocation forwarded to a real container: the plain facts the runtime's
+// answer is composed from.
+struct ContainerAnswer {
+  std::string endpoint_name;
+  std::string variant;
+  std::string account;  // the caller's, which the endpoint belongs to
+  std::string region;
+  ContainerAddress address;
+  bool reached = false;    // false: no answer at all, and `failure` says why
+  bool timed_out = false;  // no answer within the invocation timeout
+  std::string failure;
+  int status = 0;    // the container's HTTP status, when reached
+  std::string body;  // the container's answer, when reached
+};
+
+// The ModelError (424) sagemaker-runtime answers with when a container did not answer with 2xx,
+// in the service's wording: "Received client error (4xx) ..." or "Received server error (5xx) ...
+// from primary with message ..." with the container's status, body and log stream as details; a
+// timeout as a server error with status 0; no answer at all naming the container's address.
+// REQUIRES: not (reached, not timed out and 2xx), which is passed on as the container gave it.
+domain::AwsError ContainerError(const ContainerAnswer& answer);
+
 }  // namespace smemu::ops

@@ -1,9 +1,9 @@
 // restJson1 front end for sagemaker-runtime: POST /endpoints/{EndpointName}/invocations.
-#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "apimodel/validator.hpp"
+#include "ops/containers.hpp"
 #include "protocol/percent_encoding.hpp"
 #include "protocol/router_internal.hpp"
 
@@ -17,29 +17,6 @@ domain::AwsError AsRuntimeError(domain::AwsError error) {
   }
   return error;
 }
-
-// At most `limit` characters (code points) of `text`, cut at a character boundary; "..." marks a
-// cut.
-std::string Truncated(const std::string& text, size_t limit) {
-  size_t count = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
-    if (++count > limit) {
-      size_t cut = i;
-      for (int dropped = 0; dropped < 3 && cut > 0; ++dropped) {  // room for "..."
-        do {
-          --cut;
-        } while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80);
-      }
-      return text.substr(0, cut) + "...";
-    }
-  }
-  return text;
-}
-
-// The runtime model's Message shape (ModelError's Message and OriginalMessage) holds at most 2048
-// characters; a container's error body can be any size.
-constexpr size_t kMaxMessage = 2048;
 
 std::string HeaderOr(const HttpRequest& request, std::string_view name) {
   const std::string* value = request.Header(name);
@@ -63,24 +40,7 @@ HttpRequest ContainerRequest(const HttpRequest& request) {
 
 HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& forward,
                                          UpstreamReply reply) const {
-  const std::string& region = outcome.region;
-  const std::string& account = outcome.account;
-  domain::AwsError error = domain::ModelError("");
-  if (!reply.reached && !reply.timed_out) {
-    error.message = "The model container for production variant " + forward.variant +
-                    " at http://" + forward.host + ":" + forward.port + " did not answer (" +
-                    reply.failure + ").";
-    return RenderError(error, WireProtocol::kRestJson1, outcome.request_id);
-  }
-  if (reply.timed_out) {
-    // The service reports its own timeout as a server error with status 0 from the container.
-    reply.status = 0;
-    reply.body =
-        "Your invocation timed out while waiting for a response from container primary. Review "
-        "the latency metrics for each container in Amazon CloudWatch, resolve the issue, and try "
-        "again.";
-  }
-  if (reply.status >= 200 && reply.status < 300) {
+  if (reply.reached && !reply.timed_out && reply.status >= 200 && reply.status < 300) {
     const std::string* content_type = FindHeader(reply.headers, "Content-Type");
     HttpResponse response;
     response.status = 200;
@@ -94,23 +54,17 @@ HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& 
     response.body = std::move(reply.body);
     return response;
   }
-  // The service's wording: the container's status and body, and where its logs would be.
-  const std::string log_group = "/aws/sagemaker/Endpoints/" + forward.endpoint_name;
-  const std::string prefix =
-      std::string(reply.status >= 500 || reply.timed_out ? "Received server error ("
-                                                         : "Received client error (") +
-      std::to_string(reply.status) + ") from primary with message \"";
-  const std::string suffix =
-      "\". See https://" + region + ".console.aws.amazon.com/cloudwatch/home?region=" + region +
-      "#logEventViewer:group=" + log_group + " in account " + account + " for more information.";
-  // ASCII apart from the body, so the byte sizes are character counts.
-  const size_t room = kMaxMessage - std::min(kMaxMessage - 3, prefix.size() + suffix.size());
-  error.message = prefix + Truncated(reply.body, room) + suffix;
-  error.details = {
-      {"OriginalStatusCode", std::int64_t{reply.status}},
-      {"OriginalMessage", Truncated(reply.body, kMaxMessage)},
-      {"LogStreamArn", "arn:aws:logs:" + region + ":" + account + ":log-group:" + log_group}};
-  return RenderError(error, WireProtocol::kRestJson1, outcome.request_id);
+  const ops::ContainerAnswer answer{forward.endpoint_name,
+                                    forward.variant,
+                                    outcome.account,
+                                    outcome.region,
+                                    {forward.host, forward.port},
+                                    reply.reached,
+                                    reply.timed_out,
+                                    std::move(reply.failure),
+                                    reply.status,
+                                    std::move(reply.body)};
+  return RenderError(ops::ContainerError(answer), WireProtocol::kRestJson1, outcome.request_id);
 }
 
 HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome) const {

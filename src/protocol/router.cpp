@@ -32,6 +32,11 @@ std::mt19937_64& RequestIdEngine() {
   return engine;
 }
 
+const MonotonicClock& DefaultMonotonicClock() {
+  static const SystemMonotonicClock clock;
+  return clock;
+}
+
 }  // namespace
 
 std::string NewRequestId() {
@@ -44,7 +49,9 @@ Router::Router(ops::Emulator& emulator, const apimodel::ServiceModel& control_pl
     : emulator_(emulator),
       control_plane_(control_plane),
       runtime_(runtime),
-      config_(std::move(config)) {}
+      config_(std::move(config)),
+      monotonic_clock_(config_.monotonic_clock ? *config_.monotonic_clock
+                                               : DefaultMonotonicClock()) {}
 
 std::size_t Router::BodyLimitFor(std::string_view target) const {
   return target.rfind(kRuntimePrefix, 0) == 0 ? config_.runtime_body_limit
@@ -110,7 +117,7 @@ HttpResponse Router::Dispatch(const HttpRequest& request, Outcome& outcome) cons
 }
 
 void Router::Handle(HttpRequest request, Reply reply) const {
-  const auto started = std::chrono::steady_clock::now();
+  const SteadyTime started = monotonic_clock_.Now();
   Outcome outcome;
   outcome.request_id = NewRequestId();
   HttpResponse response = Dispatch(request, outcome);
@@ -134,8 +141,8 @@ void Router::Handle(HttpRequest request, Reply reply) const {
                    });
 }
 
-void Router::Answer(Outcome outcome, std::chrono::steady_clock::time_point started,
-                    HttpResponse response, const Reply& reply) const {
+void Router::Answer(Outcome outcome, SteadyTime started, HttpResponse response,
+                    const Reply& reply) const {
   // Nothing is acknowledged before it is on disk: not a write, nor what a read saw of another
   // request's write (group commit, see store::GroupCommitter). Usually released at once.
   emulator_.WhenDurable([this, outcome = std::move(outcome), started,
@@ -194,10 +201,8 @@ void Router::CheckAnswer(const Outcome& outcome, HttpResponse& response) const {
   response = RenderError(domain::InternalFailure(message), outcome.protocol, outcome.request_id);
 }
 
-void Router::Log(const Outcome& outcome, std::chrono::steady_clock::time_point started,
-                 int status) const {
-  const auto latency =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
+void Router::Log(const Outcome& outcome, SteadyTime started, int status) const {
+  const auto latency = std::chrono::duration<double, std::milli>(monotonic_clock_.Now() - started);
   metrics_->Record(MetricLabel(outcome), status, latency.count() / 1000.0);
   // Checked before the fields are built: at --log-level warn this line costs nothing.
   if (!spdlog::should_log(spdlog::level::info)) return;

@@ -19,6 +19,7 @@
 #include "protocol/http_types.hpp"
 #include "protocol/metrics.hpp"
 #include "protocol/sigv4.hpp"
+#include "smemu/clock.hpp"
 
 namespace smemu::protocol {
 
@@ -43,6 +44,9 @@ struct RouterConfig {
   // operation's output or error shapes (apimodel::CheckResponse); one that departs from them is
   // replaced by a 500 InternalFailure naming each violation, and logged at error level.
   bool check_responses = false;
+  // What request latencies (the log line's latency_ms, the metrics' histogram) are measured on;
+  // it must outlive the Router. nullptr: the machine's steady clock.
+  const MonotonicClock* monotonic_clock = nullptr;
 };
 
 class Router {
@@ -73,13 +77,12 @@ class Router {
   HttpResponse AnswerFromContainer(const Outcome& outcome, const Forward& forward,
                                    UpstreamReply reply) const;
   // Sends the answer once what it reports is durable, logging it then.
-  void Answer(Outcome outcome, std::chrono::steady_clock::time_point started, HttpResponse response,
-              const Reply& reply) const;
+  void Answer(Outcome outcome, SteadyTime started, HttpResponse response, const Reply& reply) const;
   // --check-responses: replaces a response that departs from the model with a 500 InternalFailure
   // naming the departures.
   void CheckAnswer(const Outcome& outcome, HttpResponse& response) const;
   // Logs the request's line and records it in the metrics.
-  void Log(const Outcome& outcome, std::chrono::steady_clock::time_point started, int status) const;
+  void Log(const Outcome& outcome, SteadyTime started, int status) const;
   // The operation as a metrics label: from a bounded set, so clients cannot grow the series.
   std::string MetricLabel(const Outcome& outcome) const;
   HttpResponse HandleAwsJson(const HttpRequest& request, Outcome& outcome) const;
@@ -113,6 +116,7 @@ class Router {
   const apimodel::ServiceModel& control_plane_;
   const apimodel::ServiceModel& runtime_;
   const RouterConfig config_;
+  const MonotonicClock& monotonic_clock_;
   std::unique_ptr<RequestMetrics> metrics_ = std::make_unique<RequestMetrics>();
 };
 

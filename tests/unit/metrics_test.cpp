@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <map>
 #include <set>
@@ -161,6 +162,30 @@ TEST_F(MetricsTest, RequestsAreCountedByOperationAndStatusWithALatencyHistogram)
   // The metrics request itself is counted from the next scrape on.
   samples = ParseExposition(Metrics());
   EXPECT_EQ(samples[requests + R"({operation="/_emulator/metrics",status="200"})"], 1);
+}
+
+// A monotonic clock that moves 300 ms each time it is read: the router reads it when a request
+// arrives and when it is answered.
+class SteppingMonotonicClock final : public MonotonicClock {
+ public:
+  SteadyTime Now() const override {
+    return SteadyTime{} + std::chrono::milliseconds(300) * ++reads_;
+  }
+
+ private:
+  mutable std::atomic<int> reads_{0};
+};
+
+TEST_F(MetricsTest, LatencyIsMeasuredOnTheInjectedMonotonicClock) {
+  SteppingMonotonicClock clock;
+  router_config_.monotonic_clock = &clock;
+  Open();
+  Call("ListModels", json::object());
+  auto samples = ParseExposition(Metrics());
+  const std::string histogram = "sagemaker_emulator_request_duration_seconds";
+  EXPECT_DOUBLE_EQ(samples[histogram + R"(_sum{operation="ListModels"})"], 0.3);
+  EXPECT_EQ(samples[histogram + R"(_bucket{operation="ListModels",le="0.25"})"], 0);
+  EXPECT_EQ(samples[histogram + R"(_bucket{operation="ListModels",le="0.5"})"], 1);
 }
 
 TEST_F(MetricsTest, UnknownOperationsAndPathsShareOneLabel) {
