@@ -41,7 +41,7 @@ class Seeder {
       : store_(db),
         emulator_(store_, clock_,
                   ops::ClockStart{TimePoint{Millis{kClockStartEpoch * 1000}}, /*frozen=*/true},
-                  config::LoadCapacityConfig(capacity_path), {}, ops::Durability::kCallerCommits),
+                  config::LoadCapacityConfig(capacity_path)),
         router_(emulator_, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(), {}) {
     writes_ = std::make_unique<store::StateStore::WriteScope>(store_);
   }

@@ -1,6 +1,7 @@
 #include "smemu/server.hpp"
 
 #include <atomic>
+#include <future>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "protocol/credentials.hpp"
 #include "protocol/router.hpp"
 #include "protocol/sigv4.hpp"
+#include "store/group_commit.hpp"
 #include "store/state_store.hpp"
 
 namespace smemu {
@@ -51,6 +53,9 @@ struct Server::Impl {
   const Clock& base_clock;
   std::unique_ptr<store::StateStore> store;
   std::unique_ptr<ops::Emulator> emulator;
+  // Acknowledges writes once they are on disk, one sync for many (store::GroupCommitter). Started
+  // after the Emulator's start-up writes, which commit synchronously; stopped before it.
+  std::unique_ptr<store::GroupCommitter> committer;
   std::unique_ptr<protocol::Router> router;
   // One io_context per thread (see http::Transport); the guards keep a context with no
   // connection yet running.
@@ -94,6 +99,7 @@ Server::Server(ServerOptions options, const Clock* base_clock)
                      {},
                      {},
                      {},
+                     {},
                      {0},
                      {},
                      {},
@@ -131,7 +137,12 @@ unsigned short Server::Start() {
   s.emulator = std::make_unique<ops::Emulator>(
       *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock},
       std::move(capacity), HostingOf(s.options));
+  s.committer = std::make_unique<store::GroupCommitter>(
+      *s.store, [&emulator = *s.emulator] { return emulator.CloseBatch(); });
   protocol::RouterConfig config;
+  config.when_durable = [&committer = *s.committer](std::function<void(bool)> released) {
+    committer.WhenDurable(std::move(released));
+  };
   config.default_account = s.options.account_id;
   config.default_region = s.options.region;
   config.control_plane_body_limit = s.options.max_body_bytes;
@@ -212,9 +223,12 @@ void Server::Stop() {
   s.threads.clear();
   // No request runs any more; answers still waiting for the disk are released (into the stopped
   // contexts, which drop them) while the router they log through still exists.
-  s.emulator->WaitUntilDurable();
+  std::promise<void> durable;
+  s.committer->WhenDurable([&durable](bool) { durable.set_value(); });
+  durable.get_future().wait();
   s.transport.reset();
   s.router.reset();
+  s.committer.reset();
   s.emulator.reset();
   s.store.reset();  // closes the database cleanly (WAL checkpoint on last connection)
   s.keep_running.clear();

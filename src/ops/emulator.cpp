@@ -1,7 +1,5 @@
 #include "ops/emulator.hpp"
 
-#include <future>
-
 #include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
@@ -36,14 +34,13 @@ std::optional<VirtualClock::State> DecodeClock(const std::string& text, TimePoin
 }  // namespace
 
 Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
-                   domain::CapacityConfig capacity, HostingOptions hosting, Durability durability)
+                   domain::CapacityConfig capacity, HostingOptions hosting)
     : store_(store),
       base_clock_(base_clock),
       clock_start_(clock_start),
       clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen),
       capacity_(std::move(capacity)),
-      hosting_(std::move(hosting)),
-      durability_(durability) {
+      hosting_(std::move(hosting)) {
   AddModelHandlers(handlers_);
   AddTrainingPlanHandlers(handlers_);
   AddEndpointConfigHandlers(handlers_);
@@ -133,7 +130,8 @@ domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& req
   });
 }
 
-store::GroupCommitter::Batch Emulator::CloseBatchLocked() {
+store::GroupCommitter::Batch Emulator::CloseBatch() {
+  std::lock_guard lock(mutex_);
   const std::uint64_t covers = store_.CommittedWrites();
   std::string failure = store_.CommitBatch();
   if (!failure.empty()) {
@@ -141,16 +139,6 @@ store::GroupCommitter::Batch Emulator::CloseBatchLocked() {
     RebuildLedgerLocked();
   }
   return {covers, std::move(failure)};
-}
-
-void Emulator::WhenDurable(std::function<void(bool)> released) {
-  committer_.WhenDurable(std::move(released));
-}
-
-void Emulator::WaitUntilDurable() {
-  std::promise<void> done;
-  committer_.WhenDurable([&done](bool) { done.set_value(); });
-  done.get_future().wait();
 }
 
 VirtualClock::State Emulator::GetClock() const { return clock_.GetState(); }

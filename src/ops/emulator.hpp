@@ -35,12 +35,6 @@ struct ClockChange {
   std::optional<bool> frozen;
 };
 
-// How writes become durable before they are acknowledged.
-enum class Durability {
-  kGroupCommit,    // batched and synced by a committer thread (store::GroupCommitter)
-  kCallerCommits,  // the caller holds a WriteScope around many requests: answers go at once
-};
-
 class Emulator {
  public:
   // `base_clock` drives the virtual clock while it runs; `store` keeps everything durable. Both
@@ -48,8 +42,7 @@ class Emulator {
   // `capacity` sets up the ledger's pools; plans already in the store are committed on top.
   // Ends the store's start-up mode (StateStore::EndStartup): later writes are synced.
   Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
-           domain::CapacityConfig capacity = {}, HostingOptions hosting = {},
-           Durability durability = Durability::kGroupCommit);
+           domain::CapacityConfig capacity = {}, HostingOptions hosting = {});
 
   // True when a handler exists for the control-plane operation.
   bool Emulates(const std::string& operation) const;
@@ -61,13 +54,11 @@ class Emulator {
                                         const Caller& caller);
   domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, const Caller& caller);
 
-  // Calls `released` once everything committed so far is on disk (see store::GroupCommitter):
-  // an answer must not be sent before what it reports or has seen is durable. At once when it
-  // already is; otherwise later, from another thread. `durable` false: the sync failed.
-  void WhenDurable(std::function<void(bool durable)> released);
-  // Waits until everything committed so far is durable and every earlier WhenDurable() caller
-  // has been released (shutdown).
-  void WaitUntilDurable();
+  // Commits the store's open batch of writes under the request lock, for a group committer
+  // (store::GroupCommitter, which app/ runs beside the Emulator when the store defers its syncs).
+  // If the store lost the batch, what memory holds of those writes (ledger, holdings, settling)
+  // is rebuilt from what the store still has.
+  store::GroupCommitter::Batch CloseBatch();
 
   VirtualClock::State GetClock() const;
   // Applies a change; moving backwards is refused with a ValidationException and changes nothing.
@@ -89,9 +80,6 @@ class Emulator {
 
  private:
   void PersistClockLocked();
-  // Commits the store's batch of writes for the group committer. If the store lost it, what
-  // memory holds of those writes (ledger, settling) is rebuilt from what the store still has.
-  store::GroupCommitter::Batch CloseBatchLocked();
   // Rebuilds what memory keeps beside the store (the ledger and the holdings) from the store.
   void RebuildLedgerLocked();
   // A context at the clock's now, with everything due by then settled.
@@ -138,15 +126,6 @@ class Emulator {
     std::optional<TimePoint> next_due;
   } settled_;
   mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
-  // Declared last: constructed after the setup above wrote with synchronous commits, destroyed
-  // first, releasing whoever still waits.
-  const Durability durability_;
-  store::GroupCommitter committer_{store_,
-                                   [this] {
-                                     std::lock_guard lock(mutex_);
-                                     return CloseBatchLocked();
-                                   },
-                                   durability_ == Durability::kGroupCommit};
 };
 
 }  // namespace smemu::ops

@@ -145,8 +145,8 @@ void Router::Answer(Outcome outcome, SteadyTime started, HttpResponse response,
                     const Reply& reply) const {
   // Nothing is acknowledged before it is on disk: not a write, nor what a read saw of another
   // request's write (group commit, see store::GroupCommitter). Usually released at once.
-  emulator_.WhenDurable([this, outcome = std::move(outcome), started,
-                         response = std::move(response), reply](bool durable) mutable {
+  auto release = [this, outcome = std::move(outcome), started, response = std::move(response),
+                  reply](bool durable) mutable {
     if (!durable) {
       response = RenderError(domain::InternalFailure("An internal error occurred."),
                              outcome.protocol, outcome.request_id);
@@ -154,7 +154,12 @@ void Router::Answer(Outcome outcome, SteadyTime started, HttpResponse response,
     if (config_.check_responses) CheckAnswer(outcome, response);
     Log(outcome, started, response.status);
     reply(std::move(response));
-  });
+  };
+  if (config_.when_durable) {
+    config_.when_durable(std::move(release));
+  } else {
+    release(true);
+  }
 }
 
 HttpResponse Router::Handle(const HttpRequest& request) const {

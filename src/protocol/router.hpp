@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -47,6 +48,11 @@ struct RouterConfig {
   // What request latencies (the log line's latency_ms, the metrics' histogram) are measured on;
   // it must outlive the Router. nullptr: the machine's steady clock.
   const MonotonicClock* monotonic_clock = nullptr;
+  // Holds each answer until everything committed before it is on disk, then calls `released`
+  // (`durable` false: the sync failed). app/ wires in the group committer when the store defers
+  // its syncs (store::GroupCommitter). Empty: the store syncs each commit itself, so answers go
+  // at once.
+  std::function<void(std::function<void(bool durable)> released)> when_durable;
 };
 
 class Router {
