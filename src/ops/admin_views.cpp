@@ -27,6 +27,19 @@ PoolView ViewOf(const domain::CapacityLedger& ledger, const domain::PoolKey& key
   return view;
 }
 
+// Every holding in `region` (all regions when empty), endpoints first, then jobs.
+std::vector<HeldInstances> HeldIn(const domain::Holdings& holdings, const std::string& region) {
+  std::vector<HeldInstances> lines;
+  for (const domain::Holder* holder : holdings.All()) {
+    if (!region.empty() && holder->region != region) continue;
+    for (const domain::Hold& hold : holder->holds) {
+      lines.push_back({holder->arn, holder->kind, holder->region, hold.instance_type, hold.plan_arn,
+                       hold.count});
+    }
+  }
+  return lines;
+}
+
 }  // namespace
 
 AdminViews::AdminViews(Emulator& emulator)
@@ -52,7 +65,7 @@ AdminViews::CapacityView AdminViews::Capacity(const std::string& region,
     }
     CapacityView result{ctx.now, {}, {}};
     for (auto& [key, view] : views) result.pools.push_back(std::move(view));
-    for (Holder& holder : HoldersIn(ctx.holdings, region)) {
+    for (HeldInstances& holder : HeldIn(ctx.holdings, region)) {
       if ((instance_type.empty() || holder.instance_type == instance_type) && visible(holder.arn)) {
         result.in_use.push_back(std::move(holder));
       }
@@ -93,7 +106,7 @@ AdminViews::Overview AdminViews::Snapshot(const std::optional<std::string>& acco
       auto& use = on_demand[{key.region, key.instance_type}];
       use.total = use.total.value_or(0) + pool.on_demand;
     }
-    for (const Holder& holder : HoldersIn(ctx.holdings, "")) {
+    for (const HeldInstances& holder : HeldIn(ctx.holdings, "")) {
       if (holder.training_plan_arn.empty()) {
         on_demand[{holder.region, holder.instance_type}].in_use += holder.count;
       }

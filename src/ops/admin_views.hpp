@@ -9,12 +9,23 @@
 #include <string>
 #include <vector>
 
-#include "ops/capacity_use.hpp"
+#include "domain/holdings.hpp"
 #include "ops/emulator.hpp"
 #include "ops/overview.hpp"
 #include "ops/pool_changes.hpp"
 
 namespace smemu::ops {
+
+// One endpoint variant or job holding instances, on a plan or on demand: a line of the capacity
+// view's in_use (domain::Holdings keeps them per resource).
+struct HeldInstances {
+  std::string arn;
+  std::string kind;  // endpoint, training-job, processing-job
+  std::string region;
+  std::string instance_type;
+  std::string training_plan_arn;  // empty: on-demand
+  int count = 0;
+};
 
 // One pool as the admin API shows it.
 struct PoolView {
@@ -40,7 +51,7 @@ class AdminViews {
   struct CapacityView {
     TimePoint now;
     std::vector<PoolView> pools;
-    std::vector<Holder> in_use;
+    std::vector<HeldInstances> in_use;
   };
   // `account`: show only that account's reservations and holders (pool counts stay global).
   CapacityView Capacity(const std::string& region, const std::string& instance_type,

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "domain/aws_error.hpp"
-#include "ops/capacity_use.hpp"
 #include "ops/context.hpp"
 #include "smemu/clock.hpp"
 #include "store/group_commit.hpp"

@@ -233,10 +233,10 @@ void AddTimes(const domain::Job& job, const char* start_member, const char* end_
   if (job.end && job.start) out[end_member] = WriteTimestamp(*job.end);
 }
 
-json SelectedJson(const domain::JobOption& selected, json& into) {
+// The instances a started job runs on, as its Describe answer shows them.
+void AddSelected(const domain::JobOption& selected, json& into) {
   into["SelectedInstanceType"] = selected.instance_type;
   into["SelectedInstanceCount"] = selected.instance_count;
-  return into;
 }
 
 Result<json> DescribeTrainingJob(const json& in, Context& ctx) {
@@ -261,7 +261,7 @@ Result<json> DescribeTrainingJob(const json& in, Context& ctx) {
     stopping["MaxRuntimeInSeconds"] = kDefaultMaxRuntimeSeconds;
   }
   out["StoppingCondition"] = stopping;
-  if (job.selected) SelectedJson(*job.selected, out["ResourceConfig"]);
+  if (job.selected) AddSelected(*job.selected, out["ResourceConfig"]);
   if (job.failure_reason) out["FailureReason"] = *job.failure_reason;
   AddTimes(job, "TrainingStartTime", "TrainingEndTime", out);
   if (job.start && job.end) {
@@ -289,7 +289,7 @@ Result<json> DescribeProcessingJob(const json& in, Context& ctx) {
   out["ProcessingJobName"] = record->key.name;
   out["ProcessingJobArn"] = job.arn;
   out["ProcessingJobStatus"] = domain::ToString(job.status);
-  if (job.selected) SelectedJson(*job.selected, out["ProcessingResources"]["ClusterConfig"]);
+  if (job.selected) AddSelected(*job.selected, out["ProcessingResources"]["ClusterConfig"]);
   if (job.failure_reason) out["FailureReason"] = *job.failure_reason;
   if (job.outcome == domain::JobOutcome::kCompleted)
     out["ExitMessage"] = "Processing job completed";

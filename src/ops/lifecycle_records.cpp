@@ -30,6 +30,20 @@ domain::Owner OwnerOf(const store::ResourceKey& key) { return {key.account, key.
 
 // ---- Endpoint documents
 
+// The members a variant keeps as its config gave them, in the endpoint's document and in a
+// ProductionVariant alike: its reservation and its InstancePools.
+void ReadPlacement(const json& given, domain::Variant& variant) {
+  if (given.contains("CapacityReservationConfig")) {
+    const json& config = given["CapacityReservationConfig"];
+    variant.reservation = domain::ReservationConfig{
+        config.value("CapacityReservationPreference", ""), config.value("MlReservationArn", "")};
+  }
+  for (const json& pool : given.value("InstancePools", json::array())) {
+    variant.instance_pools.push_back({pool.at("InstanceType"), pool.value("Priority", 0),
+                                      OptionalText(pool, "ModelNameOverride")});
+  }
+}
+
 domain::Variant VariantFromDoc(const json& doc) {
   domain::Variant variant;
   variant.name = doc.at("VariantName");
@@ -39,15 +53,7 @@ domain::Variant VariantFromDoc(const json& doc) {
   variant.weight = doc.value("Weight", 1.0);
   if (doc.contains("DesiredWeight")) variant.desired_weight = doc["DesiredWeight"].get<double>();
   variant.model_name = OptionalText(doc, "ModelName");
-  if (doc.contains("CapacityReservationConfig")) {
-    const json& config = doc["CapacityReservationConfig"];
-    variant.reservation = domain::ReservationConfig{
-        config.value("CapacityReservationPreference", ""), config.value("MlReservationArn", "")};
-  }
-  for (const json& pool : doc.value("InstancePools", json::array())) {
-    variant.instance_pools.push_back({pool.at("InstanceType"), pool.value("Priority", 0),
-                                      OptionalText(pool, "ModelNameOverride")});
-  }
+  ReadPlacement(doc, variant);
   return variant;
 }
 
@@ -220,17 +226,8 @@ std::vector<domain::Variant> VariantsFromConfig(const json& config) {
     variant.instance_type = given.value("InstanceType", "");
     variant.desired_count = given.value("InitialInstanceCount", 1);
     variant.weight = given.value("InitialVariantWeight", 1.0);
-    if (given.contains("ModelName")) variant.model_name = given["ModelName"].get<std::string>();
-    if (given.contains("CapacityReservationConfig")) {
-      const json& reservation = given["CapacityReservationConfig"];
-      variant.reservation =
-          domain::ReservationConfig{reservation.value("CapacityReservationPreference", ""),
-                                    reservation.value("MlReservationArn", "")};
-    }
-    for (const json& pool : given.value("InstancePools", json::array())) {
-      variant.instance_pools.push_back({pool.at("InstanceType"), pool.value("Priority", 0),
-                                        OptionalText(pool, "ModelNameOverride")});
-    }
+    variant.model_name = OptionalText(given, "ModelName");
+    ReadPlacement(given, variant);
     std::stable_sort(variant.instance_pools.begin(), variant.instance_pools.end(),
                      [](const domain::InstancePool& a, const domain::InstancePool& b) {
                        return a.priority < b.priority;

@@ -3,7 +3,6 @@
 #include "domain/tags.hpp"
 
 #include "domain/resource_kinds.hpp"
-#include "ops/capacity_use.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"

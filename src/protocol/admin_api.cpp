@@ -344,7 +344,7 @@ HttpResponse Router::AdminCapacity(const AdminCall& call) const {
   json pools = json::array();
   for (const ops::PoolView& pool : view.pools) pools.push_back(PoolJson(pool));
   json in_use = json::array();
-  for (const ops::Holder& holder : view.in_use) {
+  for (const ops::HeldInstances& holder : view.in_use) {
     json entry = {{"arn", holder.arn},
                   {"kind", holder.kind},
                   {"region", holder.region},

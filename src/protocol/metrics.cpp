@@ -99,7 +99,7 @@ void RenderCensus(Exposition& out, const ops::AdminViews::Census& census) {
              "Instances held now by endpoints and jobs, by region, instance type, holder kind "
              "and source (a training plan or on demand).");
   std::map<std::vector<std::string>, int> in_use;
-  for (const ops::Holder& holder : census.capacity.in_use) {
+  for (const ops::HeldInstances& holder : census.capacity.in_use) {
     in_use[{holder.region, holder.instance_type, holder.kind,
             holder.training_plan_arn.empty() ? "on_demand" : "training_plan"}] += holder.count;
   }

@@ -14,8 +14,8 @@ using domain::Variant;
 using testing::FakeFacts;
 using testing::Hour;
 using testing::kOwner;
+using testing::kPlan;
 
-constexpr const char* kPlan = "arn:aws:sagemaker:us-west-2:111122223333:training-plan/p";
 constexpr const char* kArn = "arn:aws:sagemaker:us-west-2:111122223333:endpoint/e";
 const Millis kDelay{std::chrono::minutes(10)};
 

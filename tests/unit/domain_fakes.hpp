@@ -40,5 +40,9 @@ class FakeFacts : public domain::CapacityFacts {
 };
 
 inline const domain::Owner kOwner{"111122223333", "us-west-2"};
+// Two plans of kOwner's account and region.
+inline constexpr const char* kPlan = "arn:aws:sagemaker:us-west-2:111122223333:training-plan/p";
+inline constexpr const char* kOtherPlan =
+    "arn:aws:sagemaker:us-west-2:111122223333:training-plan/q";
 
 }  // namespace smemu::testing

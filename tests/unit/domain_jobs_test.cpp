@@ -17,10 +17,9 @@ using domain::JobOutcome;
 using domain::JobStatus;
 using testing::FakeFacts;
 using testing::Hour;
+using testing::kOtherPlan;
 using testing::kOwner;
-
-constexpr const char* kPlan = "arn:aws:sagemaker:us-west-2:111122223333:training-plan/p";
-constexpr const char* kOtherPlan = "arn:aws:sagemaker:us-west-2:111122223333:training-plan/q";
+using testing::kPlan;
 
 struct JobSpec {
   JobSpec(std::string job_name, int created, std::vector<JobOption> job_options, int run = 1,
