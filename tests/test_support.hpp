@@ -30,4 +30,18 @@ class TempDbPath {
   std::string path_;
 };
 
+// A fresh empty folder under the temp directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() : path_(TempDbPath().str() + ".d") { std::filesystem::create_directory(path_); }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 }  // namespace smemu::testing

@@ -11,10 +11,19 @@
 
 namespace smemu {
 
+// Who may use the admin API (/_emulator/) when there is no token (--admin-from).
+enum class AdminPeers {
+  kLoopback,       // callers on this machine's loopback only
+  kLocalNetworks,  // also callers on a network of one of this machine's interfaces: in a container,
+                   // the host through a published port and the containers beside it
+  kAnywhere,       // every caller that can reach the port
+};
+
 struct ServerOptions {
-  std::string host = "127.0.0.1";  // a non-loopback address needs admin_token for /_emulator/
-  std::string admin_token;         // when set, /_emulator/ (except health) requires it
-  unsigned short port = 4577;      // 0 picks a free port; Server::Start() returns it
+  std::string host = "127.0.0.1";
+  std::string admin_token;  // when set, /_emulator/ (except health) requires it, from any caller
+  AdminPeers admin_from = AdminPeers::kLoopback;  // without a token: who may use /_emulator/
+  unsigned short port = 4577;                     // 0 picks a free port; Server::Start() returns it
   std::string db_path = "sagemaker-emulator.db";  // ":memory:" keeps nothing
   std::string account_id = "000000000000";        // when the access key id is not 12 digits
   std::string region = "us-east-1";               // when the request carries no credential scope

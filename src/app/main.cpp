@@ -1,5 +1,6 @@
 // sagemaker-emulator: command line -> ServerOptions, logging, Server, wait for SIGINT/SIGTERM.
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <csignal>
 #include <iostream>
 
@@ -10,18 +11,37 @@
 
 namespace {
 
+// Every option can also come from the environment, as SAGEMAKER_EMULATOR_<NAME> (--db:
+// SAGEMAKER_EMULATOR_DB, --admin-from: SAGEMAKER_EMULATOR_ADMIN_FROM), so that a container image
+// sets defaults that arguments after the image name still override.
+void ReadOptionsFromEnvironment(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    const std::string& name = option->get_single_name();
+    if (option->get_lnames().empty() || name == "help" || name == "version") continue;
+    std::string variable = "SAGEMAKER_EMULATOR_";
+    for (const char c : name) {
+      variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    option->envname(variable);
+  }
+}
+
 int Run(int argc, char** argv) {
   smemu::ServerOptions options;
   CLI::App app{"sagemaker-emulator: a local Amazon SageMaker capacity-reservation control plane",
                "sagemaker-emulator"};
   app.set_version_flag("--version", std::string("sagemaker-emulator ") + smemu::kVersion);
-  app.add_option("--host", options.host,
-                 "Address to listen on; off loopback the admin API needs --admin-token")
-      ->capture_default_str();
+  app.add_option("--host", options.host, "Address to listen on")->capture_default_str();
   app.add_option("--admin-token", options.admin_token,
-                 "Token the admin API (/_emulator/) requires, in the X-Emulator-Admin-Token "
-                 "header or as Authorization: Bearer")
-      ->envname("SAGEMAKER_EMULATOR_ADMIN_TOKEN");
+                 "Token the admin API (/_emulator/) then requires from every caller, in the "
+                 "X-Emulator-Admin-Token header or as Authorization: Bearer");
+  std::string admin_from = "loopback";
+  app.add_option("--admin-from", admin_from,
+                 "Without --admin-token, who may use the admin API: loopback (callers on this "
+                 "machine), local (also this machine's own networks: in a container, the host "
+                 "and the containers beside it) or any")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"loopback", "local", "any"}));
   app.add_option("--port", options.port, "Port to listen on (0 picks a free port)")
       ->capture_default_str();
   app.add_option("--db", options.db_path, "SQLite state file (:memory: keeps nothing)")
@@ -53,8 +73,8 @@ int Run(int argc, char** argv) {
   std::string init_path;
   app.add_option("--init", init_path,
                  "Scenario to apply when the database holds no resources: a JSON list of API "
-                 "calls (see examples/scenarios/)")
-      ->check(CLI::ExistingFile);
+                 "calls (see examples/scenarios/), or a folder of them, applied in name order")
+      ->check(CLI::ExistingPath);
   std::string credentials_path;
   app.add_option("--credentials", credentials_path,
                  "Strict authentication: JSON file of access keys "
@@ -86,6 +106,7 @@ int Run(int argc, char** argv) {
                  "Seconds to receive a request once its first byte has arrived")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  ReadOptionsFromEnvironment(app);
   CLI11_PARSE(app, argc, argv);
 
   if (!clock_start.empty()) {
@@ -95,6 +116,9 @@ int Run(int argc, char** argv) {
       return 2;
     }
   }
+  options.admin_from = admin_from == "any"     ? smemu::AdminPeers::kAnywhere
+                       : admin_from == "local" ? smemu::AdminPeers::kLocalNetworks
+                                               : smemu::AdminPeers::kLoopback;
   if (!capacity_path.empty()) options.capacity_path = capacity_path;
   if (!credentials_path.empty()) options.credentials_path = credentials_path;
   if (!init_path.empty()) options.init_path = init_path;

@@ -1,11 +1,14 @@
 #include "app/scenario.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace smemu::app {
 namespace {
@@ -29,16 +32,31 @@ json ReadSteps(const std::string& path) {
   return steps;
 }
 
+// Replaces "${account}" and "${region}" anywhere in a string by the step's caller, so one scenario
+// serves whichever account (--account-id, or the step's "account") and region it runs in.
+std::string SubstituteCaller(std::string text, const ScenarioDefaults& caller) {
+  for (const auto& [name, value] :
+       {std::pair<std::string, const std::string&>{"${account}", caller.account},
+        std::pair<std::string, const std::string&>{"${region}", caller.region}}) {
+    for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at)) {
+      text.replace(at, name.size(), value);
+      at += value.size();
+    }
+  }
+  return text;
+}
+
 // Replaces every "${id:/pointer}" string by the value it points at in an earlier step's output.
-json Resolve(const json& value, const std::map<std::string, json>& outputs) {
+json Resolve(const json& value, const std::map<std::string, json>& outputs,
+             const ScenarioDefaults& caller) {
   if (value.is_object() || value.is_array()) {
     json resolved = value;
-    for (auto& item : resolved) item = Resolve(item, outputs);
+    for (auto& item : resolved) item = Resolve(item, outputs, caller);
     return resolved;
   }
   if (!value.is_string()) return value;
-  const std::string& text = value.get_ref<const std::string&>();
-  if (text.size() < 4 || text.rfind("${", 0) != 0 || text.back() != '}') return value;
+  const std::string text = SubstituteCaller(value.get<std::string>(), caller);
+  if (text.size() < 4 || text.rfind("${", 0) != 0 || text.back() != '}') return text;
   const std::string reference = text.substr(2, text.size() - 3);
   const auto colon = reference.find(':');
   const std::string id = reference.substr(0, colon);
@@ -84,7 +102,7 @@ json CallOperation(const protocol::Router& router, const json& step,
                    const ScenarioDefaults& defaults, const std::map<std::string, json>& outputs) {
   const std::string region = step.value("region", defaults.region);
   const std::string account = step.value("account", defaults.account);
-  const json input = Resolve(step.value("input", json::object()), outputs);
+  const json input = Resolve(step.value("input", json::object()), outputs, {region, account});
   if (!input.is_object()) throw StepError("'input' must be an object");
   // The credential scope names the caller, as a client's would; nothing is signed.
   const std::string authorization = "AWS4-HMAC-SHA256 Credential=" + account + "/20260101/" +
@@ -116,6 +134,11 @@ void CheckStep(const json& step) {
       throw StepError(std::string("'") + text + "' must be a string");
     }
   }
+  if (step.contains("id") && (step["id"] == "account" || step["id"] == "region")) {
+    throw StepError(
+        "'id' must not be \"account\" or \"region\": ${account} and ${region} name "
+        "the caller");
+  }
   if (step.contains("capacity") && !step["capacity"].is_object() && !step["capacity"].is_array()) {
     throw StepError("'capacity' must be an object as POST /_emulator/capacity takes, or a list");
   }
@@ -146,6 +169,24 @@ int ApplyScenario(const std::string& path, const protocol::Router& router,
     }
   }
   return static_cast<int>(steps.size());
+}
+
+int ApplyScenarios(const std::string& path, const protocol::Router& router,
+                   const ScenarioDefaults& defaults) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return ApplyScenario(path, router, defaults);
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& entry : fs::directory_iterator(path, ec)) {
+    if (entry.path().extension() == ".json" && entry.is_regular_file(ec)) {
+      files.push_back(entry.path());
+    }
+  }
+  if (ec) throw std::runtime_error(path + ": cannot be read: " + ec.message());
+  std::sort(files.begin(), files.end());
+  int steps = 0;
+  for (const fs::path& file : files) steps += ApplyScenario(file.string(), router, defaults);
+  return steps;
 }
 
 }  // namespace smemu::app

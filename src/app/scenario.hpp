@@ -8,6 +8,7 @@
 //   "capacity":  change pools first: an object as POST /_emulator/capacity takes, or a list;
 //   "operation": a control-plane operation (e.g. "CreateModel") with "input" (default {}), called
 //                in "region" and "account" (default: the server's).
+// "${account}" and "${region}" anywhere in a string of the input are the step's caller.
 // "id" names a step's output; a string "${id:/json/pointer}" anywhere in a later step's input is
 // replaced by that value of the output, e.g. "${search:/TrainingPlanOfferings/0/...}".
 #pragma once
@@ -28,5 +29,10 @@ struct ScenarioDefaults {
 // operation) and the reason, when the file is unreadable or malformed or a step fails.
 int ApplyScenario(const std::string& path, const protocol::Router& router,
                   const ScenarioDefaults& defaults);
+
+// `path` is a scenario file, or a folder whose *.json files are applied in name order (other files
+// are ignored; an empty folder applies nothing). Returns the number of steps.
+int ApplyScenarios(const std::string& path, const protocol::Router& router,
+                   const ScenarioDefaults& defaults);
 
 }  // namespace smemu::app

@@ -11,6 +11,7 @@
 #include "config/capacity_config.hpp"
 #include "domain/aws_names.hpp"
 #include "http/container_client.hpp"
+#include "http/peer_scope.hpp"
 #include "http/transport.hpp"
 #include "log/log.hpp"
 #include "ops/emulator.hpp"
@@ -44,6 +45,31 @@ ops::HostingOptions HostingOf(const ServerOptions& options) {
     return http::PingContainer(container.host, container.port, timeout);
   };
   return hosting;
+}
+
+const char* AdminRule(const ServerOptions& options) {
+  if (!options.admin_token.empty()) return "the admin API requires the token";
+  switch (options.admin_from) {
+    case AdminPeers::kLoopback:
+      return "the admin API answers loopback callers only";
+    case AdminPeers::kLocalNetworks:
+      return "the admin API answers loopback callers and this machine's own networks";
+    case AdminPeers::kAnywhere:
+      break;
+  }
+  return "the admin API answers every caller (--admin-from any): anyone who can reach the port "
+         "can reset the state and move the clock";
+}
+
+// Off loopback, says who can reach what, so that an exposed server is a visible choice.
+void WarnAboutExposure(const ServerOptions& options, bool signatures_checked) {
+  if (IsLoopback(options.host)) return;
+  const std::string aws = signatures_checked
+                              ? "the AWS APIs require signatures by --credentials"
+                              : "the AWS APIs are open to anyone who can reach the port";
+  log::Event(spdlog::level::warn,
+             "listening on a non-loopback address: " + aws + "; " + AdminRule(options),
+             {{"host", options.host}});
 }
 
 }  // namespace
@@ -82,10 +108,10 @@ void ApplyInitScenario(const ServerOptions& options, const store::StateStore& st
   protocol::RouterConfig trusted = config;
   trusted.verifier = nullptr;
   trusted.admin_token.clear();
-  trusted.admin_open = true;
+  trusted.admin_peers = AdminPeers::kAnywhere;
   const protocol::Router router(emulator, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(),
                                 trusted);
-  const int steps = app::ApplyScenario(path, router, {options.region, options.account_id});
+  const int steps = app::ApplyScenarios(path, router, {options.region, options.account_id});
   log::Event(spdlog::level::info, "scenario applied", {{"init", path}, {"steps", steps}});
 }
 
@@ -148,20 +174,11 @@ unsigned short Server::Start() {
   config.control_plane_body_limit = s.options.max_body_bytes;
   config.runtime_body_limit = s.options.max_invocation_body_bytes;
   config.admin_token = s.options.admin_token;
-  config.admin_open = IsLoopback(s.options.host);
+  config.admin_peers = s.options.admin_from;
+  config.peer_scope = http::ScopeOf;
   config.verifier = verifier;
   config.check_responses = s.options.check_responses;
-  if (!config.admin_open) {
-    log::Event(spdlog::level::warn,
-               config.admin_token.empty()
-                   ? "listening on a non-loopback address without --admin-token: the admin API "
-                     "(/_emulator/) is disabled"
-               : verifier ? "listening on a non-loopback address: the AWS APIs require signatures "
-                            "by --credentials; the admin API requires the token"
-                          : "listening on a non-loopback address: the AWS APIs are open to anyone "
-                            "who can reach it; the admin API requires the token",
-               {{"host", s.options.host}});
-  }
+  WarnAboutExposure(s.options, verifier != nullptr);
   if (verifier) {
     log::Event(spdlog::level::info, "strict authentication: AWS requests must be signed",
                {{"credentials", *s.options.credentials_path}});

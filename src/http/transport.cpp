@@ -8,8 +8,10 @@ namespace {
 
 constexpr std::size_t kFirstReadBytes = 4096;
 
-protocol::HttpRequest ToProtocolRequest(bhttp::request<bhttp::string_body>&& message) {
+protocol::HttpRequest ToProtocolRequest(bhttp::request<bhttp::string_body>&& message,
+                                        const std::string& peer) {
   protocol::HttpRequest request;
+  request.peer = peer;
   request.method = std::string(message.method_string());
   request.target = std::string(message.target());
   for (const auto& field : message) {
@@ -30,6 +32,14 @@ bhttp::response<bhttp::string_body> ToBeastResponse(protocol::HttpResponse&& res
   return message;
 }
 
+// The remote address as text; "unknown" (never empty, which would mean an in-process caller) when
+// the connection was reset before it could be read.
+std::string PeerOf(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  const tcp::endpoint remote = socket.remote_endpoint(ec);
+  return ec ? std::string("unknown") : remote.address().to_string();
+}
+
 }  // namespace
 
 // One connection. Lives as long as one of its asynchronous operations is pending.
@@ -40,7 +50,8 @@ class Session : public std::enable_shared_from_this<Session> {
         timer_(socket_.get_executor()),
         buffer_(transport.limits_.read_buffer_limit),
         transport_(transport),
-        registry_(transport.registry_) {}
+        registry_(transport.registry_),
+        peer_(PeerOf(socket_)) {}
 
   ~Session() {
     std::lock_guard lock(registry_->mutex);
@@ -130,7 +141,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const unsigned version = parser_->get().version();
     const bool keep_alive = parser_->get().keep_alive();
     transport_.callbacks_.handle(
-        ToProtocolRequest(parser_->release()),
+        ToProtocolRequest(parser_->release(), peer_),
         [self = shared_from_this(), version, keep_alive](protocol::HttpResponse response) {
           // Inline when answered at once (already on this connection's thread), posted when
           // answered later.
@@ -237,6 +248,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   Transport& transport_;  // valid while any handler of this session can still run
   std::shared_ptr<SessionRegistry> registry_;
+  const std::string peer_;  // the caller's address, for the admin API's access rule
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::unique_ptr<bhttp::response<bhttp::string_body>> response_;
   std::unique_ptr<bhttp::response<bhttp::empty_body>> continue_;

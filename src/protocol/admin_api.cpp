@@ -219,7 +219,7 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
 
 Router::AdminAccess Router::AccessOf(const HttpRequest& request, bool token_in_query) const {
   if (config_.admin_token.empty()) {
-    if (!config_.admin_open) return AdminAccess::kDenied;
+    if (!PeerMayAdminister(request.peer)) return AdminAccess::kDenied;
     // On loopback without a token the local operator (curl, the dashboard) sees everything, as
     // it may reset everything; a caller that signs as an AWS account sees only that account.
     return request.Header("Authorization") == nullptr ? AdminAccess::kFull
@@ -238,6 +238,34 @@ Router::AdminAccess Router::AccessOf(const HttpRequest& request, bool token_in_q
   const bool match = presented.size() == expected.size() &&
                      CRYPTO_memcmp(presented.data(), expected.data(), expected.size()) == 0;
   return match ? AdminAccess::kFull : AdminAccess::kDenied;
+}
+
+bool Router::PeerMayAdminister(const std::string& peer) const {
+  if (peer.empty() || config_.admin_peers == AdminPeers::kAnywhere) return true;
+  const PeerScope scope = config_.peer_scope ? config_.peer_scope(peer) : PeerScope::kElsewhere;
+  switch (config_.admin_peers) {
+    case AdminPeers::kLoopback:
+      return scope == PeerScope::kLoopback;
+    case AdminPeers::kLocalNetworks:
+      return scope != PeerScope::kElsewhere;
+    case AdminPeers::kAnywhere:
+      break;
+  }
+  return true;
+}
+
+std::string Router::AdminRefusal(const HttpRequest& request) const {
+  if (!config_.admin_token.empty()) {
+    return "The admin API requires the token given with --admin-token, in the "
+           "X-Emulator-Admin-Token header or as Authorization: Bearer <token>.";
+  }
+  const std::string rule = config_.admin_peers == AdminPeers::kLoopback
+                               ? "loopback (--admin-from loopback)"
+                               : "loopback and this machine's own networks (--admin-from local)";
+  return "The admin API answers callers on " + rule + " only, and this request came from " +
+         request.peer +
+         ". Start the server with --admin-from local or --admin-from any, or give it an "
+         "--admin-token.";
 }
 
 // What an admin route is given: the request, its outcome for the log line, and who is asking.
@@ -296,12 +324,7 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
                                  : AccessOf(request, route != nullptr && route->token_in_query);
   const AdminCall call{request, outcome, access};
   if (access == AdminAccess::kDenied) {
-    return call.Fail(domain::AccessDeniedException(
-        config_.admin_token.empty()
-            ? "The admin API is disabled: the server listens on a non-loopback "
-              "address and was started without --admin-token."
-            : "The admin API requires the token given with --admin-token, in the "
-              "X-Emulator-Admin-Token header or as Authorization: Bearer <token>."));
+    return call.Fail(domain::AccessDeniedException(AdminRefusal(request)));
   }
   if (route == nullptr) {
     return call.Fail({domain::ErrorCode::kNotFoundException,

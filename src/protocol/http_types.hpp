@@ -20,9 +20,20 @@ struct HttpRequest {
   std::string target;  // path and query, as sent
   Headers headers;
   std::string body;
+  // The caller's IP address as text (the transport fills it in); empty for a caller in the same
+  // process (a scenario step, a test), which the admin API always trusts.
+  std::string peer = {};
 
   const std::string* Header(std::string_view name) const { return FindHeader(headers, name); }
   std::string_view Path() const;  // target without the query
+};
+
+// Where a peer address is, as the admin API's access rule (--admin-from) sees it.
+enum class PeerScope {
+  kLoopback,      // this machine: 127.0.0.0/8, ::1
+  kLocalNetwork,  // on a network of one of this machine's interfaces (in a container: the host
+                  // through a published port, and the containers beside it)
+  kElsewhere,
 };
 
 struct HttpResponse {

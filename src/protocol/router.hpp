@@ -21,6 +21,7 @@
 #include "protocol/metrics.hpp"
 #include "protocol/sigv4.hpp"
 #include "smemu/clock.hpp"
+#include "smemu/options.hpp"
 
 namespace smemu::protocol {
 
@@ -31,10 +32,14 @@ struct RouterConfig {
   std::size_t runtime_body_limit = 6 * 1024 * 1024;    // 6 MiB, the model's BodyBlob maximum
   int max_json_depth = 64;                             // deeper request bodies are refused
   // The admin API's token (header X-Emulator-Admin-Token or "Authorization: Bearer <token>").
-  // Without one, `admin_open` decides: true on loopback (a caller signing as an AWS account sees
-  // only that account's part of the capacity view), false elsewhere (403, except health).
+  // With one, only its holders get in, from anywhere. Without one, `admin_peers` decides by the
+  // caller's address (HttpRequest::peer), which `peer_scope` places; a caller in the same process
+  // (empty peer) always gets in. A caller signing as an AWS account then sees only that account's
+  // part of the capacity view.
   std::string admin_token;
-  bool admin_open = true;
+  AdminPeers admin_peers = AdminPeers::kLoopback;
+  // Where a peer address is (http::ScopeOf in the server). Empty: every peer is kElsewhere.
+  std::function<PeerScope(const std::string& peer)> peer_scope;
   // Carries invocations to real model containers; when empty they fail with a ModelError.
   UpstreamSender upstream;
   // Strict authentication (--credentials): every AWS request (not the admin API) must carry a
@@ -79,6 +84,10 @@ class Router {
   enum class AdminAccess { kFull, kOwnAccount, kDenied };
   // `token_in_query`: the token may also come as ?token= (the dashboard page a browser opens).
   AdminAccess AccessOf(const HttpRequest& request, bool token_in_query = false) const;
+  // Without a token: whether --admin-from lets the request's peer in.
+  bool PeerMayAdminister(const std::string& peer) const;
+  // Why a request was refused the admin API.
+  std::string AdminRefusal(const HttpRequest& request) const;
   HttpResponse Dispatch(const HttpRequest& request, Outcome& outcome) const;
   HttpResponse AnswerFromContainer(const Outcome& outcome, const Forward& forward,
                                    UpstreamReply reply) const;

@@ -1,10 +1,15 @@
 // The sagemaker-emulator executable itself: command line, the listening line, signals, restarts.
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <signal.h>
 
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -66,11 +71,26 @@ TEST(Binary, VersionAndHelp) {
   EXPECT_THAT(version.output(), HasSubstr("sagemaker-emulator 0."));
   Process help({"--help"});
   EXPECT_EQ(help.Wait(std::chrono::seconds(5)), 0);
-  for (const char* option :
-       {"--host", "--port", "--db", "--account-id", "--region", "--threads", "--log-level",
-        "--log-format", "--clock-start", "--frozen-clock", "--capacity", "--provisioning-seconds",
-        "--routing-seed", "--container-timeout", "--read-timeout", "--admin-token",
-        "--check-responses", "SAGEMAKER_EMULATOR_ADMIN_TOKEN"}) {
+  for (const char* option : {"--host",
+                             "--port",
+                             "--db",
+                             "--account-id",
+                             "--region",
+                             "--threads",
+                             "--log-level",
+                             "--log-format",
+                             "--clock-start",
+                             "--frozen-clock",
+                             "--capacity",
+                             "--provisioning-seconds",
+                             "--routing-seed",
+                             "--container-timeout",
+                             "--read-timeout",
+                             "--admin-token",
+                             "--check-responses",
+                             "--admin-from",
+                             "SAGEMAKER_EMULATOR_ADMIN_TOKEN",
+                             "SAGEMAKER_EMULATOR_DB"}) {
     EXPECT_THAT(help.output(), HasSubstr(option));
   }
 }
@@ -131,16 +151,52 @@ TEST(Binary, ASecondServerOnTheSameFileIsRefusedAtStart) {
 namespace smemu {
 namespace {
 
-TEST(Binary, OffLoopbackTheAdminApiNeedsTheTokenFromTheEnvironment) {
+// This machine's first IPv4 address besides loopback: a caller connecting to it is on one of the
+// machine's own networks, as the host is for a server in a container.
+std::optional<std::string> OwnNetworkAddress() {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return std::nullopt;
+  const std::unique_ptr<ifaddrs, void (*)(ifaddrs*)> owned(list, freeifaddrs);
+  for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    const in_addr own = reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr;
+    if ((ntohl(own.s_addr) >> 24) == 127) continue;
+    char text[INET_ADDRSTRLEN];
+    return std::string(inet_ntop(AF_INET, &own, text, sizeof text));
+  }
+  return std::nullopt;
+}
+
+// On every address, the admin API answers loopback callers by default, also this machine's
+// networks with --admin-from local (as the container image sets it, through the environment),
+// and with a token only its holders.
+TEST(Binary, TheAdminApiAnswersTheCallersAdminFromNames) {
+  const std::optional<std::string> own_address = OwnNetworkAddress();
   {
-    Process open_server({"--host", "0.0.0.0", "--port", "0", "--db", ":memory:"});
-    const std::string port = open_server.WaitFor("sagemaker-emulator listening on http://0.0.0.0:",
-                                                 std::chrono::seconds(10));
-    ASSERT_FALSE(port.empty()) << open_server.output();
-    EXPECT_THAT(open_server.output(), HasSubstr("the admin API (/_emulator/) is disabled"));
-    testing::HttpClient client(static_cast<unsigned short>(std::stoi(port)));
-    EXPECT_EQ(client.Send("GET", "/_emulator/health", "").status, 200);
-    EXPECT_EQ(client.Send("POST", "/_emulator/reset", "").status, 403);
+    Process server({"--host", "0.0.0.0", "--port", "0", "--db", ":memory:"});
+    const std::string port =
+        server.WaitFor("sagemaker-emulator listening on http://0.0.0.0:", std::chrono::seconds(10));
+    ASSERT_FALSE(port.empty()) << server.output();
+    EXPECT_THAT(server.output(), HasSubstr("the admin API answers loopback callers only"));
+    const auto port_number = static_cast<unsigned short>(std::stoi(port));
+    EXPECT_EQ(testing::HttpClient(port_number).Send("POST", "/_emulator/reset", "").status, 200);
+    if (own_address) {
+      testing::HttpClient from_network(port_number, *own_address);
+      EXPECT_EQ(from_network.Send("GET", "/_emulator/health", "").status, 200);
+      const auto refused = from_network.Send("POST", "/_emulator/reset", "");
+      EXPECT_EQ(refused.status, 403);
+      EXPECT_THAT(refused.body, HasSubstr("this request came from " + *own_address));
+    }
+  }
+  if (own_address) {
+    setenv("SAGEMAKER_EMULATOR_ADMIN_FROM", "local", 1);
+    Process server({"--host", "0.0.0.0", "--port", "0", "--db", ":memory:"});
+    unsetenv("SAGEMAKER_EMULATOR_ADMIN_FROM");
+    const std::string port =
+        server.WaitFor("sagemaker-emulator listening on http://0.0.0.0:", std::chrono::seconds(10));
+    ASSERT_FALSE(port.empty()) << server.output();
+    testing::HttpClient from_network(static_cast<unsigned short>(std::stoi(port)), *own_address);
+    EXPECT_EQ(from_network.Send("POST", "/_emulator/reset", "").status, 200);
   }
   setenv("SAGEMAKER_EMULATOR_ADMIN_TOKEN", "from-the-environment", 1);
   Process server({"--host", "0.0.0.0", "--port", "0", "--db", ":memory:"});
@@ -155,6 +211,29 @@ TEST(Binary, OffLoopbackTheAdminApiNeedsTheTokenFromTheEnvironment) {
           .Send("GET", "/_emulator/clock", "", {{"X-Emulator-Admin-Token", "from-the-environment"}})
           .status,
       200);
+}
+
+// Every option also comes from SAGEMAKER_EMULATOR_<NAME>, and an argument overrides it.
+TEST(Binary, OptionsComeFromTheEnvironmentTooAndArgumentsWin) {
+  setenv("SAGEMAKER_EMULATOR_PORT", "0", 1);
+  setenv("SAGEMAKER_EMULATOR_DB", ":memory:", 1);
+  setenv("SAGEMAKER_EMULATOR_CLOCK_START", "2027-01-15T00:00:00Z", 1);
+  setenv("SAGEMAKER_EMULATOR_FROZEN_CLOCK", "true", 1);
+  setenv("SAGEMAKER_EMULATOR_ACCOUNT_ID", "111122223333", 1);
+  Process server({"--account-id", "444455556666"});
+  for (const char* name : {"PORT", "DB", "CLOCK_START", "FROZEN_CLOCK", "ACCOUNT_ID"}) {
+    unsetenv(("SAGEMAKER_EMULATOR_" + std::string(name)).c_str());
+  }
+  const unsigned short port = testing::ListeningPort(server);
+  ASSERT_NE(port, 0) << server.output();
+  testing::HttpClient client(port);
+  const auto clock = nlohmann::json::parse(client.Send("GET", "/_emulator/clock", "").body);
+  EXPECT_EQ(clock["now"], "2027-01-15T00:00:00Z");
+  EXPECT_EQ(clock["frozen"], true);
+  client.Aws("CreateModel", R"({"ModelName": "m"})");
+  const auto models = nlohmann::json::parse(client.Aws("ListModels", "{}").body);
+  ASSERT_EQ(models["Models"].size(), 1u);
+  EXPECT_EQ(models["Models"][0]["ModelArn"], "arn:aws:sagemaker:us-east-1:444455556666:model/m");
 }
 
 // Request ids are what users quote to correlate logs: they must never repeat, not between the

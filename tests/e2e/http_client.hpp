@@ -22,11 +22,12 @@ struct HttpReply {
   bhttp::fields headers;
 };
 
-// One keep-alive connection to 127.0.0.1:port.
+// One keep-alive connection to address:port (default 127.0.0.1).
 class HttpClient {
  public:
-  explicit HttpClient(unsigned short port) : stream_(ioc_) {
-    stream_.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  explicit HttpClient(unsigned short port, const std::string& address = "127.0.0.1")
+      : stream_(ioc_) {
+    stream_.connect(tcp::endpoint(net::ip::make_address(address), port));
   }
 
   HttpReply Send(const std::string& method, const std::string& target, const std::string& body,

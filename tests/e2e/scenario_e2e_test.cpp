@@ -23,14 +23,14 @@ std::string Scenario(const std::string& name) {
   return std::string(SMEMU_SOURCE_DIR) + "/examples/scenarios/" + name;
 }
 
-// An AWS call as a client in `region` of the default account makes it.
+// An AWS call as a client in `region` of `account` (default: the server's) makes it.
 json Call(HttpClient& client, const std::string& operation, const json& input,
-          const std::string& region) {
+          const std::string& region, const std::string& account = "000000000000") {
   const auto reply = client.Send(
       "POST", "/", input.dump(),
       {{"X-Amz-Target", "SageMaker." + operation},
        {"Content-Type", "application/x-amz-json-1.1"},
-       {"Authorization", "AWS4-HMAC-SHA256 Credential=000000000000/20270101/" + region +
+       {"Authorization", "AWS4-HMAC-SHA256 Credential=" + account + "/20270101/" + region +
                              "/sagemaker/aws4_request, SignedHeaders=host, Signature=0"}});
   EXPECT_EQ(reply.status, 200) << operation << ": " << reply.body;
   return json::parse(reply.body, nullptr, false);
@@ -112,6 +112,45 @@ TEST(Scenario, AFailingStepStopsTheStartNamingTheStep) {
   Process not_a_list({"--port", "0", "--db", ":memory:", "--init", scenario.str()});
   EXPECT_EQ(not_a_list.Wait(std::chrono::seconds(10)), 1);
   EXPECT_THAT(not_a_list.output(), HasSubstr(scenario.str() + ": must be a JSON list of steps"));
+}
+
+// The README's environment signs as account 123456789012: with --account-id, the shipped scenario
+// is that account's, down to the role ARNs (${account} in its inputs).
+TEST(Scenario, AScenarioRunsInTheAccountItIsGiven) {
+  Process server({"--port", "0", "--db", ":memory:", "--account-id", "123456789012", "--init",
+                  Scenario("walkthrough.json")});
+  HttpClient client(ListeningPort(server));
+  const json model =
+      Call(client, "DescribeModel", {{"ModelName", "model-v1"}}, "us-west-2", "123456789012");
+  EXPECT_EQ(model["ExecutionRoleArn"], "arn:aws:iam::123456789012:role/demo");
+  EXPECT_EQ(model["ModelArn"], "arn:aws:sagemaker:us-west-2:123456789012:model/model-v1");
+}
+
+// --init FOLDER applies its *.json files in name order (other files are ignored), as a folder of
+// init hooks runs: here the second file's clock is later than the first's, so the wrong order
+// would move the clock backwards and stop the start.
+TEST(Scenario, AFolderIsAppliedInNameOrder) {
+  testing::TempDir folder;
+  std::ofstream(folder.path() / "10-later.json") << R"([
+    {"clock": "2027-02-01T00:00:00Z", "operation": "CreateModel",
+     "input": {"ModelName": "second", "ExecutionRoleArn": "arn:aws:iam::${account}:role/r"}}])";
+  std::ofstream(folder.path() / "02-earlier.json") << R"([
+    {"clock": {"now": "2027-01-01T00:00:00Z", "frozen": true}, "operation": "CreateModel",
+     "input": {"ModelName": "first"}, "region": "${region}"}])";
+  std::ofstream(folder.path() / "README.txt") << "not a scenario";
+  Process server({"--port", "0", "--db", ":memory:", "--init", folder.path().string()});
+  HttpClient client(ListeningPort(server));
+  const json models = Call(client, "ListModels", {{"SortBy", "CreationTime"}}, "us-east-1");
+  ASSERT_EQ(models["Models"].size(), 2u) << models;
+  EXPECT_EQ(models["Models"][0]["ModelName"], "second");
+  EXPECT_EQ(models["Models"][1]["ModelName"], "first");
+  EXPECT_EQ(
+      Call(client, "DescribeModel", {{"ModelName", "second"}}, "us-east-1")["ExecutionRoleArn"],
+      "arn:aws:iam::000000000000:role/r");
+
+  testing::TempDir empty;
+  Process nothing({"--port", "0", "--db", ":memory:", "--init", empty.path().string()});
+  EXPECT_NE(ListeningPort(nothing), 0) << "an empty folder applies nothing";
 }
 
 TEST(Scenario, APopulatedDatabaseIsLeftAlone) {

@@ -18,11 +18,10 @@ const std::string kOtherAuth =
 
 class DashboardTest : public EmulatorFixture {
  protected:
-  void Reopen(std::string token, bool open) {
+  void Reopen(std::string token) {
     router_.reset();
     emulator_.reset();
     router_config_.admin_token = std::move(token);
-    router_config_.admin_open = open;
     Open();
   }
 
@@ -74,12 +73,12 @@ TEST_F(DashboardTest, TheUiIsTheEmbeddedPage) {
 }
 
 TEST_F(DashboardTest, TheUiFollowsTheAdminAccessRules) {
-  Reopen("", /*open=*/false);
-  EXPECT_EQ(router_->Handle({"GET", "/_emulator/ui", {}, ""}).status, 403);
-  EXPECT_EQ(router_->Handle({"GET", "/_emulator/state", {}, ""}).status, 403);
-  EXPECT_EQ(router_->Handle({"GET", "/_emulator/ui?token=", {}, ""}).status, 403);
+  constexpr const char* kRemotePeer = "203.0.113.7";  // not loopback (no peer_scope: elsewhere)
+  EXPECT_EQ(router_->Handle({"GET", "/_emulator/ui", {}, "", kRemotePeer}).status, 403);
+  EXPECT_EQ(router_->Handle({"GET", "/_emulator/state", {}, "", kRemotePeer}).status, 403);
+  EXPECT_EQ(router_->Handle({"GET", "/_emulator/ui?token=", {}, "", kRemotePeer}).status, 403);
 
-  Reopen("s3cret/token", /*open=*/false);
+  Reopen("s3cret/token");
   const auto refused = router_->Handle({"GET", "/_emulator/ui", {}, ""});
   EXPECT_EQ(refused.status, 403);
   EXPECT_EQ(json::parse(refused.body)["__type"], "AccessDeniedException");

@@ -238,7 +238,6 @@ TEST_F(MetricsTest, ResourcesPoolsAndInstancesInUseAreGauges) {
 TEST_F(MetricsTest, OnlyTheOperatorMaySeeThem) {
   Metrics({{"Authorization", kAuth}}, 403);  // an AWS account: the metrics span every account
   EXPECT_EQ(router_->Handle({"POST", "/_emulator/metrics", {}, ""}).status, 405);
-  router_config_.admin_open = false;
   router_config_.admin_token = "secret";
   Open();
   Metrics({}, 403);
