@@ -1,0 +1,167 @@
+"""The emulator's admin API (plain JSON under /_emulator/), over the standard library's urllib."""
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Dict, Optional, Union
+
+from .errors import AdminError, EmulatorError, EmulatorUnavailableError
+
+ADMIN_TOKEN_HEADER = "X-Emulator-Admin-Token"
+
+# The emulator runs next to the tests (a child process or a local container), so admin calls
+# never go through an HTTP proxy from the environment, which would not know the address.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+JsonObject = Dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The virtual clock: its time (timezone-aware, UTC) and whether it stands still."""
+
+    now: datetime
+    frozen: bool
+
+    @classmethod
+    def from_json(cls, body: JsonObject) -> Clock:
+        return cls(now=parse_time(body["now"]), frozen=bool(body["frozen"]))
+
+
+def parse_time(text: str) -> datetime:
+    # fromisoformat() accepts a trailing "Z" only from Python 3.11 on.
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    return datetime.fromisoformat(text)
+
+
+def format_time(when: Union[datetime, str]) -> str:
+    """ISO 8601 in UTC with a Z, as the admin API takes it. A naive datetime is taken as UTC,
+    as botocore does; a string is passed on for the emulator to check."""
+    if isinstance(when, str):
+        return when
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    when = when.astimezone(timezone.utc)
+    fraction = f".{when.microsecond // 1000:03d}" if when.microsecond else ""
+    return when.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+
+
+class AdminClient:
+    """Calls the admin API of the emulator at ``url``, sending ``admin_token`` (when given) in
+    the X-Emulator-Admin-Token header of every call."""
+
+    def __init__(self, url: str, admin_token: Optional[str] = None, timeout: float = 10.0) -> None:
+        self.url = url.rstrip("/")
+        self.admin_token = admin_token
+        self.timeout = timeout
+
+    def health(self) -> JsonObject:
+        """``{"status": "ok", "version": ...}``; open even when a token is required."""
+        return self._call("GET", "health")
+
+    def wait_until_healthy(self, timeout: float) -> None:
+        """Polls the health check until it answers 200, for at most ``timeout`` seconds: a
+        server that just printed its listening line, or a container still starting, may
+        refuse connections for a moment."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.health()
+                return
+            except EmulatorError as error:
+                if time.monotonic() >= deadline:
+                    raise EmulatorUnavailableError(
+                        f"sagemaker-emulator at {self.url} not healthy after {timeout:g} s: "
+                        f"{error}") from error
+            time.sleep(0.05)
+
+    def reset(self) -> Clock:
+        """Deletes every resource of every account, drops run-time capacity changes and puts
+        the clock back to its start. Returns that clock."""
+        return Clock.from_json(self._call("POST", "reset", {})["clock"])
+
+    def clock(self) -> Clock:
+        return Clock.from_json(self._call("GET", "clock"))
+
+    def set_clock(self, when: Union[datetime, str], *, frozen: Optional[bool] = None) -> Clock:
+        """Moves the clock to ``when`` (never backwards: the emulator refuses that), and
+        freezes or unfreezes it in the same call when ``frozen`` is given."""
+        change: JsonObject = {"now": format_time(when)}
+        if frozen is not None:
+            change["frozen"] = frozen
+        return self._change_clock(change)
+
+    def advance(self, by: Union[timedelta, float]) -> Clock:
+        """Moves the clock forward by a timedelta or a number of seconds."""
+        seconds = by.total_seconds() if isinstance(by, timedelta) else float(by)
+        return self._change_clock({"advance_seconds": seconds})
+
+    def freeze(self, frozen: bool = True) -> Clock:
+        """Stops the clock (or, with ``False``, lets it run again)."""
+        return self._change_clock({"frozen": frozen})
+
+    def set_pool(self, region: str, availability_zone: str, instance_type: str,
+                 reservable: Optional[int] = None, on_demand: Optional[int] = None) -> JsonObject:
+        """Changes (or adds) the capacity pool of one zone and instance type; jobs waiting for
+        capacity that now fit start at once. Returns the pool as the emulator now sees it."""
+        pool: JsonObject = {"region": region, "availability_zone": availability_zone,
+                            "instance_type": instance_type}
+        if reservable is not None:
+            pool["reservable"] = reservable
+        if on_demand is not None:
+            pool["on_demand"] = on_demand
+        return self._call("POST", "capacity", pool)
+
+    def capacity(self, region: Optional[str] = None,
+                 instance_type: Optional[str] = None) -> JsonObject:
+        """Every pool (``pools``) with its reservations and free instances, and every holder
+        of instances now (``in_use``), optionally for one region and instance type."""
+        query = {name: value for name, value in
+                 (("region", region), ("instance_type", instance_type)) if value is not None}
+        return self._call("GET", "capacity", query=query)
+
+    def _change_clock(self, change: JsonObject) -> Clock:
+        return Clock.from_json(self._call("POST", "clock", change))
+
+    def _call(self, method: str, name: str, body: Optional[JsonObject] = None,
+              query: Optional[Dict[str, str]] = None) -> JsonObject:
+        path = "/_emulator/" + name
+        if query:
+            path += "?" + urllib.parse.urlencode(query)
+        request = urllib.request.Request(self.url + path, method=method, headers=self._headers(),
+                                         data=None if body is None else json.dumps(body).encode())
+        try:
+            with _OPENER.open(request, timeout=self.timeout) as response:
+                answer: JsonObject = json.loads(response.read())
+                return answer
+        except urllib.error.HTTPError as error:
+            with error:
+                raise _admin_error(method, path, error.code, error.read()) from None
+        except (urllib.error.URLError, OSError) as error:
+            # URLError wraps refused connections; a bare OSError is a reset or a timeout.
+            raise EmulatorUnavailableError(
+                f"{method} {self.url}{path}: cannot reach sagemaker-emulator: "
+                f"{getattr(error, 'reason', error)}") from error
+
+    def _headers(self) -> Dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.admin_token:
+            headers[ADMIN_TOKEN_HEADER] = self.admin_token
+        return headers
+
+
+def _admin_error(method: str, path: str, status: int, raw: bytes) -> AdminError:
+    """The emulator's error body is {"__type", "message"}; anything else (a proxy's page, an
+    older server) is kept whole as the message so that nothing is lost."""
+    try:
+        body = json.loads(raw)
+        return AdminError(method, path, status, str(body["__type"]), str(body["message"]))
+    except (ValueError, TypeError, KeyError):
+        return AdminError(method, path, status, f"HTTP{status}",
+                          raw.decode("utf-8", "replace").strip())
