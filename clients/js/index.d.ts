@@ -1,0 +1,116 @@
+// Types of the sagemaker-emulator package (hand-written; the code is plain ESM in index.js).
+
+/** Where the handle's AWS clients and admin calls go, and as whom. */
+export interface EmulatorIdentity {
+  /** Region the AWS clients sign for (default us-west-2). */
+  region?: string;
+  /** 12-digit account; sent as the access key id, which the emulator takes as the account (default 123456789012). */
+  accountId?: string;
+}
+
+export interface StartOptions extends EmulatorIdentity {
+  /** Path of the binary; else $SAGEMAKER_EMULATOR_BINARY, else sagemaker-emulator on PATH. */
+  binary?: string;
+  /** Server arguments after `--port 0 --db :memory:`, e.g. ['--clock-start', '2027-01-15T00:00:00Z', '--frozen-clock']. */
+  args?: string[];
+  /** Environment of the server process, on top of process.env. */
+  env?: Record<string, string | undefined>;
+  /** Start the server with this admin token (passed as SAGEMAKER_EMULATOR_ADMIN_TOKEN) and send it on admin calls. */
+  adminToken?: string;
+  /** How long the server has to print its listening line and answer /_emulator/health (default 15000). */
+  timeoutMs?: number;
+}
+
+export interface ConnectOptions extends EmulatorIdentity {
+  /** Sent as X-Emulator-Admin-Token on admin calls (default $SAGEMAKER_EMULATOR_ADMIN_TOKEN). */
+  adminToken?: string;
+  /** How long to wait for /_emulator/health to answer 200 (default 15000). */
+  timeoutMs?: number;
+}
+
+/** What `new SageMakerClient(...)` and `new SageMakerRuntimeClient(...)` need to reach the emulator. */
+export interface ClientConfig {
+  endpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+}
+
+/** The virtual clock. */
+export interface Clock {
+  now: Date;
+  /** `now` in seconds since the epoch (fractional). */
+  epoch: number;
+  frozen: boolean;
+}
+
+/** A capacity pool change; members left out keep their current value. */
+export interface PoolChange {
+  /** Default: the handle's region. */
+  region?: string;
+  availabilityZone: string;
+  instanceType: string;
+  reservable?: number;
+  onDemand?: number;
+}
+
+/** The pool as the emulator answers it (snake_case, as on the wire). */
+export interface Pool {
+  region: string;
+  availability_zone: string;
+  instance_type: string;
+  reservable: number;
+  on_demand: number;
+  /** Plans holding instances of the pool: ISO 8601 window and count. */
+  reservations: Array<{ training_plan_arn: string; start: string; end: string; count: number }>;
+  /** Free reservable instances over the next year, as steps. */
+  free_reservable: Array<{ from: string; free: number }>;
+}
+
+/** GET /_emulator/capacity: every pool, and every endpoint and job holding instances now. */
+export interface CapacityView {
+  now: string;
+  pools: Pool[];
+  in_use: Array<{
+    arn: string;
+    kind: string;
+    region: string;
+    instance_type: string;
+    count: number;
+    /** One of the two: the plan the instances come from, or on-demand. */
+    training_plan_arn?: string;
+    on_demand?: true;
+  }>;
+}
+
+export interface EmulatorHandle extends AsyncDisposable {
+  /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  readonly url: string;
+  readonly region: string;
+  readonly accountId: string;
+  /** Client configuration for the AWS SDK v3; `overrides` are merged on top. */
+  clientConfig<T extends object = {}>(overrides?: T): Omit<ClientConfig, keyof T> & T;
+  /** Deletes every resource of every account, drops run-time capacity changes, puts the clock back to its start. */
+  reset(): Promise<void>;
+  clock(): Promise<Clock>;
+  /** Moves the clock to `time` (a Date or an ISO 8601 string); moving backwards is refused. */
+  setClock(time: Date | string): Promise<Clock>;
+  advance(seconds: number): Promise<Clock>;
+  /** Freezes (default) or unfreezes the clock. */
+  freeze(frozen?: boolean): Promise<Clock>;
+  /** Changes or adds a capacity pool; waiting jobs that now fit start at once. */
+  setPool(pool: PoolChange): Promise<Pool>;
+  capacity(query?: { region?: string; instanceType?: string }): Promise<CapacityView>;
+  /** Stops a started emulator (SIGTERM, then SIGKILL after `timeoutMs`, default 5000); does nothing for a connected one. */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+/** Starts the binary on a free port with an in-memory database; resolves once it is healthy. */
+export function startEmulator(options?: StartOptions): Promise<EmulatorHandle>;
+
+/** Uses an emulator that already runs (default URL: $SAGEMAKER_EMULATOR_URL); resolves once it is healthy. */
+export function connectEmulator(url?: string, options?: ConnectOptions): Promise<EmulatorHandle>;
+
+/** An admin call answered 4xx/5xx. `name` is the emulator's __type, e.g. ValidationException or AccessDeniedException. */
+export class EmulatorAdminError extends Error {
+  readonly status: number;
+}
