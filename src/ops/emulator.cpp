@@ -147,10 +147,17 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
   std::lock_guard lock(mutex_);
   const VirtualClock::State before = clock_.GetState();
   TimePoint target = change.set_to.value_or(before.now);
-  if (target < before.now) {
+  // Time never runs backwards for a resource. With none (a new server, or after a reset) there is
+  // nothing to protect, so a scenario or a test may start its story at any date, past ones too.
+  const bool backwards = target < before.now;
+  if (backwards && store_.HasResources()) {
     return domain::ValidationException(
         "The clock cannot move backwards: " + domain::FormatIso8601(target) +
         " is before the current " + domain::FormatIso8601(before.now) + ".");
+  }
+  if (backwards) {
+    clock_.Reset(target, before.frozen);
+    offerings_.clear();  // found at a later time
   }
   if (change.advance_by) {
     if (change.advance_by->count() < 0) {

@@ -72,6 +72,12 @@ TEST(Scenario, TheCapacityCrunchQueuesJobsUntilCapacityComes) {
   EXPECT_EQ(Call(client, "DescribeProcessingJob", {{"ProcessingJobName", "eval-batch"}},
                  "us-east-1")["ProcessingJobStatus"],
             "InProgress");
+  // Neither of its preferences has on-demand instances in the region: it waits too.
+  const json state = json::parse(client.Send("GET", "/_emulator/state", "").body);
+  for (const json& job : state["jobs"]) {
+    EXPECT_EQ(job["secondary_status"], "Pending") << job;
+  }
+  EXPECT_EQ(state["jobs"].size(), 3u);
   // The plan starts two days later: the big job starts on it.
   ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-03-03T00:00:00Z"})").status,
             200);
