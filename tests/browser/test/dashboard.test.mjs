@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   CreateEndpointCommand, CreateEndpointConfigCommand, CreateModelCommand, CreateTrainingJobCommand,
   CreateTrainingPlanCommand, SearchTrainingPlanOfferingsCommand,
@@ -162,8 +163,7 @@ test('the walkthrough on the dashboard: the plan on its row, live updates, +7 da
   await sm.send(job('tune-on-demand', { InstanceType: 'ml.g5.xlarge', InstanceCount: 1 }));
   await page.locator('[data-testid=job-row][data-job=tune-on-demand]').waitFor({ timeout: 5000 });
   await page.locator('[data-testid=group-row][data-instance-type="ml.g5.xlarge"]').waitFor({ timeout: 5000 }).catch(() => {});
-  const shot = await screenshot(page, 'dashboard-walkthrough.png');
-  if (process.env.DASHBOARD_SCREENSHOT) copyFileSync(shot, process.env.DASHBOARD_SCREENSHOT);
+  await screenshot(page, 'dashboard-walkthrough.png');
 
   // +7 days: the plan ends (Jan 27), the page shows it Expired, and invocations fail.
   await page.locator('[data-testid=advance-7d]').click();
@@ -178,6 +178,27 @@ test('the walkthrough on the dashboard: the plan on its row, live updates, +7 da
   await screenshot(page, 'dashboard-expired.png');
   assert.deepEqual(errors, [], 'no script errors in the page');
   await page.close();
+});
+
+// The README's screenshot is made here, from the shipped scenario exactly as the README starts it.
+test('the shipped walkthrough scenario (the README screenshot): its plan and endpoint', async () => {
+  const scenario = fileURLToPath(new URL('../../../examples/scenarios/walkthrough.json', import.meta.url));
+  const emu = await startEmulator(['--account-id', ACCOUNT, '--init', scenario]);
+  emulators.push(emu);
+  const page = await browser.context.newPage();
+  assert.equal((await page.goto(`${emu.url}/_emulator/ui`)).status(), 200);
+  // The page lists every pool; clicking the endpoint brings its plan's row into view.
+  const endpointRow = page.locator(`[data-testid=endpoint-row][data-endpoint=${ENDPOINT}]`);
+  await endpointRow.waitFor();
+  assert.equal(await endpointRow.getAttribute('data-status'), 'InService');
+  await endpointRow.click();
+  const bar = page.locator(`[data-testid=pool-row][data-instance-type="${P5}"] ` +
+    '[data-testid=plan-bar][data-plan=p5-endpoint-plan].selected');
+  await bar.waitFor();
+  assert.equal(await bar.getAttribute('data-status'), 'Active');
+  assert.equal(await bar.getAttribute('data-count'), '2');
+  const shot = await screenshot(page, 'dashboard-scenario.png');
+  if (process.env.DASHBOARD_SCREENSHOT) copyFileSync(shot, process.env.DASHBOARD_SCREENSHOT);
 });
 
 test('with --admin-token the page needs the token, then sends it on every call', async () => {

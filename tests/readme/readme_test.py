@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""Runs every shell and Python block of the README, in order, as a user would, and checks the
+outputs the README shows, so that the README cannot go stale.
+
+    tests/readme/readme_test.py [--aws PATH_TO_AWS_CLI] [--readme README.md]
+
+The blocks run in one bash session (variables and background servers carry over from block to
+block, as in a user's terminal) in a scratch folder that mirrors the repository through symbolic
+links, so files the README makes (out.txt, .venv) land there. Conventions in the README:
+
+- A line `#> text` after a command is output the command must print (stdout or stderr), line by
+  line and in order; `...` in it stands for any text. A command that shows output may exit
+  non-zero (the README shows an error); any other command must succeed.
+- `<!-- readme-test: skip REASON -->` right before a block leaves it out, with its reason printed.
+- A ```python block runs with the session's environment (`python3 -` in the scratch folder).
+
+Background jobs still running at the end are stopped. Exit status 0 when every block ran as
+shown, 1 otherwise (the failing command, its output and what was expected are printed).
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+FENCE = re.compile(r"^```(\w*)\s*$")
+SKIP = re.compile(r"^<!--\s*readme-test:\s*skip\s+(.+?)\s*-->\s*$")
+EXPECTATION = "#> "
+
+
+@dataclass
+class Command:
+    text: str
+    line: int  # in the README, 1-based
+    expected: List[str] = field(default_factory=list)
+
+
+@dataclass
+class Block:
+    language: str
+    line: int
+    body: List[str]
+    skip_reason: Optional[str]
+
+
+def read_blocks(readme: Path) -> List[Block]:
+    blocks: List[Block] = []
+    lines = readme.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        fence = FENCE.match(lines[i])
+        if not fence or not fence.group(1):
+            i += 1
+            continue
+        previous = lines[i - 1] if i > 0 else ""
+        skip = SKIP.match(previous)
+        end = i + 1
+        while end < len(lines) and lines[end].strip() != "```":
+            end += 1
+        blocks.append(Block(fence.group(1), i + 1, lines[i + 1:end], skip.group(1) if skip else None))
+        i = end + 1
+    return blocks
+
+
+def split_commands(block: Block) -> List[Command]:
+    """Shell lines into commands: a command ends at a line without a trailing backslash that is
+    not inside an open quote; `#>` lines attach to the command before them."""
+    commands: List[Command] = []
+    pending: List[str] = []
+    start = 0
+    for offset, line in enumerate(block.body):
+        number = block.line + 1 + offset
+        if not pending and line.startswith(EXPECTATION.rstrip()):
+            if not commands:
+                raise SystemExit(f"README.md:{number}: expected output before any command")
+            commands[-1].expected.append(line[len(EXPECTATION):] if line != "#>" else "")
+            continue
+        if not pending and (not line.strip() or line.lstrip().startswith("#")):
+            continue
+        if not pending:
+            start = number
+        pending.append(line)
+        text = "\n".join(pending)
+        if not text.endswith("\\") and quotes_closed(text):
+            commands.append(Command(text, start))
+            pending = []
+    if pending:
+        raise SystemExit(f"README.md:{start}: command never ends (open quote or backslash)")
+    return commands
+
+
+def quotes_closed(text: str) -> bool:
+    """Whether single and double quotes are balanced, as bash reads them (no nesting)."""
+    quote = None
+    escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote is None and char in "'\"":
+            quote = char
+        elif char == quote:
+            quote = None
+    return quote is None
+
+
+def matches(expected: str, line: str) -> bool:
+    pieces = expected.split("...")
+    position = 0
+    for index, piece in enumerate(pieces):
+        if not piece:
+            continue
+        found = line.find(piece, position)
+        if found < 0 or (index == 0 and found != 0 and not expected.startswith("...")):
+            return False
+        position = found + len(piece)
+    return expected.endswith("...") or position == len(line) or not pieces[-1]
+
+
+def check_output(expected: List[str], output: str) -> Optional[str]:
+    lines = [line.rstrip() for line in output.splitlines()]
+    at = 0
+    for want in expected:
+        while at < len(lines) and not matches(want.rstrip(), lines[at]):
+            at += 1
+        if at == len(lines):
+            return f"no line (after the ones matched before it) matches: {want}"
+        at += 1
+    return None
+
+
+def make_scratch_folder() -> Path:
+    scratch = Path(tempfile.mkdtemp(prefix="smemu-readme-"))
+    for entry in REPOSITORY.iterdir():
+        if entry.name not in (".git", ".venv"):
+            (scratch / entry.name).symlink_to(entry)
+    return scratch
+
+
+def script_for(blocks: List[Block], results: Path) -> str:
+    """One bash script: each command runs in the session's own shell (eval), its output goes to
+    results/N.out and its status to results/N.rc, then the checker judges it before the next."""
+    out = ["set -u", "trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT"]
+    number = 0
+    for block in blocks:
+        if block.skip_reason:
+            continue
+        if block.language == "python":
+            commands = [Command("python3 - <<'__README_PYTHON__'\n" + "\n".join(block.body) +
+                                "\n__README_PYTHON__", block.line + 1)]
+        elif block.language in ("sh", "bash", "shell"):
+            commands = split_commands(block)
+        else:
+            continue
+        for command in commands:
+            number += 1
+            (results / f"{number}.cmd").write_text(command.text)
+            (results / f"{number}.expected").write_text("\n".join(command.expected))
+            (results / f"{number}.line").write_text(str(command.line))
+            out.append(f"__command=$(cat {results}/{number}.cmd)")
+            out.append(f'{{ eval "$__command"; }} > {results}/{number}.out 2>&1 < /dev/null; '
+                       f"echo $? > {results}/{number}.rc")
+            out.append(f"{sys.executable} {Path(__file__).resolve()} --judge {results} {number} "
+                       "|| exit 1")
+    return "\n".join(out) + "\n"
+
+
+def judge(results: Path, number: int) -> int:
+    text = (results / f"{number}.cmd").read_text()
+    expected = [line for line in (results / f"{number}.expected").read_text().split("\n") if line]
+    output = (results / f"{number}.out").read_text(errors="replace")
+    status = int((results / f"{number}.rc").read_text())
+    line = (results / f"{number}.line").read_text()
+    print(f"--- README.md:{line}: {text}", flush=True)
+    if output:
+        print(output.rstrip("\n"))
+    problem = check_output(expected, output) if expected else None
+    if problem is None and status != 0 and not expected:
+        problem = f"exited with status {status}"
+    if problem:
+        print(f"FAILED README.md:{line}: {problem}", flush=True)
+        return 1
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--readme", type=Path, default=REPOSITORY / "README.md")
+    parser.add_argument("--aws", help="the AWS CLI to put first on PATH as `aws`")
+    parser.add_argument("--judge", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.judge:
+        return judge(Path(args.judge[0]), int(args.judge[1]))
+
+    blocks = read_blocks(args.readme)
+    for block in blocks:
+        if block.skip_reason:
+            print(f"skipped README.md:{block.line} ({block.language}): {block.skip_reason}")
+    scratch = make_scratch_folder()
+    results = scratch / ".readme-test"
+    results.mkdir()
+    environment = dict(os.environ)
+    # Debian's own programs first, as on the fresh Debian machine the README is written for (this
+    # machine may have other pythons or CLIs earlier on PATH).
+    environment["PATH"] = "/usr/bin:/bin:" + environment.get("PATH", "")
+    if args.aws:
+        shim = scratch / ".readme-bin"
+        shim.mkdir()
+        (shim / "aws").symlink_to(shutil.which(args.aws) or args.aws)
+        environment["PATH"] = f"{shim}:{environment['PATH']}"
+    # A user's shell: no AWS settings until the README gives them.
+    for name in list(environment):
+        if name.startswith(("AWS_", "SAGEMAKER_EMULATOR_")):
+            del environment[name]
+    environment["HOME"] = str(scratch)  # no ~/.aws of the machine's
+    version = subprocess.run(["bash", "-c", "aws --version"], env=environment, cwd=scratch,
+                             capture_output=True, text=True)
+    print(f"running README.md with {(version.stdout or version.stderr).strip()} in {scratch}")
+    try:
+        completed = subprocess.run(["bash", "-c", script_for(blocks, results)], cwd=scratch,
+                                   env=environment, timeout=1200)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return completed.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
