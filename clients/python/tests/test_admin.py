@@ -60,14 +60,21 @@ def test_an_unfrozen_clock_runs(sagemaker_emulator: Emulator) -> None:
     assert not later.frozen and later.now > JAN_15
 
 
-def test_the_clock_never_moves_backwards(sagemaker_emulator: Emulator) -> None:
+def test_the_clock_never_moves_backwards_for_a_resource(sagemaker_emulator: Emulator,
+                                                         sagemaker_client: BaseClient) -> None:
     sagemaker_emulator.set_clock(JAN_15, frozen=True)
+    sagemaker_client.create_model(ModelName="m", PrimaryContainer={"Image": "img:1"},
+                                  ExecutionRoleArn="arn:aws:iam::123456789012:role/r")
     with pytest.raises(AdminError) as raised:
         sagemaker_emulator.set_clock("2027-01-01T00:00:00Z")
     assert (raised.value.status, raised.value.code) == (400, "ValidationException")
     assert "cannot move backwards" in raised.value.message
     assert "ValidationException" in str(raised.value) and "/_emulator/clock" in str(raised.value)
     assert sagemaker_emulator.clock().now == JAN_15
+    # With no resource left there is nothing whose time could run backwards.
+    sagemaker_emulator.reset()
+    sagemaker_emulator.set_clock("2027-01-01T00:00:00Z", frozen=True)
+    assert sagemaker_emulator.clock().now == datetime(2027, 1, 1, tzinfo=timezone.utc)
 
 
 def test_the_clock_drives_resource_statuses(sagemaker_emulator: Emulator,
