@@ -472,12 +472,12 @@ remove smemu-rootdir
 # ---------------------------------------------------------------- 4: the test helpers, URL mode
 # clients/python's pytest plugin and clients/js's useEmulator, installed as their run-tests.sh
 # install them, run their expiry examples against a container given only its published port's
-# URL (SAGEMAKER_EMULATOR_URL): the image's defaults, no token. --clock-start keeps the examples'
-# 2027 dates in the virtual clock's future, as run-tests.sh does (the clock never goes back).
+# URL (SAGEMAKER_EMULATOR_URL): the image's defaults, no token, no fixed clock start (each test
+# starts after a reset, when the clock may be set to any date).
 if [[ $mode == podman ]]; then
   port=$(free_port)
-  start smemu-helpers "$port" - -- --clock-start 2027-01-01T00:00:00Z --check-responses
-  helper_url="$(url "$(free_port)")"
+  start smemu-helpers "$port" - -- --check-responses
+  helper_url="$(url "$port")"
   # A clean client environment, as in the helpers' run-tests.sh: no binary, AWS setting or token.
   client_env=(env -u AWS_DATA_PATH -u AWS_PROFILE -u AWS_DEFAULT_PROFILE -u AWS_ENDPOINT_URL
     -u AWS_ENDPOINT_URL_SAGEMAKER -u AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME -u AWS_MAX_ATTEMPTS
