@@ -81,16 +81,24 @@ test('setting the clock to a later instant is used for new resources', async () 
   });
 });
 
-test('moving the clock backwards is refused with 400 and changes nothing', async () => {
+test('moving the clock backwards is refused with 400 and changes nothing while a resource exists', async () => {
   await withEmulator(['--clock-start', CLOCK_START, '--frozen-clock'], async ({ url }) => {
+    await sagemaker(url).send(new CreateModelCommand({ ModelName: 'keeps-time', ExecutionRoleArn: ROLE }));
     const back = await admin(url, '/_emulator/clock', { method: 'POST', body: { now: '2027-01-24T23:59:59Z' } });
     assert.equal(back.status, 400, back.text);
+    assert.match(back.json.message, /^The clock cannot move backwards: 2027-01-24T23:59:59Z is before/);
 
     const negative = await admin(url, '/_emulator/clock', { method: 'POST', body: { advance_seconds: -60 } });
     assert.equal(negative.status, 400, negative.text);
 
     const clock = await admin(url, '/_emulator/clock');
     assert.equal(clock.json.epoch, T0 / 1000);
+
+    // With no resource left, nothing's time could run backwards: any date may be set.
+    assert.equal((await admin(url, '/_emulator/reset', { method: 'POST' })).status, 200);
+    const earlier = await admin(url, '/_emulator/clock', { method: 'POST', body: { now: '2026-06-01T00:00:00Z' } });
+    assert.equal(earlier.status, 200, earlier.text);
+    assert.equal(earlier.json.now, '2026-06-01T00:00:00Z');
   });
 });
 
