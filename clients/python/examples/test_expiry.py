@@ -1,8 +1,8 @@
 """Buy a week of GPU capacity, serve an endpoint on it, and see it fail once the week is over.
 
-    pip install ./clients/python
-    pytest examples/test_expiry.py --sagemaker-emulator-binary build/sagemaker-emulator \
-        --sagemaker-emulator-arg=--clock-start=2027-01-01T00:00:00Z
+    pip install ./clients/python        # into a venv; see clients/python/README.md
+    python -m pytest clients/python/examples/test_expiry.py \
+        --sagemaker-emulator-binary build/sagemaker-emulator
 """
 from datetime import datetime, timedelta
 
