@@ -220,8 +220,9 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
 Router::AdminAccess Router::AccessOf(const HttpRequest& request, bool token_in_query) const {
   if (config_.admin_token.empty()) {
     if (!PeerMayAdminister(request.peer)) return AdminAccess::kDenied;
-    // On loopback without a token the local operator (curl, the dashboard) sees everything, as
-    // it may reset everything; a caller that signs as an AWS account sees only that account.
+    // Without a token, an operator that --admin-from lets in (curl, the dashboard) sees
+    // everything, as it may reset everything; a caller that signs as an AWS account sees only
+    // that account.
     return request.Header("Authorization") == nullptr ? AdminAccess::kFull
                                                       : AdminAccess::kOwnAccount;
   }
@@ -259,13 +260,14 @@ std::string Router::AdminRefusal(const HttpRequest& request) const {
     return "The admin API requires the token given with --admin-token, in the "
            "X-Emulator-Admin-Token header or as Authorization: Bearer <token>.";
   }
-  const std::string rule = config_.admin_peers == AdminPeers::kLoopback
-                               ? "loopback (--admin-from loopback)"
-                               : "loopback and this machine's own networks (--admin-from local)";
-  return "The admin API answers callers on " + rule + " only, and this request came from " +
-         request.peer +
-         ". Start the server with --admin-from local or --admin-from any, or give it an "
-         "--admin-token.";
+  const bool loopback_only = config_.admin_peers == AdminPeers::kLoopback;
+  return "The admin API answers callers on " +
+         std::string(loopback_only
+                         ? "loopback (--admin-from loopback)"
+                         : "loopback and this machine's own networks (--admin-from local)") +
+         " only, and this request came from " + request.peer + ". Start the server with " +
+         (loopback_only ? "--admin-from local or --admin-from any" : "--admin-from any") +
+         ", or give it an --admin-token.";
 }
 
 // What an admin route is given: the request, its outcome for the log line, and who is asking.

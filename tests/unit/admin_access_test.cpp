@@ -77,7 +77,7 @@ TEST_F(AdminAccessTest, LocalLetsInTheContainersHostButNotTheWorld) {
   EXPECT_EQ(json::parse(refused.body)["message"],
             "The admin API answers callers on loopback and this machine's own networks "
             "(--admin-from local) only, and this request came from 203.0.113.7. Start the server "
-            "with --admin-from local or --admin-from any, or give it an --admin-token.");
+            "with --admin-from any, or give it an --admin-token.");
 }
 
 TEST_F(AdminAccessTest, AnyLetsEveryoneIn) {
