@@ -391,6 +391,13 @@ health_check="the image's health check script succeeds"
 [[ $mode == podman ]] && health_check="engine health check: healthy (podman healthcheck run)"
 engine_health smemu-defaults
 verdict $? "$health_check"
+# A --port after the image name moves the server; the health check follows it.
+start smemu-otherport "$(free_port)" - -- --port 4600
+healthy=1
+for _ in $(seq 50); do engine_health smemu-otherport && healthy=0 && break; sleep 0.1; done
+verdict $healthy "the health check follows --port given after the image name (4600)" \
+  "$(logs smemu-otherport)"
+remove smemu-otherport
 uid="$(server_uid smemu-defaults)"
 [[ "$uid" == 10001 ]]
 verdict $? "server runs as emulator (uid 10001) with the image's /data" "uid $uid"
