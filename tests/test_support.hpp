@@ -1,9 +1,15 @@
 // Helpers shared by the unit and end-to-end tests.
 #pragma once
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -29,6 +35,35 @@ class TempDbPath {
  private:
   std::string path_;
 };
+
+// This machine's first IPv4 interface besides loopback (host byte order), read independently of
+// the code under test; nullopt when it has none.
+struct OwnIpv4Interface {
+  std::uint32_t address;
+  std::uint32_t netmask;
+};
+inline std::optional<OwnIpv4Interface> FirstOwnIpv4Interface() {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return std::nullopt;
+  const std::unique_ptr<ifaddrs, void (*)(ifaddrs*)> owned(list, freeifaddrs);
+  for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_netmask == nullptr || i->ifa_addr->sa_family != AF_INET) {
+      continue;
+    }
+    const std::uint32_t address =
+        ntohl(reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr);
+    if ((address >> 24) == 127) continue;
+    return OwnIpv4Interface{
+        address, ntohl(reinterpret_cast<const sockaddr_in*>(i->ifa_netmask)->sin_addr.s_addr)};
+  }
+  return std::nullopt;
+}
+
+inline std::string Ipv4Text(std::uint32_t address) {
+  const in_addr in{htonl(address)};
+  char text[INET_ADDRSTRLEN];
+  return inet_ntop(AF_INET, &in, text, sizeof text);
+}
 
 // A fresh empty folder under the temp directory, removed with everything in it.
 class TempDir {

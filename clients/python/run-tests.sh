@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # Installs this package into a fresh virtual environment over Debian's Python, offline (which is
-# itself a check that it installs), then runs its tests and examples against BINARY.
+# itself a check that it installs), then runs its tests and examples.
 #   clients/python/run-tests.sh build/sagemaker-emulator [pytest args...]
+#       the tests and examples, each server started from that binary
+#   clients/python/run-tests.sh --url http://HOST:PORT [pytest args...]
+#       the examples only, against a running emulator (a container), in URL mode
 set -euo pipefail
 
-if [[ $# -lt 1 ]]; then
-  echo "usage: $0 BINARY [pytest args...]" >&2
+if [[ $# -lt 1 || ( $1 == --url && $# -lt 2 ) ]]; then
+  echo "usage: $0 BINARY | --url URL [pytest args...]" >&2
   exit 2
 fi
-binary=$(realpath "$1")
-shift
+url=""
+if [[ $1 == --url ]]; then
+  url=$2
+  shift 2
+else
+  binary=$(realpath "$1")
+  shift
+fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d -t sagemaker-emulator-python.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -29,8 +38,13 @@ unset AWS_DATA_PATH AWS_PROFILE AWS_DEFAULT_PROFILE AWS_ENDPOINT_URL AWS_REGION 
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null PYTHONDONTWRITEBYTECODE=1
 
 # The source lives under src/, so from here `import sagemaker_emulator` still finds the installed
-# package. The fixed --clock-start keeps the tests' 2027 dates in the virtual clock's future.
+# package.
 cd "$here"
+if [[ -n $url ]]; then
+  SAGEMAKER_EMULATOR_URL=$url "$work/venv/bin/python" -m pytest -p no:cacheprovider examples "$@"
+  exit
+fi
+# A fixed --clock-start makes every run start from the same date.
 "$work/venv/bin/python" -m pytest -p no:cacheprovider tests examples \
   --sagemaker-emulator-binary "$binary" \
   --sagemaker-emulator-arg=--check-responses \

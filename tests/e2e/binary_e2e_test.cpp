@@ -7,7 +7,6 @@
 #include <signal.h>
 
 #include <fstream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -154,17 +153,9 @@ namespace {
 // This machine's first IPv4 address besides loopback: a caller connecting to it is on one of the
 // machine's own networks, as the host is for a server in a container.
 std::optional<std::string> OwnNetworkAddress() {
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return std::nullopt;
-  const std::unique_ptr<ifaddrs, void (*)(ifaddrs*)> owned(list, freeifaddrs);
-  for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
-    const in_addr own = reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr;
-    if ((ntohl(own.s_addr) >> 24) == 127) continue;
-    char text[INET_ADDRSTRLEN];
-    return std::string(inet_ntop(AF_INET, &own, text, sizeof text));
-  }
-  return std::nullopt;
+  const auto own = testing::FirstOwnIpv4Interface();
+  if (!own) return std::nullopt;
+  return testing::Ipv4Text(own->address);
 }
 
 // On every address, the admin API answers loopback callers by default, also this machine's

@@ -2,38 +2,24 @@
 // network of one of this machine's interfaces, or elsewhere.
 #include "http/peer_scope.hpp"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
 
-#include <memory>
 #include <optional>
 #include <string>
+
+#include "test_support.hpp"
 
 namespace smemu::http {
 namespace {
 
 using protocol::PeerScope;
 
-// Another address on the network of this machine's first non-loopback IPv4 interface with room
-// for two hosts (the interface's own address with its lowest bit flipped).
+// Another address on the network of this machine's first IPv4 interface, when the network has
+// room for two hosts (the interface's own address with its lowest bit flipped).
 std::optional<std::string> NeighbourOnALocalNetwork() {
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return std::nullopt;
-  const std::unique_ptr<ifaddrs, void (*)(ifaddrs*)> owned(list, freeifaddrs);
-  for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_netmask == nullptr || i->ifa_addr->sa_family != AF_INET) {
-      continue;
-    }
-    const in_addr own = reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr;
-    const in_addr mask = reinterpret_cast<const sockaddr_in*>(i->ifa_netmask)->sin_addr;
-    if ((ntohl(own.s_addr) >> 24) == 127 || (~ntohl(mask.s_addr) & 1u) == 0) continue;
-    in_addr neighbour{htonl(ntohl(own.s_addr) ^ 1u)};
-    char text[INET_ADDRSTRLEN];
-    return std::string(inet_ntop(AF_INET, &neighbour, text, sizeof text));
-  }
-  return std::nullopt;
+  const auto own = testing::FirstOwnIpv4Interface();
+  if (!own || (~own->netmask & 1u) == 0) return std::nullopt;
+  return testing::Ipv4Text(own->address ^ 1u);
 }
 
 TEST(PeerScopeTest, LoopbackInEveryForm) {
