@@ -70,6 +70,11 @@ int Run(int argc, char** argv) {
   app.add_option("--capacity", capacity_path,
                  "Capacity configuration (JSON, schemas/capacity.schema.json); default: built in")
       ->check(CLI::ExistingFile);
+  std::string quotas_path;
+  app.add_option("--quotas", quotas_path,
+                 "Account service quotas to enforce (JSON, schemas/quotas.schema.json), e.g. "
+                 "{\"preset\": \"new-account\"}; default: none")
+      ->check(CLI::ExistingFile);
   std::string init_path;
   app.add_option("--init", init_path,
                  "Scenario to apply when the database holds no resources: a JSON list of API "
@@ -122,6 +127,7 @@ int Run(int argc, char** argv) {
   if (!capacity_path.empty()) options.capacity_path = capacity_path;
   if (!credentials_path.empty()) options.credentials_path = credentials_path;
   if (!init_path.empty()) options.init_path = init_path;
+  if (!quotas_path.empty()) options.quotas_path = quotas_path;
   options.provisioning_delay =
       std::chrono::milliseconds(static_cast<long long>(provisioning_seconds * 1000));
   options.read_timeout =

@@ -1,7 +1,9 @@
 #include "smemu/server.hpp"
 
 #include <atomic>
+#include <fstream>
 #include <future>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "http/transport.hpp"
 #include "log/log.hpp"
 #include "ops/emulator.hpp"
+#include "ops/quota_document.hpp"
 #include "protocol/credentials.hpp"
 #include "protocol/router.hpp"
 #include "protocol/sigv4.hpp"
@@ -35,6 +38,21 @@ bool IsLoopback(const std::string& host) {
   boost::system::error_code ec;
   const auto address = http::net::ip::make_address(host, ec);
   return !ec && address.is_loopback();
+}
+
+// The quotas of a --quotas file. Throws std::runtime_error naming the file and the problem.
+domain::QuotaTable LoadQuotas(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error(path + ": cannot read the quotas file");
+  std::stringstream text;
+  text << file.rdbuf();
+  const auto doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) throw std::runtime_error(path + ": not valid JSON");
+  auto document = ops::ReadQuotaDocument(doc);
+  if (!document) throw std::runtime_error(path + ": " + document.error().message);
+  domain::QuotaTable table;
+  ops::ApplyQuotaDocument(*document, table);
+  return table;
 }
 
 ops::HostingOptions HostingOf(const ServerOptions& options) {
@@ -146,6 +164,8 @@ unsigned short Server::Start() {
     throw std::invalid_argument("--region is not a region name: '" + s.options.region + "'");
   }
   domain::CapacityConfig capacity = config::LoadCapacityConfig(s.options.capacity_path);
+  domain::QuotaTable quotas;
+  if (s.options.quotas_path) quotas = LoadQuotas(*s.options.quotas_path);
   std::shared_ptr<const protocol::SigV4Verifier> verifier;
   if (s.options.credentials_path) {
     // Clients sign with their wall clock, so the request time is checked against the real clock,
@@ -163,6 +183,7 @@ unsigned short Server::Start() {
   s.emulator = std::make_unique<ops::Emulator>(
       *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock},
       std::move(capacity), HostingOf(s.options));
+  s.emulator->SetStartingQuotas(std::move(quotas));
   s.committer = std::make_unique<store::GroupCommitter>(
       *s.store, [&emulator = *s.emulator] { return emulator.CloseBatch(); });
   protocol::RouterConfig config;

@@ -28,6 +28,7 @@ enum class ErrorCode {
   kResourceNotFound,
   kResourceInUse,
   kResourceLimitExceeded,
+  kConflictException,
   // The awsJson1_1 framework and the common AWS codes.
   kSerializationException,
   kUnknownOperationException,
@@ -60,6 +61,8 @@ constexpr std::string_view WireName(ErrorCode code) {
       return "ResourceInUse";
     case ErrorCode::kResourceLimitExceeded:
       return "ResourceLimitExceeded";
+    case ErrorCode::kConflictException:
+      return "ConflictException";
     case ErrorCode::kSerializationException:
       return "SerializationException";
     case ErrorCode::kUnknownOperationException:
@@ -132,6 +135,9 @@ inline AwsError ResourceInUse(std::string message) {
 }
 inline AwsError ResourceLimitExceeded(std::string message) {
   return {ErrorCode::kResourceLimitExceeded, std::move(message), 400};
+}
+inline AwsError ConflictException(std::string message) {
+  return {ErrorCode::kConflictException, std::move(message), 400};
 }
 inline AwsError InternalFailure(std::string message) {
   return {ErrorCode::kInternalFailure, std::move(message), 500};

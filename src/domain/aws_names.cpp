@@ -1,6 +1,9 @@
 #include "domain/aws_names.hpp"
 
+#include <openssl/sha.h>
+
 #include <algorithm>
+#include <cstdio>
 
 namespace smemu::domain {
 
@@ -14,6 +17,19 @@ bool IsRegionName(std::string_view region) {
 bool IsAccountId(std::string_view account) {
   return account.size() == 12 &&
          std::all_of(account.begin(), account.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string Sha256Hex(std::string_view text) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+  std::string hex;
+  hex.reserve(2 * SHA256_DIGEST_LENGTH);
+  char byte[3];
+  for (unsigned char c : digest) {
+    std::snprintf(byte, sizeof byte, "%02x", c);
+    hex += byte;
+  }
+  return hex;
 }
 
 }  // namespace smemu::domain

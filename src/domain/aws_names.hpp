@@ -2,6 +2,7 @@
 // credential scope, the command line, the capacity file). Pure functions.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace smemu::domain {
@@ -10,5 +11,9 @@ namespace smemu::domain {
 bool IsRegionName(std::string_view region);
 // True for a 12-digit account id.
 bool IsAccountId(std::string_view account);
+
+// The SHA-256 of `text` in lower-case hex: the root of the identifiers derived from content
+// (offering ids, node ids), so that equal inputs name equal things.
+std::string Sha256Hex(std::string_view text);
 
 }  // namespace smemu::domain

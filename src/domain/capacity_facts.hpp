@@ -3,12 +3,16 @@
 // operation layer answers from the store and the ledger, tests from a table.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "domain/capacity_ledger.hpp"
 #include "domain/holdings.hpp"
+#include "domain/quotas.hpp"
 
 namespace smemu::domain {
 
@@ -24,6 +28,14 @@ struct Owner {
 struct PlanFacts {
   Window window;
   int instance_count = 0;
+  std::string instance_type;
+  std::vector<std::string> target_resources;  // training-job, endpoint, hyperpod-cluster
+  std::string availability_zone;
+
+  bool Targets(std::string_view resource) const {
+    return std::find(target_resources.begin(), target_resources.end(), resource) !=
+           target_resources.end();
+  }
 };
 
 class CapacityFacts {
@@ -34,6 +46,8 @@ class CapacityFacts {
   // On-demand instances of a type in a region; nullopt when the configuration does not limit it.
   virtual std::optional<int> OnDemandTotal(const std::string& region,
                                            const std::string& instance_type) const = 0;
+  // The account service quotas in force; nullptr when none is set.
+  virtual const QuotaTable* Quotas() const { return nullptr; }
 };
 
 // On-demand instances of a type still free in a region given `holdings`, leaving out what

@@ -310,7 +310,7 @@ EndpointSettlement Settle(const Endpoint& endpoint, TimePoint now, const Capacit
 }
 
 Holder HolderOf(const Endpoint& endpoint) {
-  Holder holder{endpoint.arn, "endpoint", endpoint.owner.region, {}};
+  Holder holder{endpoint.arn, "endpoint", endpoint.owner.region, {}, endpoint.owner.account};
   const bool serving =
       endpoint.status == EndpointStatus::kInService || endpoint.status == EndpointStatus::kUpdating;
   for (const Variant& variant : endpoint.variants) {

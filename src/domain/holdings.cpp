@@ -8,7 +8,8 @@ namespace {
 int KindRank(std::string_view kind) {
   if (kind == "endpoint") return 0;
   if (kind == "training-job") return 1;
-  return 2;
+  if (kind == "processing-job") return 2;
+  return 3;  // cluster
 }
 
 int HeldBy(const Holder* holder, std::string_view region, std::string_view instance_type,
@@ -23,10 +24,22 @@ int HeldBy(const Holder* holder, std::string_view region, std::string_view insta
   return count;
 }
 
+std::string UseKey(std::string_view account, std::string_view region, std::string_view kind,
+                   std::string_view instance_type) {
+  std::string key;
+  key.reserve(account.size() + region.size() + kind.size() + instance_type.size() + 3);
+  key.append(account).append(1, '\n').append(region).append(1, '\n').append(kind);
+  key.append(1, '\n').append(instance_type);
+  return key;
+}
+
 }  // namespace
 
 void Holdings::Count(const Holder& holder, int sign) {
   for (const Hold& hold : holder.holds) {
+    used_[UseKey(holder.account, holder.region, holder.kind, hold.instance_type)] +=
+        sign * hold.count;
+    used_[UseKey(holder.account, holder.region, holder.kind, "")] += sign * hold.count;
     if (hold.plan_arn.empty()) {
       on_demand_[holder.region][hold.instance_type] += sign * hold.count;
     } else {
@@ -65,6 +78,7 @@ void Holdings::Remove(std::string_view arn) {
 }
 
 void Holdings::Clear() {
+  used_.clear();
   by_arn_.clear();
   by_plan_.clear();
   on_demand_.clear();
@@ -88,6 +102,12 @@ int Holdings::OnDemand(std::string_view region, std::string_view instance_type,
   }
   if (except_arn.empty()) return all;
   return all - HeldBy(Find(except_arn), region, instance_type, "");
+}
+
+int Holdings::UsedBy(std::string_view account, std::string_view region, std::string_view kind,
+                     std::string_view instance_type) const {
+  auto it = used_.find(UseKey(account, region, kind, instance_type));
+  return it == used_.end() ? 0 : it->second;
 }
 
 const Holder* Holdings::Find(std::string_view arn) const {

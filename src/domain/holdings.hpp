@@ -25,9 +25,10 @@ struct Hold {
 // A resource and everything it holds (one hold per endpoint variant; one for a running job).
 struct Holder {
   std::string arn;
-  std::string kind;  // the ARN's resource kind: endpoint, training-job, processing-job
+  std::string kind;  // the ARN's resource kind: endpoint, training-job, processing-job, cluster
   std::string region;
   std::vector<Hold> holds;
+  std::string account;  // whose quotas the holds count against
 
   bool operator==(const Holder&) const = default;
 };
@@ -44,10 +45,15 @@ class Holdings {
   // On-demand instances of a type held in a region, by every resource or by all but `except_arn`.
   int OnDemand(std::string_view region, std::string_view instance_type,
                std::string_view except_arn = {}) const;
+  // Instances held in an account and region by resources of `kind` (endpoint, training-job, ...):
+  // of one instance type, or of every type when `instance_type` is empty. On plans and on demand
+  // alike: both count against the account's service quotas.
+  int UsedBy(std::string_view account, std::string_view region, std::string_view kind,
+             std::string_view instance_type = {}) const;
   // What `arn` holds; nullptr when it holds nothing.
   const Holder* Find(std::string_view arn) const;
 
-  // Every holder, endpoints first, then training and processing jobs; within a kind by ARN.
+  // Every holder: endpoints, training jobs, processing jobs, then clusters; within a kind by ARN.
   std::vector<const Holder*> All() const;
   std::size_t size() const { return by_arn_.size(); }
 
@@ -58,6 +64,8 @@ class Holdings {
   std::map<std::string, int, std::less<>> by_plan_;
   // On-demand instances held, by region and then instance type.
   std::map<std::string, std::map<std::string, int, std::less<>>, std::less<>> on_demand_;
+  // Instances held by account, region, kind and type (and "" for every type).
+  std::map<std::string, int, std::less<>> used_;
 };
 
 }  // namespace smemu::domain

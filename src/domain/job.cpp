@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "domain/quotas.hpp"
+
 namespace smemu::domain {
 namespace {
 
@@ -119,6 +121,13 @@ bool AccountPendingTime(Job& job, TimePoint at, const CapacityFacts& facts) {
 // Whether `option` has its instances free at `at`, given what is held already.
 bool Fits(const Job& job, const JobOption& option, TimePoint at, const CapacityFacts& facts,
           const Holdings& holdings) {
+  if (const QuotaTable* quotas = facts.Quotas();
+      quotas &&
+      QuotaRoom(*quotas, holdings, job.owner.account, job.owner.region,
+                job.kind == JobKind::kTraining ? QuotaUse::kTrainingJob : QuotaUse::kProcessingJob,
+                option.instance_type) < option.instance_count) {
+    return false;
+  }
   if (option.plan_arn.empty()) {
     return OnDemandFree(facts, holdings, job.owner.region, option.instance_type) >=
            option.instance_count;
@@ -313,7 +322,8 @@ Schedule ScheduleJobs(std::vector<Job> live, TimePoint now, const CapacityFacts&
 }
 
 Holder HolderOf(const Job& job) {
-  Holder holder{job.arn, std::string(ResourceKindOf(job.kind)), job.owner.region, {}};
+  Holder holder{
+      job.arn, std::string(ResourceKindOf(job.kind)), job.owner.region, {}, job.owner.account};
   if (job.phase == JobPhase::kRunning && IsLive(job.status) && job.selected) {
     holder.holds.push_back(
         {job.selected->instance_type, job.selected->plan_arn, job.selected->instance_count});

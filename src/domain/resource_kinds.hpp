@@ -11,5 +11,6 @@ inline constexpr const char* kPlanKind = "training-plan";
 inline constexpr const char* kCapacityKind = "reserved-capacity";  // a plan's reserved capacity
 inline constexpr const char* kTrainingJobKind = "training-job";
 inline constexpr const char* kProcessingJobKind = "processing-job";
+inline constexpr const char* kClusterKind = "cluster";  // a HyperPod cluster
 
 }  // namespace smemu::domain

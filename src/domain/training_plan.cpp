@@ -1,27 +1,15 @@
 #include "domain/training_plan.hpp"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <cstdio>
+
+#include "domain/aws_names.hpp"
 
 namespace smemu::domain {
 namespace {
 
 constexpr long long kMinDurationHours = 24;
 constexpr long long kMaxDurationHours = 4368;  // 182 days
-
-std::string Sha256Hex(const std::string& text) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  std::string hex;
-  char byte[3];
-  for (unsigned char c : digest) {
-    std::snprintf(byte, sizeof byte, "%02x", c);
-    hex += byte;
-  }
-  return hex;
-}
 
 std::string OfferingId(const std::string& salt, const Offering& offering,
                        const std::string& prefix = "tpo-") {

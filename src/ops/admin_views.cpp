@@ -8,6 +8,7 @@
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/quota_checks.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -128,6 +129,31 @@ AdminViews::Overview AdminViews::Snapshot(const std::optional<std::string>& acco
     result.endpoints = EndpointOverviews(ctx.store, account);
     result.jobs = JobOverviews(ctx.store, ctx.now, account);
     return result;
+  });
+}
+
+std::vector<AdminViews::QuotaLine> AdminViews::Quotas(const std::string& account,
+                                                      const std::string& region) {
+  return emulator_.Administer([&](const Context& ctx) {
+    std::vector<QuotaLine> lines;
+    // Settings come by name; of those that apply, the most specific is the one in force.
+    for (const domain::QuotaSetting& setting : ctx.quotas.All()) {
+      const bool applies = (setting.account.empty() || setting.account == account) &&
+                           (setting.region.empty() || setting.region == region);
+      if (!applies || ctx.quotas.Limit(account, region, setting.name) != setting.value) continue;
+      if (!lines.empty() && lines.back().name == setting.name) {
+        const QuotaLine& kept = lines.back();
+        const int kept_rank =
+            (kept.set_for_account.empty() ? 0 : 2) + (kept.set_for_region.empty() ? 0 : 1);
+        const int rank = (setting.account.empty() ? 0 : 2) + (setting.region.empty() ? 0 : 1);
+        if (rank <= kept_rank) continue;
+        lines.pop_back();
+      }
+      const auto subject = domain::ParseQuotaName(setting.name);
+      lines.push_back({setting.name, setting.value, setting.account, setting.region,
+                       subject ? QuotaUsed(ctx, account, region, *subject) : 0});
+    }
+    return lines;
   });
 }
 

@@ -88,6 +88,17 @@ class AdminViews {
   // `since`: a version from an earlier snapshot; when it is still current, nothing else is built.
   Overview Snapshot(const std::optional<std::string>& account = std::nullopt,
                     const std::string& since = "");
+  // The account service quotas that apply to `account` in `region`, each with its limit, the
+  // setting it comes from (its account and region, empty for every) and what is used now.
+  struct QuotaLine {
+    std::string name;
+    int limit = 0;
+    std::string set_for_account;
+    std::string set_for_region;
+    int used = 0;
+  };
+  std::vector<QuotaLine> Quotas(const std::string& account, const std::string& region);
+
   // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
   // `reservable` below what is already sold from now on. Persisted across restarts.
   domain::Result<PoolView> ChangeCapacity(const PoolChange& change);

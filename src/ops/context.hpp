@@ -14,6 +14,7 @@
 #include "domain/capacity_ledger.hpp"
 #include "domain/capacity_pools.hpp"
 #include "domain/holdings.hpp"
+#include "domain/quotas.hpp"
 #include "domain/training_plan.hpp"
 #include "smemu/clock.hpp"
 #include "store/state_store.hpp"
@@ -88,6 +89,7 @@ struct Context {
   domain::CapacityLedger& ledger;
   domain::Holdings& holdings;  // in step with the store: see ops/lifecycle_records.hpp
   const domain::CapacityConfig& capacity;
+  const domain::QuotaTable& quotas;  // the account service quotas in force
   OfferingBook& offerings;
   const HostingOptions& hosting;
 };

@@ -6,12 +6,14 @@
 #include "ops/lifecycle_records.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/pool_changes.hpp"
+#include "ops/quota_document.hpp"
 #include "ops/tag_input.hpp"
 
 namespace smemu::ops {
 namespace {
 
 constexpr const char* kClockSetting = "virtual_clock";
+constexpr const char* kQuotasSetting = "quotas";  // the table as last changed by the admin API
 
 // The persisted clock: the virtual time and the base time it was read at, so a running clock keeps
 // its offset across a restart and a frozen one stays where it was.
@@ -47,6 +49,7 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   AddEndpointHandlers(handlers_);
   AddJobHandlers(handlers_);
   AddTagHandlers(handlers_);
+  AddClusterHandlers(handlers_);
   invoke_endpoint_ = &ops::InvokeEndpoint;
   if (!clock_start.start) {
     if (auto saved = store_.GetSetting(kClockSetting)) {
@@ -83,7 +86,8 @@ void Emulator::SetHandlerForTest(const std::string& operation, Handler handler) 
 }
 
 Context Emulator::MakeContextLocked(const Caller& caller) {
-  Context ctx{caller, clock_.Now(), store_, ledger_, holdings_, capacity_, offerings_, hosting_};
+  Context ctx{caller,    clock_.Now(), store_,     ledger_, holdings_,
+              capacity_, quotas_,      offerings_, hosting_};
   SettleLocked(ctx);  // transitions that fell due before this request are applied first
   return ctx;
 }
@@ -97,7 +101,12 @@ bool Emulator::SettledAsOf(TimePoint now) const {
 
 void Emulator::SettleLocked(Context& ctx) {
   if (SettledAsOf(ctx.now)) return;
-  settled_.next_due = SettleEndpoints(ctx);
+  const auto endpoints_due = SettleEndpoints(ctx);
+  const auto clusters_due = SettleClusters(ctx);
+  settled_.next_due = endpoints_due;
+  if (clusters_due && (!endpoints_due || *clusters_due < *endpoints_due)) {
+    settled_.next_due = clusters_due;
+  }
   settled_.jobs_live = SettleJobs(ctx);
   settled_.changes = store_.TotalChanges();
 }
@@ -176,10 +185,37 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
 void Emulator::Reset() {
   std::lock_guard lock(mutex_);
   store_.DeleteEverything();
+  quotas_ = starting_quotas_;
   clock_.Reset(clock_start_.start.value_or(base_clock_.Now()), clock_start_.frozen);
   PersistClockLocked();
   RebuildLedgerLocked();
   offerings_.clear();
+}
+
+void Emulator::SetStartingQuotas(domain::QuotaTable quotas) {
+  std::lock_guard lock(mutex_);
+  starting_quotas_ = std::move(quotas);
+  quotas_ = starting_quotas_;
+  if (auto saved = store_.GetSetting(kQuotasSetting)) {
+    quotas_ = QuotaTableFromJson(nlohmann::json::parse(*saved, nullptr, false));
+  }
+}
+
+domain::QuotaTable Emulator::GetQuotas() const {
+  std::lock_guard lock(mutex_);
+  return quotas_;
+}
+
+domain::QuotaTable Emulator::ChangeQuotas(const QuotaDocument& change) {
+  std::lock_guard lock(mutex_);
+  return InOneTransactionLocked([&] {
+    Context ctx = MakeContextLocked(Caller{});  // what fell due happened under the old quotas
+    ApplyQuotaDocument(change, quotas_);
+    store_.PutSetting(kQuotasSetting, QuotaSettingsJson(quotas_).dump());
+    settled_ = {};
+    SettleJobs(ctx);  // a waiting job may fit a quota that grew
+    return quotas_;
+  });
 }
 
 void Emulator::PersistClockLocked() {

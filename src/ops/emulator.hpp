@@ -20,6 +20,8 @@
 
 namespace smemu::ops {
 
+struct QuotaDocument;  // ops/quota_document.hpp
+
 // How the virtual clock starts, and where reset puts it back.
 struct ClockStart {
   std::optional<TimePoint> start;  // nullopt: the base clock's current time
@@ -64,6 +66,15 @@ class Emulator {
   domain::Result<VirtualClock::State> ChangeClock(const ClockChange& change);
   // Deletes all resources of all accounts and puts the clock back to its start.
   void Reset();
+
+  // The account service quotas a server starts with (from --quotas); reset returns to them.
+  // A table changed since (ChangeQuotas) and kept in the store wins at start.
+  // REQUIRES: no request is being served.
+  void SetStartingQuotas(domain::QuotaTable quotas);
+  domain::QuotaTable GetQuotas() const;
+  // Applies `change` (see ops/quota_document.hpp), keeps the result in the store, and lets waiting
+  // jobs start if a quota grew.
+  domain::QuotaTable ChangeQuotas(const QuotaDocument& change);
 
   // Runs `work(ctx)` as the admin API's requests run: under the request lock, in one store
   // transaction, with a context at the clock's now and everything due by then settled. The caller
@@ -112,6 +123,8 @@ class Emulator {
   std::map<std::string, Handler, std::less<>> handlers_;
   RuntimeHandler invoke_endpoint_;
   domain::CapacityConfig capacity_;
+  domain::QuotaTable starting_quotas_;
+  domain::QuotaTable quotas_;
   domain::CapacityLedger ledger_;
   domain::Holdings holdings_;  // in step with the store's endpoints and jobs
   OfferingBook offerings_;

@@ -12,6 +12,7 @@
 #include "ops/listing.hpp"
 #include "ops/overview.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/quota_checks.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -86,11 +87,16 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
       ctx.store.Get({ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
   if (!config) return ConfigNotFound(ctx.caller, config_name);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
+  std::vector<domain::Variant> variants = VariantsFromConfig(json::parse(config->doc));
+  if (auto allowed =
+          CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint, EndpointGrowth(variants, nullptr));
+      !allowed) {
+    return allowed.error();
+  }
   const EndpointRecord record{
       KeyOf(ctx.caller, name), ctx.now,
       domain::NewEndpoint(arn, {ctx.caller.account, ctx.caller.region}, config->key.name,
-                          VariantsFromConfig(json::parse(config->doc)), ctx.now,
-                          ctx.hosting.provisioning_delay)};
+                          std::move(variants), ctx.now, ctx.hosting.provisioning_delay)};
   if (!InsertEndpoint(ctx, record, ReadTags(in))) {
     return domain::ValidationException("Cannot create already existing endpoint \"" + arn + "\".");
   }
@@ -157,6 +163,7 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
   auto record = EndpointToUpdate(ctx, name);
   if (!record) return record.error();
   domain::Endpoint& endpoint = record->endpoint;
+  const domain::Endpoint before = endpoint;
   const StoreCapacityFacts facts(ctx);
   std::set<std::string> named;
   for (const json& desired : in.at("DesiredWeightsAndCapacities")) {
@@ -183,6 +190,11 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
       variant->desired_weight = desired["DesiredWeight"].get<double>();
     }
   }
+  if (auto allowed = CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint,
+                                         EndpointGrowth(endpoint.variants, &before));
+      !allowed) {
+    return allowed.error();
+  }
   return StartUpdate(ctx, *record);
 }
 
@@ -196,8 +208,13 @@ Result<json> UpdateEndpoint(const json& in, Context& ctx) {
   const auto config =
       ctx.store.Get({ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
   if (!config) return ConfigNotFound(ctx.caller, config_name);
-  record->endpoint.pending =
-      domain::PendingUpdate{config->key.name, VariantsFromConfig(json::parse(config->doc))};
+  std::vector<domain::Variant> variants = VariantsFromConfig(json::parse(config->doc));
+  if (auto allowed = CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint,
+                                         EndpointGrowth(variants, &record->endpoint));
+      !allowed) {
+    return allowed.error();
+  }
+  record->endpoint.pending = domain::PendingUpdate{config->key.name, std::move(variants)};
   record->endpoint.failure_reason.reset();
   return StartUpdate(ctx, *record);
 }

@@ -13,6 +13,7 @@
 #include "ops/listing.hpp"
 #include "ops/overview.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/quota_checks.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -89,6 +90,9 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
   const std::string name = in.at(family.name_member);
   auto options = family.training ? TrainingJobOptions(in, ctx) : ProcessingJobOptions(in);
   if (!options) return options.error();
+  if (auto allowed = CheckJobQuotas(ctx, family.training, *options); !allowed) {
+    return allowed.error();
+  }
   const long long run_seconds = RunSeconds(in);
   if (run_seconds < 0) {
     return domain::ValidationException(std::string(kRunSecondsVariable) +

@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "domain/resource_kinds.hpp"
+#include "ops/cluster_records.hpp"
 #include "ops/plan_records.hpp"
 
 namespace smemu::ops {
@@ -170,7 +171,8 @@ std::optional<domain::PlanFacts> StoreCapacityFacts::Plan(const domain::Owner& o
   as_owner.caller = Caller{owner.account, owner.region, ""};
   std::optional<domain::PlanFacts> facts;
   if (const auto plan = PlanByReservationArn(as_owner, arn)) {
-    facts = domain::PlanFacts{plan->window, plan->instance_count};
+    facts = domain::PlanFacts{plan->window, plan->instance_count, plan->pool.instance_type,
+                              plan->target_resources, plan->pool.availability_zone};
   }
   plans_.emplace(key, facts);
   return facts;
@@ -325,6 +327,9 @@ domain::Holdings HoldingsFromStore(const store::StateStore& store) {
     holdings.Put(domain::HolderOf(EndpointFromRow(row).endpoint));
   }
   for (const JobRecord& record : LiveJobs(store)) holdings.Put(domain::HolderOf(record.job));
+  for (const ClusterRecord& record : LiveClusters(store)) {
+    holdings.Put(domain::HolderOf(record.cluster));
+  }
   return holdings;
 }
 

@@ -25,6 +25,9 @@ class StoreCapacityFacts : public domain::CapacityFacts {
                                         const std::string& arn) const override;
   std::optional<int> OnDemandTotal(const std::string& region,
                                    const std::string& instance_type) const override;
+  const domain::QuotaTable* Quotas() const override {
+    return ctx_.quotas.empty() ? nullptr : &ctx_.quotas;
+  }
 
  private:
   const Context& ctx_;
@@ -67,7 +70,8 @@ void SaveJob(Context& ctx, const JobRecord& record);
 
 // ---- Holdings
 
-// What every endpoint and live job in the store holds (after a start, a rollback or a reset).
+// What every endpoint, live job and cluster in the store holds (after a start, a rollback or a
+// reset).
 domain::Holdings HoldingsFromStore(const store::StateStore& store);
 
 }  // namespace smemu::ops

@@ -22,7 +22,7 @@ constexpr int kDefaultTagPage = 50;
 bool Taggable(const std::string& kind) {
   for (const char* taggable :
        {domain::kModelKind, domain::kEndpointConfigKind, domain::kEndpointKind, domain::kPlanKind,
-        domain::kTrainingJobKind, domain::kProcessingJobKind}) {
+        domain::kTrainingJobKind, domain::kProcessingJobKind, domain::kClusterKind}) {
     if (kind == taggable) return true;
   }
   return false;

@@ -9,6 +9,7 @@
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/quota_checks.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -184,6 +185,10 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
     return domain::ResourceInUse("Training plan " + name + " already exists.");
   }
   const domain::Offering offering = found->second.offering;
+  if (auto allowed = CheckPlanQuotas(ctx, offering.pool.instance_type, offering.instance_count);
+      !allowed) {
+    return allowed.error();
+  }
   if (!ctx.ledger.Reserve(offering.pool, offering.window, offering.instance_count)) {
     return domain::ResourceLimitExceeded("The capacity of training plan offering " + offering_id +
                                          " is no longer available. Search for offerings again.");

@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "domain/aws_names.hpp"
 #include "domain/time_format.hpp"
 #include "embed/embedded_files.hpp"
+#include "ops/quota_document.hpp"
 #include "protocol/percent_encoding.hpp"
 #include "protocol/router_internal.hpp"
 #include "smemu/version.hpp"
@@ -308,6 +310,7 @@ const Router::AdminRoute* Router::FindAdminRoute(std::string_view path) {
       {"/_emulator/ui", false, true, &Router::AdminPage, nullptr},
       {"/_emulator/state", false, false, &Router::AdminState, nullptr},
       {"/_emulator/reset", false, false, nullptr, &Router::AdminReset},
+      {"/_emulator/quotas", false, false, &Router::AdminQuotas, &Router::AdminChangeQuotas},
   };
   for (const AdminRoute& route : kRoutes) {
     if (route.path == path) return &route;
@@ -444,6 +447,37 @@ HttpResponse Router::AdminState(const AdminCall& call) const {
 HttpResponse Router::AdminReset(const AdminCall& call) const {
   emulator_.Reset();
   return call.Reply({{"status", "reset"}, {"clock", ClockJson(emulator_.GetClock())}});
+}
+
+// GET /_emulator/quotas[?account=&region=]: the quotas in force for one account and region (the
+// caller's by default), each with its limit and what is used now.
+HttpResponse Router::AdminQuotas(const AdminCall& call) const {
+  const ops::Caller caller = CallerOf(call.request, call.outcome.request_id);
+  std::string account = FormDecode(QueryParameter(call.request.target, "account"));
+  std::string region = FormDecode(QueryParameter(call.request.target, "region"));
+  if (account.empty() || call.access == AdminAccess::kOwnAccount) account = caller.account;
+  if (region.empty()) region = caller.region;
+  if (!domain::IsAccountId(account) || !domain::IsRegionName(region)) {
+    return call.Fail(domain::ValidationException(
+        "account must be a 12-digit account id and region a region name."));
+  }
+  json quotas = json::array();
+  for (const ops::AdminViews::QuotaLine& line : admin_views_.Quotas(account, region)) {
+    json entry = {{"name", line.name}, {"value", line.limit}, {"used", line.used}};
+    if (!line.set_for_account.empty()) entry["set_for_account"] = line.set_for_account;
+    if (!line.set_for_region.empty()) entry["set_for_region"] = line.set_for_region;
+    quotas.push_back(std::move(entry));
+  }
+  return call.Reply({{"account", account}, {"region", region}, {"quotas", std::move(quotas)}});
+}
+
+// POST /_emulator/quotas: a quota document (ops/quota_document.hpp). Answers with every setting.
+HttpResponse Router::AdminChangeQuotas(const AdminCall& call) const {
+  auto body = ParseJsonObject(call.request.body, config_.max_json_depth);
+  if (!body) return call.Fail(body.error());
+  auto change = ops::ReadQuotaDocument(*body);
+  if (!change) return call.Fail(change.error());
+  return call.Reply({{"quotas", ops::QuotaSettingsJson(emulator_.ChangeQuotas(*change))}});
 }
 
 }  // namespace smemu::protocol

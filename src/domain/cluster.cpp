@@ -1,0 +1,542 @@
+#include "domain/cluster.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "domain/aws_names.hpp"
+#include "domain/endpoint.hpp"
+#include "domain/resource_kinds.hpp"
+
+namespace smemu::domain {
+namespace {
+
+constexpr std::string_view kPlanTarget = "hyperpod-cluster";
+// AWS starts terminating a HyperPod group's instances one hour before its reserved block ends.
+constexpr Millis kPlanWindDown = kHour;
+// The FailureMessage of a cluster whose on-demand instances could not be launched, as AWS words it.
+constexpr std::string_view kNoCapacity =
+    "We currently do not have sufficient capacity for the requested instance type(s). Please try "
+    "again.";
+
+std::string Count(int count) { return std::to_string(count); }
+
+AwsError ExceedsAvailable(const GroupSpec& spec, int available) {
+  return ResourceLimitExceeded("Requested instance count (" + Count(spec.count) +
+                               ") of instance group " + spec.name +
+                               " exceeds available capacity (" + Count(std::max(0, available)) +
+                               ") in training plan " + spec.plan_arn + ".");
+}
+
+std::optional<TimePoint> Earliest(std::optional<TimePoint> a, std::optional<TimePoint> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+void ShutDown(ClusterNode& node, TimePoint now, Millis delay) {
+  node.status = NodeStatus::kShuttingDown;
+  node.gone_at = now + delay;
+}
+
+// Launches nodes until `group` has its target count, as of `at`: running at once on demand; on a
+// plan, pending until its window opens (and none once it has ended).
+void Launch(Cluster& cluster, InstanceGroup& group, TimePoint at, const CapacityFacts& facts) {
+  NodeStatus status = NodeStatus::kRunning;
+  if (!group.spec.plan_arn.empty()) {
+    const auto plan = facts.Plan(cluster.owner, group.spec.plan_arn);
+    const PlanStatus plan_status = plan ? PlanStatusOf(plan->window, at) : PlanStatus::kExpired;
+    if (plan_status == PlanStatus::kExpired) return;
+    if (plan_status == PlanStatus::kScheduled) status = NodeStatus::kPending;
+  }
+  for (int missing = group.spec.count - group.live_nodes(); missing > 0; --missing) {
+    group.nodes.push_back({NodeId(cluster.arn, ++cluster.nodes_launched), status, at, {}});
+  }
+}
+
+// The reason provisioning cannot give every group its instances as of `at`, or nullopt when it
+// can. `holdings` do not count the cluster itself (it holds nothing while Creating).
+std::optional<std::string> ProvisioningFailure(const Cluster& cluster, TimePoint at,
+                                               const CapacityFacts& facts,
+                                               const Holdings& holdings) {
+  std::map<std::string, int> on_demand_taken;
+  std::map<std::string, int> plan_taken;
+  for (const InstanceGroup& group : cluster.groups) {
+    const GroupSpec& spec = group.spec;
+    if (spec.plan_arn.empty()) {
+      const int free =
+          OnDemandFree(facts, holdings, cluster.owner.region, spec.instance_type, cluster.arn);
+      int& taken = on_demand_taken[spec.instance_type];
+      if (free != INT_MAX && free - taken < spec.count) {
+        return std::string(kNoCapacity);
+      }
+      taken += spec.count;
+      continue;
+    }
+    const auto plan = facts.Plan(cluster.owner, spec.plan_arn);
+    if (!plan || PlanStatusOf(plan->window, at) == PlanStatus::kExpired) {
+      return "Instance group " + spec.name + ": training plan " + spec.plan_arn + " has expired.";
+    }
+    int& taken = plan_taken[spec.plan_arn];
+    const int available =
+        plan->instance_count - holdings.OnPlan(spec.plan_arn, cluster.arn) - taken;
+    if (available < spec.count)
+      return "Instance group " + spec.name + ": " + ExceedsAvailable(spec, available).message;
+    taken += spec.count;
+  }
+  return std::nullopt;
+}
+
+void Provision(Cluster& cluster, TimePoint at, const CapacityFacts& facts,
+               const Holdings& holdings) {
+  cluster.due.reset();
+  cluster.modified = at;
+  if (auto failure = ProvisioningFailure(cluster, at, facts, holdings)) {
+    cluster.status = ClusterStatus::kFailed;
+    cluster.failure_message = std::move(*failure);
+    for (InstanceGroup& group : cluster.groups) group.status = GroupStatus::kFailed;
+    return;
+  }
+  for (InstanceGroup& group : cluster.groups) {
+    Launch(cluster, group, at, facts);
+    group.status = GroupStatus::kInService;
+  }
+  cluster.status = ClusterStatus::kInService;
+}
+
+void ApplyUpdate(Cluster& cluster, TimePoint at, const CapacityFacts& facts) {
+  cluster.groups.erase(std::remove_if(cluster.groups.begin(), cluster.groups.end(),
+                                      [](const InstanceGroup& group) {
+                                        return group.status == GroupStatus::kDeleting;
+                                      }),
+                       cluster.groups.end());
+  for (InstanceGroup& group : cluster.groups) {
+    Launch(cluster, group, at, facts);
+    group.status = GroupStatus::kInService;
+  }
+  cluster.status = ClusterStatus::kInService;
+  cluster.due.reset();
+  cluster.modified = at;
+}
+
+// Nodes of plan groups follow their plan's window as of `at`.
+void FollowPlans(Cluster& cluster, TimePoint at, const CapacityFacts& facts) {
+  for (InstanceGroup& group : cluster.groups) {
+    if (group.spec.plan_arn.empty() || group.nodes.empty()) continue;
+    const auto plan = facts.Plan(cluster.owner, group.spec.plan_arn);
+    const PlanStatus status = plan ? PlanStatusOf(plan->window, at) : PlanStatus::kExpired;
+    if (status == PlanStatus::kExpired) {
+      group.nodes.clear();  // the reservation's instances are taken back when it ends
+      continue;
+    }
+    if (status != PlanStatus::kActive) continue;
+    const bool winding_down = at >= plan->window.end - kPlanWindDown;
+    for (ClusterNode& node : group.nodes) {
+      if (winding_down && node.status != NodeStatus::kShuttingDown) {
+        node.status = NodeStatus::kShuttingDown;
+        node.gone_at = plan->window.end;
+      } else if (node.status == NodeStatus::kPending) {
+        node.status = NodeStatus::kRunning;
+        node.launched = std::max(node.launched, plan->window.start);
+      }
+    }
+  }
+}
+
+// When the next transition of `cluster` falls due, however far ahead.
+std::optional<TimePoint> NextTransition(const Cluster& cluster, const CapacityFacts& facts) {
+  std::optional<TimePoint> next;
+  if (cluster.status == ClusterStatus::kCreating || cluster.status == ClusterStatus::kUpdating ||
+      cluster.status == ClusterStatus::kDeleting) {
+    next = cluster.due.value_or(cluster.modified);
+  }
+  for (const InstanceGroup& group : cluster.groups) {
+    bool pending = false;
+    for (const ClusterNode& node : group.nodes) {
+      if (node.gone_at) next = Earliest(next, node.gone_at);
+      pending = pending || node.status == NodeStatus::kPending;
+    }
+    if (group.spec.plan_arn.empty() || group.nodes.empty()) continue;
+    const auto plan = facts.Plan(cluster.owner, group.spec.plan_arn);
+    if (!plan) {
+      next = Earliest(next, cluster.modified);  // the plan is gone: its nodes leave now
+      continue;
+    }
+    if (pending) next = Earliest(next, plan->window.start);
+    const bool live = group.live_nodes() > 0;
+    next = Earliest(next, live ? plan->window.end - kPlanWindDown : plan->window.end);
+  }
+  return next;
+}
+
+// Applies every transition due at `at`. Returns false when the cluster is gone.
+bool Step(Cluster& cluster, TimePoint at, const CapacityFacts& facts, const Holdings& holdings) {
+  for (InstanceGroup& group : cluster.groups) {
+    group.nodes.erase(std::remove_if(group.nodes.begin(), group.nodes.end(),
+                                     [at](const ClusterNode& node) {
+                                       return node.gone_at && *node.gone_at <= at;
+                                     }),
+                      group.nodes.end());
+  }
+  const bool change_due = cluster.due.value_or(cluster.modified) <= at;
+  if (change_due && cluster.status == ClusterStatus::kDeleting) return false;
+  if (change_due && cluster.status == ClusterStatus::kCreating) {
+    Provision(cluster, at, facts, holdings);
+  }
+  if (change_due && cluster.status == ClusterStatus::kUpdating) ApplyUpdate(cluster, at, facts);
+  FollowPlans(cluster, at, facts);
+  return true;
+}
+
+}  // namespace
+
+std::string_view ToString(ClusterStatus status) {
+  switch (status) {
+    case ClusterStatus::kCreating:
+      return "Creating";
+    case ClusterStatus::kInService:
+      return "InService";
+    case ClusterStatus::kUpdating:
+      return "Updating";
+    case ClusterStatus::kDeleting:
+      return "Deleting";
+    case ClusterStatus::kFailed:
+      return "Failed";
+  }
+  return "Failed";
+}
+
+std::string_view ToString(GroupStatus status) {
+  switch (status) {
+    case GroupStatus::kCreating:
+      return "Creating";
+    case GroupStatus::kInService:
+      return "InService";
+    case GroupStatus::kUpdating:
+      return "Updating";
+    case GroupStatus::kDeleting:
+      return "Deleting";
+    case GroupStatus::kFailed:
+      return "Failed";
+  }
+  return "Failed";
+}
+
+std::string_view ToString(NodeStatus status) {
+  switch (status) {
+    case NodeStatus::kPending:
+      return "Pending";
+    case NodeStatus::kRunning:
+      return "Running";
+    case NodeStatus::kShuttingDown:
+      return "ShuttingDown";
+  }
+  return "Pending";
+}
+
+namespace {
+template <typename Enum, std::size_t N>
+std::optional<Enum> ParseOf(std::string_view text, const Enum (&all)[N]) {
+  for (Enum value : all) {
+    if (ToString(value) == text) return value;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<ClusterStatus> ParseClusterStatus(std::string_view text) {
+  static constexpr ClusterStatus kAll[] = {ClusterStatus::kCreating, ClusterStatus::kInService,
+                                           ClusterStatus::kUpdating, ClusterStatus::kDeleting,
+                                           ClusterStatus::kFailed};
+  return ParseOf(text, kAll);
+}
+
+std::optional<GroupStatus> ParseGroupStatus(std::string_view text) {
+  static constexpr GroupStatus kAll[] = {GroupStatus::kCreating, GroupStatus::kInService,
+                                         GroupStatus::kUpdating, GroupStatus::kDeleting,
+                                         GroupStatus::kFailed};
+  return ParseOf(text, kAll);
+}
+
+std::optional<NodeStatus> ParseNodeStatus(std::string_view text) {
+  static constexpr NodeStatus kAll[] = {NodeStatus::kPending, NodeStatus::kRunning,
+                                        NodeStatus::kShuttingDown};
+  return ParseOf(text, kAll);
+}
+
+int InstanceGroup::live_nodes() const {
+  return static_cast<int>(std::count_if(nodes.begin(), nodes.end(), [](const ClusterNode& node) {
+    return node.status != NodeStatus::kShuttingDown;
+  }));
+}
+
+const InstanceGroup* Cluster::FindGroup(std::string_view name) const {
+  for (const InstanceGroup& group : groups) {
+    if (group.spec.name == name) return &group;
+  }
+  return nullptr;
+}
+
+std::string NodeId(const std::string& cluster_arn, int number) {
+  return "i-" + Sha256Hex(cluster_arn + "#" + std::to_string(number)).substr(0, 17);
+}
+
+Status CheckPlanGroup(const GroupSpec& spec, const Owner& owner, TimePoint now,
+                      const CapacityFacts& facts, const Holdings& holdings,
+                      std::string_view except_arn, int also_taken) {
+  const auto plan = facts.Plan(owner, spec.plan_arn);
+  if (!plan) {
+    return ValidationException("Training plan " + spec.plan_arn +
+                               " does not exist in this account and region.");
+  }
+  if (PlanStatusOf(plan->window, now) == PlanStatus::kExpired) {
+    return ValidationException("Training plan " + spec.plan_arn + " has expired.");
+  }
+  if (!plan->Targets(kPlanTarget)) {
+    return ValidationException("Training plan " + spec.plan_arn +
+                               " was not bought for HyperPod clusters (its TargetResources do not "
+                               "include hyperpod-cluster).");
+  }
+  if (plan->instance_type != spec.instance_type) {
+    return ValidationException("Instance type " + spec.instance_type + " of instance group " +
+                               spec.name + " does not match the instance type of training plan " +
+                               spec.plan_arn + " (" + plan->instance_type + ").");
+  }
+  if (spec.count > plan->instance_count) {
+    return ValidationException("Requested instance count (" + Count(spec.count) +
+                               ") of instance group " + spec.name + " exceeds reserved capacity (" +
+                               Count(plan->instance_count) + ") for training plan " +
+                               spec.plan_arn + ".");
+  }
+  const int available =
+      plan->instance_count - holdings.OnPlan(spec.plan_arn, except_arn) - also_taken;
+  if (available < spec.count) return ExceedsAvailable(spec, available);
+  return Ok();
+}
+
+Result<Cluster> NewCluster(std::string arn, Owner owner, std::vector<GroupSpec> groups,
+                           TimePoint now, Millis delay, const CapacityFacts& facts,
+                           const Holdings& holdings) {
+  Cluster cluster;
+  cluster.arn = std::move(arn);
+  cluster.owner = std::move(owner);
+  cluster.created = now;
+  cluster.modified = now;
+  cluster.due = now + delay;
+  std::map<std::string, int> plan_taken;
+  for (GroupSpec& spec : groups) {
+    if (!spec.plan_arn.empty()) {
+      int& taken = plan_taken[spec.plan_arn];
+      if (auto ok = CheckPlanGroup(spec, cluster.owner, now, facts, holdings, {}, taken); !ok) {
+        return ok.error();
+      }
+      taken += spec.count;
+    }
+    cluster.groups.push_back({std::move(spec), GroupStatus::kCreating, {}});
+  }
+  return cluster;
+}
+
+Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& groups,
+                            const std::vector<std::string>& to_delete, TimePoint now, Millis delay,
+                            const CapacityFacts& facts, const Holdings& holdings) {
+  if (cluster.status != ClusterStatus::kInService) {
+    return ConflictException("Cluster " + cluster.arn + " is " +
+                             std::string(ToString(cluster.status)) +
+                             "; it can be updated only while it is InService.");
+  }
+  const Holder before = HolderOf(cluster);
+  for (const GroupSpec& spec : groups) {
+    if (std::find(to_delete.begin(), to_delete.end(), spec.name) != to_delete.end()) {
+      return ValidationException("Instance group " + spec.name +
+                                 " cannot be both updated and deleted.");
+    }
+    auto group = std::find_if(cluster.groups.begin(), cluster.groups.end(),
+                              [&](const InstanceGroup& g) { return g.spec.name == spec.name; });
+    if (group == cluster.groups.end()) {
+      cluster.groups.push_back({spec, GroupStatus::kCreating, {}});
+      continue;
+    }
+    if (spec.instance_type != group->spec.instance_type) {
+      return ValidationException("The instance type of instance group " + spec.name +
+                                 " cannot be changed from " + group->spec.instance_type + " to " +
+                                 spec.instance_type + ".");
+    }
+    if (spec.plan_arn != group->spec.plan_arn) {
+      return ValidationException("The training plan of instance group " + spec.name +
+                                 " cannot be changed.");
+    }
+    if (spec.count == group->spec.count) continue;
+    // Scaling down shuts down the newest nodes first.
+    int surplus = group->live_nodes() - spec.count;
+    for (auto node = group->nodes.rbegin(); node != group->nodes.rend() && surplus > 0; ++node) {
+      if (node->status == NodeStatus::kShuttingDown) continue;
+      ShutDown(*node, now, delay);
+      --surplus;
+    }
+    group->spec.count = spec.count;
+    group->status = GroupStatus::kUpdating;
+  }
+  for (const std::string& name : to_delete) {
+    auto group = std::find_if(cluster.groups.begin(), cluster.groups.end(),
+                              [&](const InstanceGroup& g) { return g.spec.name == name; });
+    if (group == cluster.groups.end()) {
+      return ValidationException("Instance group " + name + " does not exist in cluster " +
+                                 cluster.arn + ".");
+    }
+    group->status = GroupStatus::kDeleting;
+    for (ClusterNode& node : group->nodes) {
+      if (node.status != NodeStatus::kShuttingDown) ShutDown(node, now, delay);
+    }
+  }
+  if (std::none_of(cluster.groups.begin(), cluster.groups.end(), [](const InstanceGroup& group) {
+        return group.status != GroupStatus::kDeleting;
+      })) {
+    return ValidationException("Cluster " + cluster.arn +
+                               " must keep at least one instance group.");
+  }
+  cluster.status = ClusterStatus::kUpdating;
+  cluster.modified = now;
+  cluster.due = now + delay;
+
+  // Growth is held from now, so it must fit now: new plan groups pass the plan's rules, and what
+  // the cluster would hold beyond what it holds must be free.
+  const Holder after = HolderOf(cluster);
+  auto held = [](const Holder& holder, const Hold& like) {
+    int count = 0;
+    for (const Hold& hold : holder.holds) {
+      if (hold.plan_arn == like.plan_arn &&
+          (!like.plan_arn.empty() || hold.instance_type == like.instance_type)) {
+        count += hold.count;
+      }
+    }
+    return count;
+  };
+  std::map<std::string, int> checked_plans;
+  for (const InstanceGroup& group : cluster.groups) {
+    const GroupSpec& spec = group.spec;
+    if (spec.plan_arn.empty() || group.status != GroupStatus::kCreating) continue;
+    if (auto ok = CheckPlanGroup({spec.name, spec.instance_type, 0, spec.plan_arn}, cluster.owner,
+                                 now, facts, holdings, cluster.arn);
+        !ok) {
+      return ok.error();
+    }
+  }
+  for (const Hold& hold : after.holds) {
+    const int growth = held(after, hold) - held(before, hold);
+    if (growth <= 0) continue;
+    if (hold.plan_arn.empty()) {
+      if (OnDemandFree(facts, holdings, cluster.owner.region, hold.instance_type) < growth) {
+        return ResourceLimitExceeded(std::string(kNoOnDemandCapacity));
+      }
+      continue;
+    }
+    if (checked_plans.count(hold.plan_arn)) continue;
+    checked_plans[hold.plan_arn] = growth;
+    const auto plan = facts.Plan(cluster.owner, hold.plan_arn);
+    if (!plan || PlanStatusOf(plan->window, now) == PlanStatus::kExpired) {
+      return ValidationException("Training plan " + hold.plan_arn + " has expired.");
+    }
+    const int available = plan->instance_count - holdings.OnPlan(hold.plan_arn);
+    if (available < growth) {
+      return ResourceLimitExceeded("Requested instance count (" + Count(held(after, hold)) +
+                                   ") exceeds available capacity (" +
+                                   Count(available + held(before, hold)) + ") in training plan " +
+                                   hold.plan_arn + ".");
+    }
+  }
+  return cluster;
+}
+
+Result<Cluster> StartDelete(Cluster cluster, TimePoint now, Millis delay) {
+  if (cluster.status == ClusterStatus::kDeleting) {
+    return ConflictException("Cluster " + cluster.arn + " is already being deleted.");
+  }
+  for (InstanceGroup& group : cluster.groups) {
+    group.status = GroupStatus::kDeleting;
+    for (ClusterNode& node : group.nodes) {
+      if (node.status != NodeStatus::kShuttingDown) ShutDown(node, now, delay);
+    }
+  }
+  cluster.status = ClusterStatus::kDeleting;
+  cluster.modified = now;
+  cluster.due = now + delay;
+  return cluster;
+}
+
+Result<Cluster> DeleteNodes(Cluster cluster, const std::vector<std::string>& node_ids,
+                            TimePoint now, Millis delay, NodeDeletion& outcome) {
+  if (cluster.status != ClusterStatus::kInService && cluster.status != ClusterStatus::kUpdating) {
+    return ValidationException("Cluster " + cluster.arn + " is " +
+                               std::string(ToString(cluster.status)) +
+                               "; nodes can be deleted only while it is InService or Updating.");
+  }
+  for (const std::string& id : node_ids) {
+    ClusterNode* found = nullptr;
+    InstanceGroup* in_group = nullptr;
+    for (InstanceGroup& group : cluster.groups) {
+      for (ClusterNode& node : group.nodes) {
+        if (node.id == id) {
+          found = &node;
+          in_group = &group;
+        }
+      }
+    }
+    if (found == nullptr) {
+      outcome.failed.push_back(
+          {id, "NodeIdNotFound", "Node " + id + " was not found in cluster " + cluster.arn + "."});
+      continue;
+    }
+    if (found->status == NodeStatus::kShuttingDown) {
+      outcome.failed.push_back(
+          {id, "InvalidNodeStatus", "Node " + id + " is already being deleted."});
+      continue;
+    }
+    ShutDown(*found, now, delay);
+    in_group->spec.count = std::max(0, in_group->spec.count - 1);
+    outcome.deleted.push_back(id);
+  }
+  if (!outcome.deleted.empty()) cluster.modified = now;
+  return cluster;
+}
+
+ClusterSettlement Settle(const Cluster& cluster, TimePoint now, const CapacityFacts& facts,
+                         const Holdings& holdings) {
+  Cluster settled = cluster;
+  for (auto at = NextTransition(settled, facts); at && *at <= now;) {
+    const Cluster before = settled;
+    if (!Step(settled, *at, facts, holdings)) return {std::nullopt, std::nullopt};
+    const auto next = NextTransition(settled, facts);
+    // Every step either moves time on or changes the cluster; one that does neither has nothing
+    // left to do at `at`.
+    if (settled == before && next && *next <= *at) break;
+    at = next;
+  }
+  const auto next = NextTransition(settled, facts);
+  return {std::move(settled), next};
+}
+
+Holder HolderOf(const Cluster& cluster) {
+  Holder holder{cluster.arn, kClusterKind, cluster.owner.region, {}, cluster.owner.account};
+  const bool growing = cluster.status == ClusterStatus::kUpdating;
+  for (const InstanceGroup& group : cluster.groups) {
+    int held = static_cast<int>(group.nodes.size());
+    if (growing && group.status != GroupStatus::kDeleting) {
+      held += std::max(0, group.spec.count - group.live_nodes());
+    }
+    if (held > 0) holder.holds.push_back({group.spec.instance_type, group.spec.plan_arn, held});
+  }
+  return holder;
+}
+
+std::vector<std::string> PlansOf(const Cluster& cluster) {
+  std::vector<std::string> plans;
+  for (const InstanceGroup& group : cluster.groups) {
+    const std::string& plan = group.spec.plan_arn;
+    if (!plan.empty() && std::find(plans.begin(), plans.end(), plan) == plans.end()) {
+      plans.push_back(plan);
+    }
+  }
+  return plans;
+}
+
+}  // namespace smemu::domain

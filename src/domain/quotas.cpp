@@ -1,0 +1,198 @@
+#include "domain/quotas.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace smemu::domain {
+namespace {
+
+constexpr std::array<QuotaUse, 4> kUses = {QuotaUse::kEndpoint, QuotaUse::kTrainingJob,
+                                           QuotaUse::kProcessingJob, QuotaUse::kCluster};
+
+std::string_view UseSuffix(QuotaUse use) {
+  switch (use) {
+    case QuotaUse::kEndpoint:
+      return " for endpoint usage";
+    case QuotaUse::kTrainingJob:
+      return " for training job usage";
+    case QuotaUse::kProcessingJob:
+      return " for processing job usage";
+    case QuotaUse::kCluster:
+      return " for cluster usage";
+  }
+  return " for endpoint usage";
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+bool IsInstanceTypeName(std::string_view type) {
+  return type.size() > 3 && type.substr(0, 3) == "ml." && type.find(' ') == std::string_view::npos;
+}
+
+// The GPU and accelerator types a new account cannot use until it asks for more (AWS's defaults
+// for them are 0 for every use).
+constexpr const char* kAcceleratedTypes[] = {
+    "ml.p4d.24xlarge",   "ml.p4de.24xlarge",    "ml.p5.48xlarge",        "ml.p5e.48xlarge",
+    "ml.p5en.48xlarge",  "ml.p6-b200.48xlarge", "ml.p6e-gb200.36xlarge", "ml.trn1.32xlarge",
+    "ml.trn1n.32xlarge", "ml.trn2.48xlarge",    "ml.g5.xlarge",          "ml.g5.2xlarge",
+    "ml.g5.4xlarge",     "ml.g5.8xlarge",       "ml.g5.12xlarge",        "ml.g5.16xlarge",
+    "ml.g5.24xlarge",    "ml.g5.48xlarge",      "ml.g6.xlarge",          "ml.g6.2xlarge",
+    "ml.g6.4xlarge",     "ml.g6.8xlarge",       "ml.g6.12xlarge",        "ml.g6.16xlarge",
+    "ml.g6.24xlarge",    "ml.g6.48xlarge",      "ml.g6e.xlarge",         "ml.g6e.2xlarge",
+    "ml.g6e.4xlarge",    "ml.g6e.8xlarge",      "ml.g6e.12xlarge",       "ml.g6e.16xlarge",
+    "ml.g6e.24xlarge",   "ml.g6e.48xlarge"};
+
+}  // namespace
+
+std::optional<QuotaUse> QuotaUseOfKind(std::string_view kind) {
+  for (QuotaUse use : kUses) {
+    if (KindOf(use) == kind) return use;
+  }
+  return std::nullopt;
+}
+
+std::string_view KindOf(QuotaUse use) {
+  switch (use) {
+    case QuotaUse::kEndpoint:
+      return "endpoint";
+    case QuotaUse::kTrainingJob:
+      return "training-job";
+    case QuotaUse::kProcessingJob:
+      return "processing-job";
+    case QuotaUse::kCluster:
+      return "cluster";
+  }
+  return "endpoint";
+}
+
+std::string PerTypeQuotaName(QuotaUse use, std::string_view instance_type) {
+  return std::string(instance_type) + std::string(UseSuffix(use));
+}
+
+std::string_view TotalQuotaName(QuotaUse use) {
+  switch (use) {
+    case QuotaUse::kEndpoint:
+      return "Number of instances across active endpoints";
+    case QuotaUse::kTrainingJob:
+      return "Number of instances across all training jobs";
+    case QuotaUse::kProcessingJob:
+      return "Number of instances across all processing jobs";
+    case QuotaUse::kCluster:
+      return "Total number of instances allowed across SageMaker HyperPod clusters";
+  }
+  return "";
+}
+
+std::string ReservedCapacityQuotaName(std::string_view instance_type) {
+  return "Number of " + std::string(instance_type) +
+         " instances in reserved capacity across training plans per Region";
+}
+
+std::optional<QuotaSubject> ParseQuotaName(std::string_view name) {
+  using Scope = QuotaSubject::Scope;
+  if (name == kPerClusterQuota) return QuotaSubject{Scope::kPerCluster, QuotaUse::kCluster, ""};
+  if (name == kPlanCountQuota) return QuotaSubject{Scope::kPlanCount, QuotaUse::kCluster, ""};
+  for (QuotaUse use : kUses) {
+    if (name == TotalQuotaName(use)) return QuotaSubject{Scope::kTotal, use, ""};
+    const std::string_view suffix = UseSuffix(use);
+    if (EndsWith(name, suffix)) {
+      const std::string_view type = name.substr(0, name.size() - suffix.size());
+      if (IsInstanceTypeName(type)) return QuotaSubject{Scope::kPerType, use, std::string(type)};
+    }
+  }
+  constexpr std::string_view kPlanPrefix = "Number of ";
+  constexpr std::string_view kPlanSuffix =
+      " instances in reserved capacity across training plans per Region";
+  if (name.size() > kPlanPrefix.size() + kPlanSuffix.size() &&
+      name.substr(0, kPlanPrefix.size()) == kPlanPrefix && EndsWith(name, kPlanSuffix)) {
+    const std::string_view type =
+        name.substr(kPlanPrefix.size(), name.size() - kPlanPrefix.size() - kPlanSuffix.size());
+    if (IsInstanceTypeName(type)) {
+      return QuotaSubject{Scope::kReservedCapacity, QuotaUse::kTrainingJob, std::string(type)};
+    }
+  }
+  return std::nullopt;
+}
+
+void QuotaTable::Set(QuotaSetting setting) {
+  settings_[setting.name][{setting.account, setting.region}] = setting.value;
+}
+
+bool QuotaTable::Unset(const std::string& account, const std::string& region,
+                       const std::string& name) {
+  auto it = settings_.find(name);
+  if (it == settings_.end() || it->second.erase({account, region}) == 0) return false;
+  if (it->second.empty()) settings_.erase(it);
+  return true;
+}
+
+std::optional<int> QuotaTable::Limit(std::string_view account, std::string_view region,
+                                     std::string_view name) const {
+  auto it = settings_.find(name);
+  if (it == settings_.end()) return std::nullopt;
+  const auto& by_scope = it->second;
+  for (const auto& scope : {std::pair<std::string_view, std::string_view>{account, region},
+                            {account, ""},
+                            {"", region},
+                            {"", ""}}) {
+    auto found = by_scope.find({std::string(scope.first), std::string(scope.second)});
+    if (found != by_scope.end()) return found->second;
+  }
+  return std::nullopt;
+}
+
+std::vector<QuotaSetting> QuotaTable::All() const {
+  std::vector<QuotaSetting> all;
+  for (const auto& [name, by_scope] : settings_) {
+    for (const auto& [scope, value] : by_scope) {
+      all.push_back({scope.first, scope.second, name, value});
+    }
+  }
+  return all;
+}
+
+std::vector<QuotaSetting> NewAccountQuotas() {
+  std::vector<QuotaSetting> preset;
+  for (const char* type : kAcceleratedTypes) {
+    for (QuotaUse use : kUses) preset.push_back({"", "", PerTypeQuotaName(use, type), 0});
+  }
+  return preset;
+}
+
+AwsError QuotaExceeded(std::string_view name, int limit, int used, int delta,
+                       std::string_view unit) {
+  auto amount = [unit](int count) {
+    return std::to_string(count) + (unit.empty() ? "" : " " + std::string(unit));
+  };
+  return ResourceLimitExceeded(
+      "The account-level service limit '" + std::string(name) + "' is " + amount(limit) +
+      ", with current utilization of " + amount(used) + " and a request delta of " + amount(delta) +
+      ". Please use AWS Service Quotas to request an increase for this quota. If AWS Service "
+      "Quotas is not available, contact AWS support to request an increase for this quota.");
+}
+
+Status CheckLimit(const QuotaTable& quotas, std::string_view account, std::string_view region,
+                  std::string_view name, int used, int delta, std::string_view unit) {
+  if (delta <= 0) return Ok();
+  if (auto limit = quotas.Limit(account, region, name); limit && used + delta > *limit) {
+    return QuotaExceeded(name, *limit, used, delta, unit);
+  }
+  return Ok();
+}
+
+int QuotaRoom(const QuotaTable& quotas, const Holdings& holdings, std::string_view account,
+              std::string_view region, QuotaUse use, std::string_view instance_type) {
+  int room = INT_MAX;
+  const std::string_view kind = KindOf(use);
+  if (auto limit = quotas.Limit(account, region, PerTypeQuotaName(use, instance_type))) {
+    room = std::min(room, *limit - holdings.UsedBy(account, region, kind, instance_type));
+  }
+  if (auto limit = quotas.Limit(account, region, TotalQuotaName(use))) {
+    room = std::min(room, *limit - holdings.UsedBy(account, region, kind));
+  }
+  return room;
+}
+
+}  // namespace smemu::domain

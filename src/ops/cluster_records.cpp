@@ -1,0 +1,137 @@
+#include "ops/cluster_records.hpp"
+
+#include "domain/resource_kinds.hpp"
+
+namespace smemu::ops {
+namespace {
+
+using nlohmann::json;
+
+int64_t Ms(TimePoint time) { return time.time_since_epoch().count(); }
+TimePoint At(const json& value) { return TimePoint{Millis{value.get<int64_t>()}}; }
+
+json NodeDoc(const domain::ClusterNode& node) {
+  json doc = {{"InstanceId", node.id},
+              {"Status", domain::ToString(node.status)},
+              {"LaunchMs", Ms(node.launched)}};
+  if (node.gone_at) doc["GoneMs"] = Ms(*node.gone_at);
+  return doc;
+}
+
+domain::ClusterNode NodeFromDoc(const json& doc) {
+  domain::ClusterNode node;
+  node.id = doc.at("InstanceId");
+  node.status =
+      domain::ParseNodeStatus(doc.value("Status", "")).value_or(domain::NodeStatus::kShuttingDown);
+  node.launched = At(doc.at("LaunchMs"));
+  if (doc.contains("GoneMs")) node.gone_at = At(doc["GoneMs"]);
+  return node;
+}
+
+std::string ClusterDoc(const ClusterRecord& record) {
+  const domain::Cluster& cluster = record.cluster;
+  json groups = json::array();
+  for (const domain::InstanceGroup& group : cluster.groups) {
+    json nodes = json::array();
+    for (const domain::ClusterNode& node : group.nodes) nodes.push_back(NodeDoc(node));
+    json doc = {{"InstanceGroupName", group.spec.name},
+                {"InstanceType", group.spec.instance_type},
+                {"InstanceCount", group.spec.count},
+                {"Status", domain::ToString(group.status)},
+                {"Nodes", std::move(nodes)}};
+    if (!group.spec.plan_arn.empty()) doc["TrainingPlanArn"] = group.spec.plan_arn;
+    if (auto it = record.group_settings.find(group.spec.name); it != record.group_settings.end()) {
+      doc["Settings"] = it->second;
+    }
+    groups.push_back(std::move(doc));
+  }
+  json doc = {{"Settings", record.settings},
+              {"Groups", std::move(groups)},
+              {"NodesLaunched", cluster.nodes_launched}};
+  if (cluster.due) doc["DueMs"] = Ms(*cluster.due);
+  if (cluster.failure_message) doc["FailureMessage"] = *cluster.failure_message;
+  return doc.dump();
+}
+
+store::ResourceRow ClusterRow(const ClusterRecord& record) {
+  const domain::Cluster& cluster = record.cluster;
+  return {record.key,      cluster.arn,      std::string(domain::ToString(cluster.status)),
+          cluster.created, cluster.modified, ClusterDoc(record)};
+}
+
+}  // namespace
+
+ClusterRecord ClusterFromRow(const store::ResourceRow& row) {
+  const json doc = json::parse(row.doc);
+  ClusterRecord record;
+  record.key = row.key;
+  record.settings = doc.value("Settings", json::object());
+  domain::Cluster& cluster = record.cluster;
+  cluster.arn = row.arn;
+  cluster.owner = {row.key.account, row.key.region};
+  cluster.status = domain::ParseClusterStatus(row.status).value_or(domain::ClusterStatus::kFailed);
+  cluster.created = row.created;
+  cluster.modified = row.modified;
+  if (doc.contains("DueMs")) cluster.due = At(doc["DueMs"]);
+  if (doc.contains("FailureMessage")) cluster.failure_message = doc["FailureMessage"];
+  cluster.nodes_launched = doc.value("NodesLaunched", 0);
+  for (const json& given : doc.at("Groups")) {
+    domain::InstanceGroup group;
+    group.spec = {given.at("InstanceGroupName"), given.at("InstanceType"),
+                  given.at("InstanceCount"), given.value("TrainingPlanArn", "")};
+    group.status =
+        domain::ParseGroupStatus(given.value("Status", "")).value_or(domain::GroupStatus::kFailed);
+    for (const json& node : given.value("Nodes", json::array())) {
+      group.nodes.push_back(NodeFromDoc(node));
+    }
+    if (given.contains("Settings")) record.group_settings[group.spec.name] = given["Settings"];
+    cluster.groups.push_back(std::move(group));
+  }
+  return record;
+}
+
+std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& name_or_arn) {
+  std::optional<store::ResourceRow> row;
+  if (name_or_arn.rfind("arn:", 0) == 0) {
+    row = ctx.store.FindByArn(name_or_arn);
+    if (row && (row->key.kind != domain::kClusterKind || row->key.account != ctx.caller.account ||
+                row->key.region != ctx.caller.region)) {
+      row.reset();
+    }
+  } else {
+    row = ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kClusterKind, name_or_arn});
+  }
+  if (!row) return std::nullopt;
+  return ClusterFromRow(*row);
+}
+
+bool InsertCluster(Context& ctx, const ClusterRecord& record, const store::Tags& tags) {
+  if (!ctx.store.Insert(ClusterRow(record), tags)) return false;
+  ctx.holdings.Put(domain::HolderOf(record.cluster));
+  return true;
+}
+
+void SaveCluster(Context& ctx, const ClusterRecord& record) {
+  ctx.store.Update(ClusterRow(record));
+  ctx.holdings.Put(domain::HolderOf(record.cluster));
+}
+
+void EraseCluster(Context& ctx, const ClusterRecord& record) {
+  ctx.store.Delete(record.key);
+  ctx.holdings.Remove(record.cluster.arn);
+}
+
+std::vector<ClusterRecord> LiveClusters(const store::StateStore& store) {
+  std::vector<ClusterRecord> clusters;
+  for (domain::ClusterStatus status :
+       {domain::ClusterStatus::kDeleting, domain::ClusterStatus::kUpdating,
+        domain::ClusterStatus::kInService, domain::ClusterStatus::kCreating}) {
+    for (const store::ResourceRow& row :
+         store.AllOfKind(domain::kClusterKind, std::string(domain::ToString(status)))) {
+      clusters.push_back(ClusterFromRow(row));
+    }
+  }
+  return clusters;
+}
+
+}  // namespace smemu::ops

@@ -1,0 +1,38 @@
+// HyperPod clusters as the store keeps them (a row with a JSON document) and as the domain sees
+// them (typed state). Every write of a cluster goes through here, so the holdings in memory follow
+// the store in the same step.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "domain/cluster.hpp"
+#include "ops/context.hpp"
+
+namespace smemu::ops {
+
+struct ClusterRecord {
+  store::ResourceKey key;
+  domain::Cluster cluster;
+  // Members the emulator keeps as given and shows back: the cluster's (VpcConfig, Orchestrator,
+  // NodeRecovery, ...) and each group's (LifeCycleConfig, ExecutionRole, ThreadsPerCore, ...).
+  nlohmann::json settings = nlohmann::json::object();
+  std::map<std::string, nlohmann::json, std::less<>> group_settings;
+};
+
+ClusterRecord ClusterFromRow(const store::ResourceRow& row);
+// The caller's cluster named by its name or its ARN.
+std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& name_or_arn);
+
+// False when the key exists already.
+bool InsertCluster(Context& ctx, const ClusterRecord& record, const store::Tags& tags);
+void SaveCluster(Context& ctx, const ClusterRecord& record);
+void EraseCluster(Context& ctx, const ClusterRecord& record);
+
+// Every cluster that may hold instances or change with the clock (all but Failed ones).
+std::vector<ClusterRecord> LiveClusters(const store::StateStore& store);
+
+}  // namespace smemu::ops

@@ -1,0 +1,425 @@
+// SageMaker HyperPod: CreateCluster, DescribeCluster, ListClusters, UpdateCluster, DeleteCluster,
+// ListClusterNodes, DescribeClusterNode, BatchDeleteClusterNodes, and the clock-driven settling of
+// clusters. The rules live in domain/cluster; this file decodes requests and renders answers.
+#include <algorithm>
+#include <set>
+
+#include "domain/aws_names.hpp"
+#include "domain/resource_kinds.hpp"
+#include "ops/arn.hpp"
+#include "ops/cluster_records.hpp"
+#include "ops/handlers.hpp"
+#include "ops/lifecycle_records.hpp"
+#include "ops/listing.hpp"
+#include "ops/quota_checks.hpp"
+#include "ops/tag_input.hpp"
+#include "ops/wire_values.hpp"
+
+namespace smemu::ops {
+namespace {
+
+using domain::Result;
+using nlohmann::json;
+
+constexpr const char* kKind = domain::kClusterKind;
+
+// The members of a cluster and of an instance group that the emulator keeps as given and shows
+// back in DescribeCluster (and DescribeClusterNode), without acting on them.
+constexpr const char* kClusterSettings[] = {
+    "VpcConfig",           "Orchestrator",         "NodeRecovery",
+    "TieredStorageConfig", "NodeProvisioningMode", "ClusterRole"};
+constexpr const char* kGroupSettings[] = {
+    "LifeCycleConfig",        "ExecutionRole",           "ThreadsPerCore",
+    "InstanceStorageConfigs", "OnStartDeepHealthChecks", "OverrideVpcConfig",
+    "ScheduledUpdateConfig",  "KubernetesConfig",        "SlurmConfig"};
+
+domain::AwsError ClusterNotFound(const std::string& name_or_arn) {
+  return domain::ResourceNotFound("Cluster " + name_or_arn + " not found.");
+}
+
+// arn:...:cluster/ and 12 lower-case alphanumerics: derived from the account, region, name and
+// time of creation, so a cluster created again under the same name gets a new ARN.
+std::string ClusterArn(const Caller& caller, const std::string& name, TimePoint now) {
+  const std::string id =
+      domain::Sha256Hex(caller.account + '/' + caller.region + '/' + store::NameKey(name) + '/' +
+                        std::to_string(now.time_since_epoch().count()))
+          .substr(0, 12);
+  return SageMakerArn(caller, kKind, id);
+}
+
+json Kept(const json& given, const auto& members) {
+  json kept = json::object();
+  for (const char* member : members) {
+    if (given.contains(member)) kept[member] = given[member];
+  }
+  return kept;
+}
+
+// Reads InstanceGroups: each needs an InstanceType (InstanceRequirements, flexible groups, are not
+// emulated) and a name unique in the request.
+Result<std::vector<domain::GroupSpec>> ReadGroups(const json& in, ClusterRecord& record) {
+  std::vector<domain::GroupSpec> specs;
+  std::set<std::string> names;
+  for (const json& given : in.value("InstanceGroups", json::array())) {
+    const std::string name = given.at("InstanceGroupName");
+    if (!names.insert(name).second) {
+      return domain::ValidationException("Instance group name " + name +
+                                         " appears more than once in InstanceGroups.");
+    }
+    if (!given.contains("InstanceType")) {
+      return domain::ValidationException(
+          "Instance group " + name +
+          " must specify InstanceType (InstanceRequirements is not supported by this emulator).");
+    }
+    specs.push_back({name, given["InstanceType"], given.at("InstanceCount"),
+                     given.value("TrainingPlanArn", "")});
+    record.group_settings[name] = Kept(given, kGroupSettings);
+  }
+  return specs;
+}
+
+json GroupJson(const ClusterRecord& record, const domain::InstanceGroup& group,
+               const domain::CapacityFacts& facts, TimePoint now) {
+  json out = {{"CurrentCount", group.live_nodes()},
+              {"TargetCount", group.spec.count},
+              {"InstanceGroupName", group.spec.name},
+              {"InstanceType", group.spec.instance_type},
+              {"Status", domain::ToString(group.status)}};
+  if (auto it = record.group_settings.find(group.spec.name); it != record.group_settings.end()) {
+    out.update(it->second);
+  }
+  if (!group.spec.plan_arn.empty()) {
+    out["TrainingPlanArn"] = group.spec.plan_arn;
+    const auto plan = facts.Plan(record.cluster.owner, group.spec.plan_arn);
+    out["TrainingPlanStatus"] = plan ? domain::PlanStatusAt(plan->window, now) : "Expired";
+  }
+  return out;
+}
+
+std::string NodeMessage(const domain::InstanceGroup& group, const domain::ClusterNode& node) {
+  if (node.status == domain::NodeStatus::kPending && !group.spec.plan_arn.empty()) {
+    return "Waiting for training plan " + group.spec.plan_arn + " to become Active.";
+  }
+  return "";
+}
+
+json NodeStatusJson(const domain::InstanceGroup& group, const domain::ClusterNode& node) {
+  json status = {{"Status", domain::ToString(node.status)}};
+  if (auto message = NodeMessage(group, node); !message.empty()) status["Message"] = message;
+  return status;
+}
+
+json NodeSummary(const domain::InstanceGroup& group, const domain::ClusterNode& node) {
+  return {{"InstanceGroupName", group.spec.name},
+          {"InstanceId", node.id},
+          {"InstanceType", group.spec.instance_type},
+          {"LaunchTime", WriteTimestamp(node.launched)},
+          {"InstanceStatus", NodeStatusJson(group, node)}};
+}
+
+// A private address in 10.0.0.0/8 derived from the instance id, as EC2 would assign one.
+std::string PrivateIp(const std::string& node_id) {
+  const std::string hex = domain::Sha256Hex(node_id);
+  auto octet = [&hex](std::size_t at) {
+    return std::to_string(std::stoi(hex.substr(at, 2), nullptr, 16) % 254 + 1);
+  };
+  return "10." + octet(0) + "." + octet(2) + "." + octet(4);
+}
+
+Result<json> CreateCluster(const json& in, Context& ctx) {
+  const std::string name = in.at("ClusterName");
+  if (in.contains("RestrictedInstanceGroups")) {
+    return domain::ValidationException(
+        "RestrictedInstanceGroups are not supported by this emulator; use InstanceGroups.");
+  }
+  ClusterRecord record;
+  record.key = {ctx.caller.account, ctx.caller.region, kKind, name};
+  record.settings = Kept(in, kClusterSettings);
+  if (!record.settings.contains("NodeRecovery")) record.settings["NodeRecovery"] = "Automatic";
+  auto specs = ReadGroups(in, record);
+  if (!specs) return specs.error();
+  if (specs->empty()) {
+    return domain::ValidationException("A cluster needs at least one instance group.");
+  }
+  if (ctx.store.Get(record.key)) {
+    return domain::ResourceInUse("Cluster " + name + " already exists.");
+  }
+  const StoreCapacityFacts facts(ctx);
+  if (auto allowed = CheckClusterQuotas(ctx, {}, *specs); !allowed) return allowed.error();
+  auto cluster = domain::NewCluster(ClusterArn(ctx.caller, name, ctx.now),
+                                    {ctx.caller.account, ctx.caller.region}, std::move(*specs),
+                                    ctx.now, ctx.hosting.provisioning_delay, facts, ctx.holdings);
+  if (!cluster) return cluster.error();
+  record.cluster = std::move(*cluster);
+  if (!InsertCluster(ctx, record, ReadTags(in))) {
+    return domain::ResourceInUse("Cluster " + name + " already exists.");
+  }
+  SettleClusters(ctx);  // with no provisioning delay the cluster is in service at once
+  return json{{"ClusterArn", record.cluster.arn}};
+}
+
+Result<ClusterRecord> FindCluster(const Context& ctx, const json& in) {
+  const std::string name = in.at("ClusterName");
+  auto record = LoadCluster(ctx, name);
+  if (!record) return ClusterNotFound(name);
+  return std::move(*record);
+}
+
+Result<json> DescribeCluster(const json& in, Context& ctx) {
+  auto record = FindCluster(ctx, in);
+  if (!record) return record.error();
+  const domain::Cluster& cluster = record->cluster;
+  const StoreCapacityFacts facts(ctx);
+  json groups = json::array();
+  for (const domain::InstanceGroup& group : cluster.groups) {
+    groups.push_back(GroupJson(*record, group, facts, ctx.now));
+  }
+  json out = {{"ClusterArn", cluster.arn},
+              {"ClusterName", record->key.name},
+              {"ClusterStatus", domain::ToString(cluster.status)},
+              {"CreationTime", WriteTimestamp(cluster.created)},
+              {"InstanceGroups", std::move(groups)}};
+  if (cluster.failure_message) out["FailureMessage"] = *cluster.failure_message;
+  out.update(record->settings);
+  return out;
+}
+
+Result<json> ListClusters(const json& in, Context& ctx) {
+  static const ListSpec kSpec{
+      "ListClusters",
+      {{"CREATION_TIME", store::SortField::kCreationTime}, {"NAME", store::SortField::kName}},
+      /*descending_by_default=*/false};
+  auto request = ReadListRequest(in, kSpec);
+  if (!request) return request.error();
+  Filters<store::ResourceRow> filters;
+  const std::string plan_filter = in.value("TrainingPlanArn", "");
+  if (!plan_filter.empty()) {
+    auto on_plan = [plan_filter](const store::ResourceRow& row) {
+      const auto plans = domain::PlansOf(ClusterFromRow(row).cluster);
+      return std::find(plans.begin(), plans.end(), plan_filter) != plans.end();
+    };
+    // As the model documents: MaxResults clusters are evaluated, then the matching ones returned.
+    if (request->limit_given) {
+      filters.after_paging = on_plan;
+    } else {
+      filters.before_paging = on_plan;
+    }
+  }
+  const auto page = Paginate<store::ResourceRow>(
+      kSpec, *request, StoreSource(ctx, kKind, *request, ReadStoreFilters(in)), filters);
+  json clusters = json::array();
+  for (const store::ResourceRow& row : page.items) {
+    json summary = {{"ClusterArn", row.arn},
+                    {"ClusterName", row.key.name},
+                    {"CreationTime", WriteTimestamp(row.created)},
+                    {"ClusterStatus", row.status}};
+    if (auto plans = domain::PlansOf(ClusterFromRow(row).cluster); !plans.empty()) {
+      summary["TrainingPlanArns"] = std::move(plans);
+    }
+    clusters.push_back(std::move(summary));
+  }
+  json out = {{"ClusterSummaries", std::move(clusters)}};
+  if (page.next_token) out["NextToken"] = *page.next_token;
+  return out;
+}
+
+Result<json> UpdateCluster(const json& in, Context& ctx) {
+  auto record = FindCluster(ctx, in);
+  if (!record) return record.error();
+  for (const char* unsupported : {"RestrictedInstanceGroups", "Orchestrator"}) {
+    if (in.contains(unsupported)) {
+      return domain::ValidationException(std::string(unsupported) +
+                                         " cannot be updated by this emulator.");
+    }
+  }
+  ClusterRecord updated = *record;
+  auto specs = ReadGroups(in, updated);
+  if (!specs) return specs.error();
+  const auto to_delete =
+      in.value("InstanceGroupsToDelete", json::array()).get<std::vector<std::string>>();
+  if (specs->empty() && to_delete.empty() && !in.contains("NodeRecovery")) {
+    return domain::ValidationException(
+        "The update changes nothing: give InstanceGroups, "
+        "InstanceGroupsToDelete or NodeRecovery.");
+  }
+  if (auto allowed = CheckClusterQuotas(ctx, &record->cluster, *specs); !allowed) {
+    return allowed.error();
+  }
+  const StoreCapacityFacts facts(ctx);
+  auto cluster = domain::StartUpdate(std::move(updated.cluster), *specs, to_delete, ctx.now,
+                                     ctx.hosting.provisioning_delay, facts, ctx.holdings);
+  if (!cluster) return cluster.error();
+  updated.cluster = std::move(*cluster);
+  if (in.contains("NodeRecovery")) updated.settings["NodeRecovery"] = in["NodeRecovery"];
+  SaveCluster(ctx, updated);
+  SettleClusters(ctx);
+  return json{{"ClusterArn", updated.cluster.arn}};
+}
+
+Result<json> DeleteCluster(const json& in, Context& ctx) {
+  auto record = FindCluster(ctx, in);
+  if (!record) return record.error();
+  auto deleting =
+      domain::StartDelete(std::move(record->cluster), ctx.now, ctx.hosting.provisioning_delay);
+  if (!deleting) return deleting.error();
+  record->cluster = std::move(*deleting);
+  SaveCluster(ctx, *record);
+  SettleClusters(ctx);
+  return json{{"ClusterArn", record->cluster.arn}};
+}
+
+// Every node of a cluster with its group, in launch order.
+struct NodeEntry {
+  const domain::InstanceGroup* group;
+  const domain::ClusterNode* node;
+};
+std::vector<NodeEntry> NodesOf(const domain::Cluster& cluster) {
+  std::vector<NodeEntry> nodes;
+  for (const domain::InstanceGroup& group : cluster.groups) {
+    for (const domain::ClusterNode& node : group.nodes) nodes.push_back({&group, &node});
+  }
+  return nodes;
+}
+
+Result<json> ListClusterNodes(const json& in, Context& ctx) {
+  static const ListSpec kSpec{
+      "ListClusterNodes",
+      {{"CREATION_TIME", std::nullopt, /*numeric=*/true}, {"NAME", std::nullopt}},
+      /*descending_by_default=*/false};
+  auto request = ReadListRequest(in, kSpec);
+  if (!request) return request.error();
+  auto record = FindCluster(ctx, in);
+  if (!record) return record.error();
+  // The nodes' launch times bound the listing (the store's filters bound creation times).
+  const StoreFilters bounds = ReadStoreFilters(in);
+  const std::optional<TimePoint>& after = bounds.created_after;
+  const std::optional<TimePoint>& before = bounds.created_before;
+  const std::string group_contains = in.value("InstanceGroupNameContains", "");
+  const bool by_name = std::string_view(request->sort->wire_name) == "NAME";
+  std::vector<Positioned<json>> nodes;
+  for (const NodeEntry& entry : NodesOf(record->cluster)) {
+    const domain::ClusterNode& node = *entry.node;
+    if (after && node.launched <= *after) continue;
+    if (before && node.launched >= *before) continue;
+    if (!group_contains.empty() &&
+        entry.group->spec.name.find(group_contains) == std::string::npos) {
+      continue;
+    }
+    SortPosition position = by_name
+                                ? SortPosition{node.id, node.id}
+                                : SortPosition{node.launched.time_since_epoch().count(), node.id};
+    nodes.push_back({std::move(position), NodeSummary(*entry.group, node)});
+  }
+  auto page =
+      Paginate<json>(kSpec, *request, InMemorySource(std::move(nodes), request->descending));
+  json out = {{"ClusterNodeSummaries", std::move(page.items)}};
+  if (page.next_token) out["NextToken"] = *page.next_token;
+  return out;
+}
+
+Result<json> DescribeClusterNode(const json& in, Context& ctx) {
+  auto record = FindCluster(ctx, in);
+  if (!record) return record.error();
+  if (!in.contains("NodeId")) {
+    return domain::ValidationException(in.contains("NodeLogicalId")
+                                           ? "NodeLogicalId is not supported by this emulator; "
+                                             "give NodeId."
+                                           : "Either NodeId or NodeLogicalId must be given.");
+  }
+  const std::string node_id = in["NodeId"];
+  const StoreCapacityFacts facts(ctx);
+  for (const NodeEntry& entry : NodesOf(record->cluster)) {
+    if (entry.node->id != node_id) continue;
+    const domain::InstanceGroup& group = *entry.group;
+    json details = NodeSummary(group, *entry.node);
+    if (auto it = record->group_settings.find(group.spec.name);
+        it != record->group_settings.end()) {
+      for (const char* member :
+           {"LifeCycleConfig", "ThreadsPerCore", "InstanceStorageConfigs", "OverrideVpcConfig"}) {
+        if (it->second.contains(member)) details[member] = it->second[member];
+      }
+    }
+    const std::string ip = PrivateIp(node_id);
+    std::string hostname = "ip-" + ip + "." + ctx.caller.region + ".compute.internal";
+    std::replace(hostname.begin() + 3, hostname.begin() + 3 + static_cast<long>(ip.size()), '.',
+                 '-');
+    details["PrivatePrimaryIp"] = ip;
+    details["PrivateDnsHostname"] = hostname;
+    std::string zone = ctx.caller.region + "a";
+    if (!group.spec.plan_arn.empty()) {
+      if (const auto plan = facts.Plan(record->cluster.owner, group.spec.plan_arn);
+          plan && !plan->availability_zone.empty()) {
+        zone = plan->availability_zone;
+      }
+    }
+    details["Placement"] = {{"AvailabilityZone", zone}};
+    details["CapacityType"] = "OnDemand";
+    return json{{"NodeDetails", std::move(details)}};
+  }
+  return domain::ResourceNotFound("Node " + node_id + " not found in cluster " + record->key.name +
+                                  ".");
+}
+
+Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {
+  auto record = FindCluster(ctx, in);
+  if (!record) return record.error();
+  if (in.contains("NodeLogicalIds")) {
+    return domain::ValidationException(
+        "NodeLogicalIds is not supported by this emulator; give NodeIds.");
+  }
+  const auto node_ids = in.value("NodeIds", json::array()).get<std::vector<std::string>>();
+  if (node_ids.empty()) return domain::ValidationException("NodeIds must be given.");
+  domain::NodeDeletion outcome;
+  auto cluster = domain::DeleteNodes(std::move(record->cluster), node_ids, ctx.now,
+                                     ctx.hosting.provisioning_delay, outcome);
+  if (!cluster) return cluster.error();
+  record->cluster = std::move(*cluster);
+  if (!outcome.deleted.empty()) {
+    SaveCluster(ctx, *record);
+    SettleClusters(ctx);
+  }
+  json out = json::object();
+  if (!outcome.failed.empty()) {
+    json failed = json::array();
+    for (const auto& failure : outcome.failed) {
+      failed.push_back(
+          {{"Code", failure.code}, {"Message", failure.message}, {"NodeId", failure.node_id}});
+    }
+    out["Failed"] = std::move(failed);
+  }
+  if (!outcome.deleted.empty()) out["Successful"] = outcome.deleted;
+  return out;
+}
+
+}  // namespace
+
+std::optional<TimePoint> SettleClusters(Context& ctx) {
+  const StoreCapacityFacts facts(ctx);
+  std::optional<TimePoint> next_due;
+  for (ClusterRecord& record : LiveClusters(ctx.store)) {
+    auto settled = domain::Settle(record.cluster, ctx.now, facts, ctx.holdings);
+    if (settled.next_due && (!next_due || *settled.next_due < *next_due)) {
+      next_due = settled.next_due;
+    }
+    if (!settled.cluster) {
+      EraseCluster(ctx, record);
+    } else if (*settled.cluster != record.cluster) {
+      record.cluster = std::move(*settled.cluster);
+      SaveCluster(ctx, record);
+    }
+  }
+  return next_due;
+}
+
+void AddClusterHandlers(HandlerTable& table) {
+  table.emplace("CreateCluster", &CreateCluster);
+  table.emplace("DescribeCluster", &DescribeCluster);
+  table.emplace("ListClusters", &ListClusters);
+  table.emplace("UpdateCluster", &UpdateCluster);
+  table.emplace("DeleteCluster", &DeleteCluster);
+  table.emplace("ListClusterNodes", &ListClusterNodes);
+  table.emplace("DescribeClusterNode", &DescribeClusterNode);
+  table.emplace("BatchDeleteClusterNodes", &BatchDeleteClusterNodes);
+}
+
+}  // namespace smemu::ops

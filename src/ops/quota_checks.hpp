@@ -1,0 +1,45 @@
+// The account service quotas applied to requests: each create or update that would take more
+// instances (or plans) than a quota allows is refused before anything changes. The rules and the
+// wording are domain/quotas; this adds what the store knows: resources still being created have
+// asked for instances they do not hold yet, and count as used.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "domain/cluster.hpp"
+#include "domain/endpoint.hpp"
+#include "domain/job.hpp"
+#include "domain/quotas.hpp"
+#include "ops/context.hpp"
+
+namespace smemu::ops {
+
+// What the account and region use now of the quota's subject: instances held, and those asked for
+// by endpoints and clusters being created; the largest cluster; live plans or their instances.
+int QuotaUsed(const Context& ctx, const std::string& account, const std::string& region,
+              const domain::QuotaSubject& subject);
+
+// `more` instances per type for `use` in the caller's account and region.
+domain::Status CheckInstanceQuotas(const Context& ctx, domain::QuotaUse use,
+                                   const std::map<std::string, int>& more);
+
+// Instances per type that `variants` ask for beyond what `current` holds (all when null).
+std::map<std::string, int> EndpointGrowth(const std::vector<domain::Variant>& variants,
+                                          const domain::Endpoint* current);
+
+// A cluster's groups as `specs` would leave them, per type and in total, against the cluster
+// quotas; `current` is the cluster being updated (null for a new one).
+domain::Status CheckClusterQuotas(const Context& ctx, const domain::Cluster* current,
+                                  const std::vector<domain::GroupSpec>& specs);
+
+// A new job: refused when no option of `options` fits its quotas now (a job with instance
+// preferences is accepted when one does; the scheduler then skips those that do not).
+domain::Status CheckJobQuotas(const Context& ctx, bool training,
+                              const std::vector<domain::JobOption>& options);
+
+// A new plan of `count` instances of `instance_type` for the caller.
+domain::Status CheckPlanQuotas(const Context& ctx, const std::string& instance_type, int count);
+
+}  // namespace smemu::ops
