@@ -180,16 +180,23 @@ domain::Status CheckPlanQuotas(const Context& ctx, const std::string& instance_t
   if (ctx.quotas.empty()) return domain::Ok();
   const std::string& account = ctx.caller.account;
   const std::string& region = ctx.caller.region;
-  const LivePlans live = LivePlansOf(ctx, account, region);
-  if (auto ok = domain::CheckLimit(ctx.quotas, account, region, domain::kPlanCountQuota, live.count,
-                                   1, /*unit=*/"");
+  const domain::QuotaSubject plans{Scope::kPlanCount, domain::QuotaUse::kTrainingJob, ""};
+  if (auto ok = domain::CheckLimit(ctx.quotas, account, region, domain::kPlanCountQuota,
+                                   QuotaUsed(ctx, account, region, plans), 1, /*unit=*/"");
       !ok) {
     return ok;
   }
-  auto reserved = live.instances.find(instance_type);
-  return domain::CheckLimit(ctx.quotas, account, region,
-                            domain::ReservedCapacityQuotaName(instance_type),
-                            reserved == live.instances.end() ? 0 : reserved->second, count);
+  return CheckReservedCapacityQuota(ctx, instance_type, count);
+}
+
+domain::Status CheckReservedCapacityQuota(const Context& ctx, const std::string& instance_type,
+                                          int count) {
+  const std::string name = domain::ReservedCapacityQuotaName(instance_type);
+  if (!ctx.quotas.Limit(ctx.caller.account, ctx.caller.region, name)) return domain::Ok();
+  const domain::QuotaSubject subject{Scope::kReservedCapacity, domain::QuotaUse::kTrainingJob,
+                                     instance_type};
+  return domain::CheckLimit(ctx.quotas, ctx.caller.account, ctx.caller.region, name,
+                            QuotaUsed(ctx, ctx.caller.account, ctx.caller.region, subject), count);
 }
 
 }  // namespace smemu::ops

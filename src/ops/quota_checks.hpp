@@ -39,7 +39,12 @@ domain::Status CheckClusterQuotas(const Context& ctx, const domain::Cluster* cur
 domain::Status CheckJobQuotas(const Context& ctx, bool training,
                               const std::vector<domain::JobOption>& options);
 
-// A new plan of `count` instances of `instance_type` for the caller.
+// `count` more instances of `instance_type` reserved by the caller's plans (a search or a
+// purchase).
+domain::Status CheckReservedCapacityQuota(const Context& ctx, const std::string& instance_type,
+                                          int count);
+// A new plan of `count` instances of `instance_type` for the caller: the plan count and the
+// reserved capacity.
 domain::Status CheckPlanQuotas(const Context& ctx, const std::string& instance_type, int count);
 
 }  // namespace smemu::ops

@@ -1,10 +1,10 @@
 // SearchTrainingPlanOfferings, CreateTrainingPlan, DescribeTrainingPlan, ListTrainingPlans,
 // DescribeReservedCapacity: plans sold from the capacity ledger, with statuses from the clock.
-#include <openssl/sha.h>
 
 #include <algorithm>
 #include <cstdio>
 
+#include "domain/aws_names.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
 #include "ops/listing.hpp"
@@ -144,6 +144,15 @@ Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
   search.target_resources = in.value("TargetResources", std::vector<std::string>{});
   auto request = domain::MakeOfferingRequest(search, ctx.now, AllInstanceTypes(ctx));
   if (!request) return request.error();
+  // An account whose reserved-capacity quota cannot take the plan is refused at the search
+  // already, as AWS does.
+  if (search.instance_type) {
+    if (auto allowed =
+            CheckReservedCapacityQuota(ctx, *search.instance_type, request->instance_count);
+        !allowed) {
+      return allowed.error();
+    }
+  }
 
   // Forget offerings that can no longer be bought.
   ctx.offerings.ForgetExpired(ctx.now);
@@ -158,16 +167,9 @@ Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
 }
 
 std::string ReservedCapacityId(const std::string& plan_arn, TimePoint created) {
-  const std::string seed = plan_arn + "|" + std::to_string(created.time_since_epoch().count());
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(seed.data()), seed.size(), digest);
-  std::string id = "rc-";
-  char byte[3];
-  for (int i = 0; i < 8; ++i) {
-    std::snprintf(byte, sizeof byte, "%02x", digest[i]);
-    id += byte;
-  }
-  return id;
+  return "rc-" +
+         domain::Sha256Hex(plan_arn + "|" + std::to_string(created.time_since_epoch().count()))
+             .substr(0, 16);
 }
 
 Result<json> CreateTrainingPlan(const json& in, Context& ctx) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "domain/capacity_facts.hpp"
 
@@ -13,10 +14,25 @@ inline TimePoint Hour(int hours) { return TimePoint{} + std::chrono::hours(hours
 
 class FakeFacts : public domain::CapacityFacts {
  public:
-  // A plan of `count` instances open in [start_hour, end_hour).
-  FakeFacts& WithPlan(const std::string& arn, int count, int start_hour, int end_hour) {
-    plans_[arn] = domain::PlanFacts{{Hour(start_hour), Hour(end_hour)}, count};
+  // A plan of `count` instances of `instance_type` open in [start_hour, end_hour), bought for
+  // every target resource unless `targets` says otherwise.
+  FakeFacts& WithPlan(const std::string& arn, int count, int start_hour, int end_hour,
+                      const std::string& instance_type = "ml.p5.48xlarge",
+                      std::vector<std::string> targets = {"training-job", "endpoint",
+                                                          "hyperpod-cluster"}) {
+    plans_[arn] = domain::PlanFacts{{Hour(start_hour), Hour(end_hour)},
+                                    count,
+                                    instance_type,
+                                    std::move(targets),
+                                    "us-west-2a"};
     return *this;
+  }
+  FakeFacts& WithQuotas(domain::QuotaTable quotas) {
+    quotas_ = std::move(quotas);
+    return *this;
+  }
+  const domain::QuotaTable* Quotas() const override {
+    return quotas_.empty() ? nullptr : &quotas_;
   }
   FakeFacts& WithOnDemand(const std::string& type, int total) {
     on_demand_[type] = total;
@@ -37,6 +53,7 @@ class FakeFacts : public domain::CapacityFacts {
  private:
   std::map<std::string, domain::PlanFacts> plans_;
   std::map<std::string, int> on_demand_;
+  domain::QuotaTable quotas_;
 };
 
 inline const domain::Owner kOwner{"111122223333", "us-west-2"};
