@@ -1,10 +1,14 @@
-// --init FILE: the seeded scenarios in examples/scenarios/ applied by the real binary, a failing
-// step named in the start-up error, and a populated database left alone.
+// --init FILE: the seeded scenarios in examples/scenarios/ applied by the real binary (and, for the
+// HyperPod one, followed past its plan's end), a failing step named in the start-up error, and a
+// populated database left alone.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "e2e/http_client.hpp"
 #include "e2e/process.hpp"
@@ -85,6 +89,79 @@ TEST(Scenario, TheCapacityCrunchQueuesJobsUntilCapacityComes) {
       Call(client, "DescribeTrainingJob", {{"TrainingJobName", "llm-pretrain"}}, "us-east-1");
   EXPECT_NE(started["SecondaryStatus"], "Pending");
   EXPECT_EQ(started["ResourceConfig"]["SelectedInstanceType"], "ml.p5.48xlarge");
+}
+
+// The statuses of a cluster's nodes, by group, in launch order.
+std::map<std::string, std::vector<std::string>> NodeStatuses(HttpClient& client,
+                                                             const std::string& cluster) {
+  const json nodes = Call(client, "ListClusterNodes", {{"ClusterName", cluster}}, "us-west-2");
+  std::map<std::string, std::vector<std::string>> statuses;
+  for (const json& node : nodes["ClusterNodeSummaries"]) {
+    statuses[node["InstanceGroupName"]].push_back(node["InstanceStatus"]["Status"]);
+  }
+  return statuses;
+}
+
+TEST(Scenario, AHyperPodClusterFollowsItsPlanThroughTheWindow) {
+  Process server({"--port", "0", "--db", ":memory:", "--init", Scenario("hyperpod-on-plan.json")});
+  HttpClient client(ListeningPort(server));
+  const json plan =
+      Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "hyperpod-week"}}, "us-west-2");
+  EXPECT_EQ(plan["Status"], "Active");
+  EXPECT_EQ(plan["TargetResources"], json::array({"hyperpod-cluster"}));
+  EXPECT_EQ(plan["StartTime"], 1809302400);  // 2027-05-03T00:00:00Z, where the clock was moved
+  EXPECT_EQ(plan["EndTime"], 1809907200);    // 2027-05-10T00:00:00Z
+  EXPECT_EQ(plan["InUseInstanceCount"], 4);
+
+  // After the scenario: scaled to the whole plan, every node running.
+  json cluster = Call(client, "DescribeCluster", {{"ClusterName", "llm-cluster"}}, "us-west-2");
+  EXPECT_EQ(cluster["ClusterStatus"], "InService");
+  ASSERT_EQ(cluster["InstanceGroups"].size(), 2u) << cluster;
+  json workers = cluster["InstanceGroups"][0];
+  EXPECT_EQ(workers["InstanceGroupName"], "workers");
+  EXPECT_EQ(workers["CurrentCount"], 4);
+  EXPECT_EQ(workers["TargetCount"], 4);
+  EXPECT_EQ(workers["TrainingPlanArn"], plan["TrainingPlanArn"]);
+  EXPECT_EQ(workers["TrainingPlanStatus"], "Active");
+  EXPECT_EQ(cluster["InstanceGroups"][1]["CurrentCount"], 1);
+  using Statuses = std::vector<std::string>;
+  auto nodes = NodeStatuses(client, "llm-cluster");
+  EXPECT_EQ(nodes["workers"], Statuses(4, "Running"));
+  EXPECT_EQ(nodes["controller"], Statuses{"Running"});
+  const json listed = Call(client, "ListClusters", {{"TrainingPlanArn", plan["TrainingPlanArn"]}},
+                           "us-west-2")["ClusterSummaries"];
+  ASSERT_EQ(listed.size(), 1u) << listed;
+  EXPECT_EQ(listed[0]["ClusterName"], "llm-cluster");
+
+  // An hour before the plan ends the workers shut down, still holding their instances.
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-05-09T23:00:00Z"})").status,
+            200);
+  nodes = NodeStatuses(client, "llm-cluster");
+  EXPECT_EQ(nodes["workers"], Statuses(4, "ShuttingDown"));
+  EXPECT_EQ(nodes["controller"], Statuses{"Running"});
+  EXPECT_EQ(Call(client, "DescribeCluster", {{"ClusterName", "llm-cluster"}},
+                 "us-west-2")["InstanceGroups"][0]["CurrentCount"],
+            0);
+
+  // Past the plan's end they are gone; the on-demand controller stays.
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-05-10T00:00:01Z"})").status,
+            200);
+  cluster = Call(client, "DescribeCluster", {{"ClusterName", "llm-cluster"}}, "us-west-2");
+  EXPECT_EQ(cluster["ClusterStatus"], "InService");
+  workers = cluster["InstanceGroups"][0];
+  EXPECT_EQ(workers["CurrentCount"], 0);
+  EXPECT_EQ(workers["TargetCount"], 4);
+  EXPECT_EQ(workers["TrainingPlanStatus"], "Expired");
+  nodes = NodeStatuses(client, "llm-cluster");
+  EXPECT_EQ(nodes.count("workers"), 0u);
+  EXPECT_EQ(nodes["controller"], Statuses{"Running"});
+  EXPECT_EQ(Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "hyperpod-week"}},
+                 "us-west-2")["Status"],
+            "Expired");
+  const json capacity = json::parse(
+      client.Send("GET", "/_emulator/capacity?region=us-west-2&instance_type=ml.p5.48xlarge", "")
+          .body);
+  EXPECT_EQ(capacity["in_use"], json::array()) << capacity;
 }
 
 TEST(Scenario, AFailingStepStopsTheStartNamingTheStep) {
