@@ -1211,6 +1211,383 @@ class EveryPaginatorBoto3Test(EmulatorTestCase):
         self.assertTrue(all("EndTime" in t for t in job["SecondaryStatusTransitions"]))
 
 
+M5 = "ml.m5.xlarge"
+C5 = "ml.c5.xlarge"  # not in CLUSTER_CAPACITY: unlimited on demand
+# One zone with two reservable ml.p5.48xlarge (none on demand) and four on-demand ml.m5.xlarge.
+CLUSTER_CAPACITY = {
+    "regions": {REGION: {"us-west-2a": {P5: {"reservable": 2, "on_demand": 0}, M5: {"on_demand": 4}}}},
+    "prices": {P5: {"on_demand_hourly": 98.32, "plan_hourly": 55.0}},
+}
+CLUSTER_ROLE = "arn:aws:iam::%s:role/HyperPodExecution" % ACCOUNT
+LIFECYCLE = {"SourceS3Uri": "s3://hyperpod-bucket/lifecycle/", "OnCreate": "on_create.sh"}
+CLUSTER_PROVISIONING = 60
+
+
+def quota_text(name, limit, used, delta):
+    """AWS's ResourceLimitExceeded sentence for an account-level service quota."""
+    return ("The account-level service limit '%s' is %d Instances, with current utilization of %d "
+            "Instances and a request delta of %d Instances. Please use AWS Service Quotas to request "
+            "an increase for this quota. If AWS Service Quotas is not available, contact AWS support "
+            "to request an increase for this quota." % (name, limit, used, delta))
+
+
+class ClustersBoto3Test(EmulatorTestCase):
+    """SageMaker HyperPod clusters through boto3 with --provisioning-seconds 60: a plan bought for
+    hyperpod-cluster, create_cluster with a plan group and an on-demand group, describe_cluster
+    polled as a user would (botocore has no cluster waiter), nodes following the plan's window,
+    update_cluster, batch_delete_cluster_nodes, delete_cluster, the list_clusters and
+    list_cluster_nodes paginators, the refusals, and service quotas set with POST /_emulator/quotas."""
+    CAPACITY = CLUSTER_CAPACITY
+    SERVER_ARGS = ("--provisioning-seconds", str(CLUSTER_PROVISIONING))
+
+    # ------------------------------------------------------------------ helpers
+    def advance(self, seconds):
+        return self.set_clock({"advance_seconds": seconds})
+
+    def at(self, **delta):
+        return CLOCK_START_DT + datetime.timedelta(**delta)
+
+    def clock_to(self, when):
+        return self.set_clock({"now": when.strftime("%Y-%m-%dT%H:%M:%SZ")})
+
+    @staticmethod
+    def group(name, instance_type, count, plan_arn=None):
+        spec = {"InstanceGroupName": name, "InstanceType": instance_type, "InstanceCount": count,
+                "ExecutionRole": CLUSTER_ROLE, "LifeCycleConfig": LIFECYCLE}
+        if plan_arn:
+            spec["TrainingPlanArn"] = plan_arn
+        return spec
+
+    def create_cluster(self, name, groups, client=None):
+        created = (client or self.sm).create_cluster(ClusterName=name, InstanceGroups=groups)
+        self.assertRegex(created["ClusterArn"],
+                         r"^arn:aws:sagemaker:us-west-2:\d{12}:cluster/[a-z0-9]{12}$")
+        return created["ClusterArn"]
+
+    def buy_plan(self, name, count=2, start_days=1, hours=48):
+        start = self.at(days=start_days)
+        offerings = self.sm.search_training_plan_offerings(
+            TargetResources=["hyperpod-cluster"], InstanceType=P5, InstanceCount=count,
+            DurationHours=hours, StartTimeAfter=start,
+            EndTimeBefore=start + datetime.timedelta(hours=hours))["TrainingPlanOfferings"]
+        self.assertEqual(1, len(offerings), offerings)
+        self.assertEqual(["hyperpod-cluster"], offerings[0]["TargetResources"])
+        self.assertEqual(start, offerings[0]["ReservedCapacityOfferings"][0]["StartTime"])
+        plan = self.sm.create_training_plan(
+            TrainingPlanName=name,
+            TrainingPlanOfferingId=offerings[0]["TrainingPlanOfferingId"])["TrainingPlanArn"]
+        self.assertEqual(["hyperpod-cluster"],
+                         self.sm.describe_training_plan(TrainingPlanName=name)["TargetResources"])
+        return plan
+
+    def groups(self, name):
+        cluster = self.sm.describe_cluster(ClusterName=name)
+        return [(g["InstanceGroupName"], g["CurrentCount"], g["TargetCount"], g["Status"],
+                 g.get("TrainingPlanStatus")) for g in cluster["InstanceGroups"]]
+
+    def nodes(self, name, **kwargs):
+        return self.sm.list_cluster_nodes(ClusterName=name, **kwargs)["ClusterNodeSummaries"]
+
+    def poll_status(self, name, wanted, timeout=10.0, client=None):
+        """What a user writes for lack of a cluster waiter: describe_cluster until `wanted`; Failed
+        (when not wanted) or `timeout` seconds raise. Returns the last answer."""
+        client = client or self.sm
+        deadline = time.monotonic() + timeout
+        while True:
+            cluster = client.describe_cluster(ClusterName=name)
+            if cluster["ClusterStatus"] == wanted:
+                return cluster
+            if cluster["ClusterStatus"] == "Failed":
+                raise AssertionError("cluster %s failed: %s" % (name, cluster.get("FailureMessage")))
+            if time.monotonic() > deadline:
+                raise AssertionError("cluster %s still %s" % (name, cluster["ClusterStatus"]))
+            time.sleep(0.05)
+
+    def poll_across_clock_move(self, name, pending, wanted, seconds):
+        """Polls on a thread with a client of its own; once the poller saw `pending` twice, moves
+        the clock by `seconds`. Returns (the last answer, every status the poller saw)."""
+        client = self.client()
+        seen = []
+        client.meta.events.register(
+            "after-call.sagemaker.DescribeCluster",
+            lambda parsed, **_: seen.append(parsed.get("ClusterStatus", "error")))
+        outcome = {}
+
+        def run():
+            try:
+                outcome["cluster"] = self.poll_status(name, wanted, client=client)
+            except Exception as error:  # noqa: BLE001 (reported below)
+                outcome["error"] = error
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 5
+        while seen.count(pending) < 2:
+            self.assertLess(time.monotonic(), deadline,
+                            "the poller never saw %s twice: %s" % (pending, seen))
+            self.assertTrue(thread.is_alive(), "the poller stopped early: %s %s" % (seen, outcome))
+            time.sleep(0.02)
+        self.advance(seconds)
+        thread.join(timeout=20)
+        self.assertFalse(thread.is_alive(), "the poller is still running")
+        self.assertNotIn("error", outcome, outcome)
+        return outcome["cluster"], seen
+
+    def set_quotas(self, quotas):
+        status, _, body = http(self.server.url + "/_emulator/quotas",
+                               json.dumps({"quotas": quotas}).encode(),
+                               {"Content-Type": "application/json"})
+        self.assertEqual(200, status, body)
+        return body
+
+    # ------------------------------------------------------------------ tests
+    def test_a_cluster_on_a_plan_from_creating_to_deleted(self):
+        plan = self.buy_plan("hp-plan")  # 2 x p5 from 2027-01-26 for 48 h
+        cluster_arn = self.create_cluster("hp-cluster", [self.group("workers", P5, 2, plan),
+                                                         self.group("controller", M5, 1)])
+        self.assertRegex(cluster_arn, r"^arn:aws:sagemaker:us-west-2:123456789012:cluster/[a-z0-9]{12}$")
+        described = self.sm.describe_cluster(ClusterName="hp-cluster")
+        self.assertEqual(("hp-cluster", cluster_arn, "Creating", CLOCK_START_DT, "Automatic"),
+                         (described["ClusterName"], described["ClusterArn"], described["ClusterStatus"],
+                          described["CreationTime"], described["NodeRecovery"]))
+        self.assertEqual({"CurrentCount": 0, "TargetCount": 2, "InstanceGroupName": "workers",
+                          "InstanceType": P5, "ExecutionRole": CLUSTER_ROLE,
+                          "LifeCycleConfig": LIFECYCLE, "Status": "Creating",
+                          "TrainingPlanArn": plan, "TrainingPlanStatus": "Scheduled"},
+                         described["InstanceGroups"][0])
+        self.assert_client_error(
+            self.sm.update_cluster, "ConflictException",
+            "Cluster %s is Creating; it can be updated only while it is InService." % cluster_arn,
+            ClusterName="hp-cluster", InstanceGroups=[self.group("controller", M5, 2)])
+
+        ready, seen = self.poll_across_clock_move("hp-cluster", "Creating", "InService",
+                                                  CLUSTER_PROVISIONING)
+        self.assertEqual(["Creating", "InService"], sorted(set(seen)))
+        self.assertEqual("InService", ready["ClusterStatus"])
+        self.assertEqual([("workers", 2, 2, "InService", "Scheduled"),
+                          ("controller", 1, 1, "InService", None)], self.groups("hp-cluster"))
+        provisioned = self.at(seconds=CLUSTER_PROVISIONING)
+        nodes = self.nodes("hp-cluster", SortBy="NAME")
+        waiting = "Waiting for training plan %s to become Active." % plan
+        self.assertEqual(
+            [("controller", "Running", None, provisioned)]
+            + [("workers", "Pending", waiting, provisioned)] * 2,
+            sorted((n["InstanceGroupName"], n["InstanceStatus"]["Status"],
+                    n["InstanceStatus"].get("Message"), n["LaunchTime"]) for n in nodes))
+        ids = [n["InstanceId"] for n in nodes]
+        self.assertEqual(sorted(ids), ids, "SortBy NAME orders by instance id")
+        for node_id in ids:
+            self.assertRegex(node_id, r"^i-[0-9a-f]{17}$")
+        worker = next(n["InstanceId"] for n in nodes if n["InstanceGroupName"] == "workers")
+        details = self.sm.describe_cluster_node(ClusterName="hp-cluster", NodeId=worker)["NodeDetails"]
+        self.assertEqual(
+            ("workers", worker, P5, "Pending", {"AvailabilityZone": "us-west-2a"}, LIFECYCLE),
+            (details["InstanceGroupName"], details["InstanceId"], details["InstanceType"],
+             details["InstanceStatus"]["Status"], details["Placement"], details["LifeCycleConfig"]))
+
+        # The plan's window opens.
+        plan_start = self.at(days=1)
+        self.clock_to(plan_start)
+        self.assertEqual([("controller", "Running", provisioned), ("workers", "Running", plan_start),
+                          ("workers", "Running", plan_start)],
+                         [(n["InstanceGroupName"], n["InstanceStatus"]["Status"], n["LaunchTime"])
+                          for n in self.nodes("hp-cluster")])
+        self.assertEqual(("workers", 2, 2, "InService", "Active"), self.groups("hp-cluster")[0])
+
+        # Scale the controller group to 3.
+        self.assertEqual(cluster_arn, self.sm.update_cluster(
+            ClusterName="hp-cluster", InstanceGroups=[self.group("controller", M5, 3)])["ClusterArn"])
+        self.assertEqual(("controller", 1, 3, "Updating", None), self.groups("hp-cluster")[1])
+        _, seen = self.poll_across_clock_move("hp-cluster", "Updating", "InService",
+                                              CLUSTER_PROVISIONING)
+        self.assertEqual(["InService", "Updating"], sorted(set(seen)))
+        self.assertEqual(("controller", 3, 3, "InService", None), self.groups("hp-cluster")[1])
+        self.assert_client_error(
+            self.sm.update_cluster, "ResourceLimitExceeded",
+            "Requested instance count (3) exceeds available capacity (2) in training plan %s." % plan,
+            ClusterName="hp-cluster", InstanceGroups=[self.group("workers", P5, 3, plan)])
+
+        # Delete the newest controller (and an unknown id).
+        controllers = [n["InstanceId"]
+                       for n in self.nodes("hp-cluster", InstanceGroupNameContains="controller")]
+        self.assertEqual(3, len(controllers))
+        unknown = "i-0123456789abcdef0"
+        answer = self.sm.batch_delete_cluster_nodes(ClusterName="hp-cluster",
+                                                    NodeIds=[controllers[2], unknown])
+        self.assertEqual([controllers[2]], answer["Successful"])
+        self.assertEqual([{"Code": "NodeIdNotFound", "NodeId": unknown,
+                           "Message": "Node %s was not found in cluster %s." % (unknown, cluster_arn)}],
+                         answer["Failed"])
+        self.assertEqual(("controller", 2, 2, "InService", None), self.groups("hp-cluster")[1])
+        self.assertEqual("ShuttingDown", self.sm.describe_cluster_node(
+            ClusterName="hp-cluster", NodeId=controllers[2])["NodeDetails"]["InstanceStatus"]["Status"])
+        self.advance(CLUSTER_PROVISIONING)
+        left = self.nodes("hp-cluster", InstanceGroupNameContains="controller")
+        self.assertEqual(controllers[:2], [n["InstanceId"] for n in left])
+
+        # An hour before the plan ends its nodes shut down; at its end they are gone.
+        plan_end = self.at(days=3)
+        self.clock_to(plan_end - datetime.timedelta(hours=1))
+        workers = self.nodes("hp-cluster", InstanceGroupNameContains="work")
+        self.assertEqual(["ShuttingDown", "ShuttingDown"], [n["InstanceStatus"]["Status"] for n in workers])
+        self.clock_to(plan_end)
+        self.assertEqual([], self.nodes("hp-cluster", InstanceGroupNameContains="work"))
+        self.assertEqual(("workers", 0, 2, "InService", "Expired"), self.groups("hp-cluster")[0])
+
+        # Delete the cluster.
+        self.assertEqual(cluster_arn, self.sm.delete_cluster(ClusterName="hp-cluster")["ClusterArn"])
+        self.assertEqual("Deleting", self.sm.describe_cluster(ClusterName=cluster_arn)["ClusterStatus"])
+        self.assert_client_error(self.sm.delete_cluster, "ConflictException",
+                                 "Cluster %s is already being deleted." % cluster_arn,
+                                 ClusterName="hp-cluster")
+        self.advance(CLUSTER_PROVISIONING)
+        self.assert_client_error(self.sm.describe_cluster, "ResourceNotFound",
+                                 "Cluster hp-cluster not found.", ClusterName="hp-cluster")
+        self.assertEqual([], self.sm.list_clusters()["ClusterSummaries"])
+
+    def test_list_clusters_and_list_cluster_nodes_paginators_page_through_everything(self):
+        plan = self.buy_plan("hp-plan", count=2, start_days=0)
+        names = ["Zeta", "alpha", "Bravo", "charlie-1", "charlie-2"]
+        on_plan = {"alpha", "charlie-2"}
+        for i, name in enumerate(names):
+            if i == 3:
+                self.advance(1)  # the first three tie on their creation time, the last two too
+            groups = [self.group("g", C5, 1)]
+            if name in on_plan:
+                groups.append(self.group("w", P5, 1, plan))
+            self.create_cluster(name, groups)
+        paginator = self.sm.get_paginator("list_clusters")
+        for sort_by in ("NAME", "CREATION_TIME"):
+            for order in ("Ascending", "Descending"):
+                whole = [c["ClusterName"] for c in self.sm.list_clusters(
+                    SortBy=sort_by, SortOrder=order, MaxResults=100)["ClusterSummaries"]]
+                self.assertEqual(sorted(names), sorted(whole))
+                for page_size in range(1, 5):
+                    pages = list(paginator.paginate(SortBy=sort_by, SortOrder=order,
+                                                    PaginationConfig={"PageSize": page_size}))
+                    got = [c["ClusterName"] for p in pages for c in p["ClusterSummaries"]]
+                    self.assertEqual(whole, got, (sort_by, order, page_size))
+                    self.assertEqual(-(-len(names) // page_size), len(pages))
+                    self.assertNotIn("NextToken", pages[-1])
+        by_name = [c["ClusterName"] for c in self.sm.list_clusters(SortBy="NAME")["ClusterSummaries"]]
+        self.assertEqual(["alpha", "Bravo", "charlie-1", "charlie-2", "Zeta"], by_name,
+                         "names sort without regard to case, as the other lists' names do")
+        by_time = [c["ClusterName"] for c in self.sm.list_clusters()["ClusterSummaries"]]
+        self.assertEqual({"Zeta", "alpha", "Bravo"}, set(by_time[:3]))
+        self.assertEqual({"charlie-1", "charlie-2"}, set(by_time[3:]))
+
+        # The plan filter: the paginator sends MaxResults, so each page holds the matching
+        # clusters among that many; together they are exactly the clusters on the plan.
+        pages = list(paginator.paginate(TrainingPlanArn=plan, SortBy="NAME",
+                                        PaginationConfig={"PageSize": 2}))
+        self.assertEqual([["alpha"], ["charlie-2"], []],
+                         [[c["ClusterName"] for c in p["ClusterSummaries"]] for p in pages])
+        self.assertEqual([[plan]] * 2,
+                         [c["TrainingPlanArns"] for p in pages for c in p["ClusterSummaries"]])
+        self.assertEqual(["alpha", "charlie-2"], [c["ClusterName"] for c in self.sm.list_clusters(
+            TrainingPlanArn=plan, SortBy="NAME")["ClusterSummaries"]])
+        full = paginator.paginate(TrainingPlanArn=plan,
+                                  PaginationConfig={"PageSize": 1}).build_full_result()
+        self.assertEqual(["alpha", "charlie-2"],
+                         sorted(c["ClusterName"] for c in full["ClusterSummaries"]))
+
+        # Nodes: 3 + 2 at one launch time, 2 more a minute later.
+        self.create_cluster("big", [self.group("alpha", C5, 3), self.group("beta", M5, 2)])
+        self.advance(CLUSTER_PROVISIONING)
+        self.sm.update_cluster(ClusterName="big", InstanceGroups=[self.group("alpha", C5, 5)])
+        self.advance(CLUSTER_PROVISIONING)
+        node_paginator = self.sm.get_paginator("list_cluster_nodes")
+        for sort_by in ("NAME", "CREATION_TIME"):
+            for order in ("Ascending", "Descending"):
+                whole = [n["InstanceId"] for n in
+                         self.nodes("big", SortBy=sort_by, SortOrder=order, MaxResults=100)]
+                self.assertEqual(7, len(set(whole)))
+                if sort_by == "NAME":
+                    self.assertEqual(sorted(whole, reverse=order == "Descending"), whole)
+                for page_size in range(1, 5):
+                    pages = list(node_paginator.paginate(
+                        ClusterName="big", SortBy=sort_by, SortOrder=order,
+                        PaginationConfig={"PageSize": page_size}))
+                    got = [n["InstanceId"] for p in pages for n in p["ClusterNodeSummaries"]]
+                    self.assertEqual(whole, got, (sort_by, order, page_size))
+                    self.assertEqual(-(-7 // page_size), len(pages))
+                    self.assertNotIn("NextToken", pages[-1])
+        launches = [n["LaunchTime"] for n in self.nodes("big")]
+        self.assertEqual(launches[:5], [launches[0]] * 5)
+        self.assertEqual(launches[5:],
+                         [launches[0] + datetime.timedelta(seconds=CLUSTER_PROVISIONING)] * 2)
+        later = node_paginator.paginate(ClusterName="big", CreationTimeAfter=launches[0],
+                                        PaginationConfig={"PageSize": 1}).build_full_result()
+        self.assertEqual(["alpha", "alpha"],
+                         [n["InstanceGroupName"] for n in later["ClusterNodeSummaries"]])
+        beta = node_paginator.paginate(ClusterName="big", InstanceGroupNameContains="bet",
+                                       PaginationConfig={"PageSize": 1}).build_full_result()
+        self.assertEqual(["beta", "beta"],
+                         [n["InstanceGroupName"] for n in beta["ClusterNodeSummaries"]])
+
+    def test_refusals(self):
+        missing = "Cluster nope not found."
+        for call, extra in ((self.sm.describe_cluster, {}), (self.sm.delete_cluster, {}),
+                            (self.sm.list_cluster_nodes, {}),
+                            (self.sm.describe_cluster_node, {"NodeId": "i-0123456789abcdef0"}),
+                            (self.sm.batch_delete_cluster_nodes, {"NodeIds": ["i-0123456789abcdef0"]}),
+                            (self.sm.update_cluster, {"InstanceGroups": [self.group("g", C5, 1)]})):
+            self.assert_client_error(call, "ResourceNotFound", missing, ClusterName="nope", **extra)
+        self.create_cluster("taken", [self.group("g", C5, 1)])
+        self.assert_client_error(self.sm.create_cluster, "ResourceInUse",
+                                 "Cluster taken already exists.",
+                                 ClusterName="taken", InstanceGroups=[self.group("g", C5, 1)])
+        plan = self.buy_plan("hp-plan", count=1, start_days=0)
+        self.assert_client_error(
+            self.sm.create_cluster, "ValidationException",
+            "Instance type %s of instance group w does not match the instance type of training "
+            "plan %s (%s)." % (M5, plan, P5),
+            ClusterName="bad", InstanceGroups=[self.group("w", M5, 1, plan)])
+        self.assert_client_error(
+            self.sm.create_cluster, "ValidationException",
+            "Requested instance count (2) of instance group w exceeds reserved capacity (1) for "
+            "training plan %s." % plan, ClusterName="bad", InstanceGroups=[self.group("w", P5, 2, plan)])
+        self.assertEqual(["taken"],
+                         [c["ClusterName"] for c in self.sm.list_clusters()["ClusterSummaries"]])
+
+    def test_quota_refusals_name_the_quota_and_change_nothing(self):
+        cluster_quota = "%s for cluster usage" % M5
+        endpoint_quota = "%s for endpoint usage" % M5
+        self.set_quotas([{"name": cluster_quota, "value": 2}, {"name": endpoint_quota, "value": 1}])
+        with self.assertRaises(ClientError) as ctx:
+            self.sm.create_cluster(ClusterName="too-big", InstanceGroups=[self.group("g", M5, 3)])
+        error = ctx.exception.response
+        self.assertEqual("ResourceLimitExceeded", error["Error"]["Code"])
+        self.assertEqual(quota_text(cluster_quota, 2, 0, 3), error["Error"]["Message"])
+        self.assertEqual(400, error["ResponseMetadata"]["HTTPStatusCode"])
+        self.assertEqual([], self.sm.list_clusters()["ClusterSummaries"])
+
+        self.create_cluster("fits", [self.group("g", M5, 2)])
+        self.advance(CLUSTER_PROVISIONING)
+        self.assert_client_error(self.sm.update_cluster, "ResourceLimitExceeded",
+                                 quota_text(cluster_quota, 2, 2, 1),
+                                 ClusterName="fits", InstanceGroups=[self.group("g", M5, 3)])
+        self.assertEqual([("g", 2, 2, "InService", None)], self.groups("fits"))
+
+        self.sm.create_model(ModelName="llm", PrimaryContainer={"Image": "img:1"})
+        self.sm.create_endpoint_config(EndpointConfigName="two", ProductionVariants=[{
+            "VariantName": "AllTraffic", "ModelName": "llm", "InstanceType": M5,
+            "InitialInstanceCount": 2}])
+        self.assert_client_error(self.sm.create_endpoint, "ResourceLimitExceeded",
+                                 quota_text(endpoint_quota, 1, 0, 2),
+                                 EndpointName="two", EndpointConfigName="two")
+        self.assertEqual([], self.sm.list_endpoints()["Endpoints"])
+
+        status, _, body = http(self.server.url + "/_emulator/quotas?account=%s&region=%s"
+                               % (ACCOUNT, REGION), method="GET")
+        self.assertEqual(200, status, body)
+        self.assertEqual([{"name": cluster_quota, "value": 2, "used": 2},
+                          {"name": endpoint_quota, "value": 1, "used": 0}], body["quotas"])
+        # /_emulator/reset returns to the server's starting table (none).
+        http(self.server.url + "/_emulator/reset", b"{}", {"Content-Type": "application/json"})
+        self.create_cluster("too-big", [self.group("g", M5, 3)])
+
+
 def main():
     global BINARY
     if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
