@@ -33,6 +33,11 @@ std::optional<TimePoint> Earliest(std::optional<TimePoint> a, std::optional<Time
   return std::min(*a, *b);
 }
 
+// Whether an update changed the group (a new group, or a new count).
+bool Touched(const InstanceGroup& group) {
+  return group.status == GroupStatus::kCreating || group.status == GroupStatus::kUpdating;
+}
+
 void ShutDown(ClusterNode& node, TimePoint now, Millis delay) {
   node.status = NodeStatus::kShuttingDown;
   node.gone_at = now + delay;
@@ -54,7 +59,7 @@ void Launch(Cluster& cluster, InstanceGroup& group, TimePoint at, const Capacity
 }
 
 // The reason provisioning cannot give every group its instances as of `at`, or nullopt when it
-// can. `holdings` do not count the cluster itself (it holds nothing while Creating).
+// can. What the cluster itself holds (its plan groups, while Creating) is left out.
 std::optional<std::string> ProvisioningFailure(const Cluster& cluster, TimePoint at,
                                                const CapacityFacts& facts,
                                                const Holdings& holdings) {
@@ -110,7 +115,9 @@ void ApplyUpdate(Cluster& cluster, TimePoint at, const CapacityFacts& facts) {
                                       }),
                        cluster.groups.end());
   for (InstanceGroup& group : cluster.groups) {
-    Launch(cluster, group, at, facts);
+    // Only the groups the update touched grow: one whose plan has shut its nodes down keeps them
+    // down.
+    if (Touched(group)) Launch(cluster, group, at, facts);
     group.status = GroupStatus::kInService;
   }
   cluster.status = ClusterStatus::kInService;
@@ -519,8 +526,17 @@ Holder HolderOf(const Cluster& cluster) {
   Holder holder{cluster.arn, kClusterKind, cluster.owner.region, {}, cluster.owner.account};
   const bool growing = cluster.status == ClusterStatus::kUpdating;
   for (const InstanceGroup& group : cluster.groups) {
+    if (cluster.status == ClusterStatus::kCreating) {
+      // A plan group's instances were checked free when the cluster was asked for: they are its
+      // from then on, so no other cluster is promised them meanwhile. On-demand instances are
+      // taken when the cluster is provisioned, as for endpoints.
+      if (!group.spec.plan_arn.empty() && group.spec.count > 0) {
+        holder.holds.push_back({group.spec.instance_type, group.spec.plan_arn, group.spec.count});
+      }
+      continue;
+    }
     int held = static_cast<int>(group.nodes.size());
-    if (growing && group.status != GroupStatus::kDeleting) {
+    if (growing && Touched(group)) {
       held += std::max(0, group.spec.count - group.live_nodes());
     }
     if (held > 0) holder.holds.push_back({group.spec.instance_type, group.spec.plan_arn, held});

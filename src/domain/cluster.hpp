@@ -133,7 +133,8 @@ struct ClusterSettlement {
 ClusterSettlement Settle(const Cluster& cluster, TimePoint now, const CapacityFacts& facts,
                          const Holdings& holdings);
 
-// What a cluster holds: its nodes, and while Updating the growth it asked for.
+// What a cluster holds: its nodes, while Updating the growth it asked for, and while Creating the
+// instances of its plan groups (on-demand groups take theirs when provisioned).
 Holder HolderOf(const Cluster& cluster);
 
 // Every plan a cluster's groups name, in group order without repeats.

@@ -99,14 +99,36 @@ bool Emulator::SettledAsOf(TimePoint now) const {
          (!settled_.next_due || now < *settled_.next_due);
 }
 
+namespace {
+
+std::optional<TimePoint> Earliest(std::optional<TimePoint> a, std::optional<TimePoint> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+// Endpoints and clusters compete for the same on-demand instances, so what falls due first must
+// happen first, whichever kind it is: they are settled together at each moment something falls
+// due, up to ctx.now. Settling at a moment before anything is due changes nothing and tells when
+// the first transition falls due.
+std::optional<TimePoint> SettleInTimeOrder(Context& ctx) {
+  Context at = ctx;
+  at.now = TimePoint::min();
+  std::optional<TimePoint> next = Earliest(SettleEndpoints(at), SettleClusters(at));
+  // A step at a moment not after the last one (an endpoint retried on every settling) ends the
+  // walk; the final settling at ctx.now applies what is left.
+  while (next && *next<ctx.now&& * next> at.now) {
+    at.now = *next;
+    next = Earliest(SettleEndpoints(at), SettleClusters(at));
+  }
+  return Earliest(SettleEndpoints(ctx), SettleClusters(ctx));
+}
+
+}  // namespace
+
 void Emulator::SettleLocked(Context& ctx) {
   if (SettledAsOf(ctx.now)) return;
-  const auto endpoints_due = SettleEndpoints(ctx);
-  const auto clusters_due = SettleClusters(ctx);
-  settled_.next_due = endpoints_due;
-  if (clusters_due && (!endpoints_due || *clusters_due < *endpoints_due)) {
-    settled_.next_due = clusters_due;
-  }
+  settled_.next_due = SettleInTimeOrder(ctx);
   settled_.jobs_live = SettleJobs(ctx);
   settled_.changes = store_.TotalChanges();
 }

@@ -17,7 +17,7 @@ bool Owns(const store::ResourceRow& row, const std::string& account, const std::
 }
 
 // Instances per type that an account's endpoints or clusters being created have asked for and do
-// not hold yet (they take their instances only when they are provisioned).
+// not hold yet (they take on-demand instances only when they are provisioned).
 std::map<std::string, int> Claimed(const Context& ctx, const std::string& account,
                                    const std::string& region, domain::QuotaUse use) {
   std::map<std::string, int> claimed;
@@ -29,11 +29,21 @@ std::map<std::string, int> Claimed(const Context& ctx, const std::string& accoun
         if (!variant.instance_type.empty()) claimed[variant.instance_type] += variant.desired_count;
       }
     }
+    // An endpoint moving to a bigger config holds its old variants until the update lands.
+    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kEndpointKind, "Updating")) {
+      if (!Owns(row, account, region)) continue;
+      const domain::Endpoint endpoint = EndpointFromRow(row).endpoint;
+      if (!endpoint.pending) continue;
+      for (const auto& [type, more] : EndpointGrowth(endpoint.pending->variants, &endpoint)) {
+        if (more > 0) claimed[type] += more;
+      }
+    }
   } else if (use == domain::QuotaUse::kCluster) {
     for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kClusterKind, creating)) {
       if (!Owns(row, account, region)) continue;
       for (const domain::InstanceGroup& group : ClusterFromRow(row).cluster.groups) {
-        claimed[group.spec.instance_type] += group.spec.count;
+        // Plan groups hold their instances from the request (domain::HolderOf).
+        if (group.spec.plan_arn.empty()) claimed[group.spec.instance_type] += group.spec.count;
       }
     }
   }
@@ -102,30 +112,41 @@ int QuotaUsed(const Context& ctx, const std::string& account, const std::string&
   return 0;
 }
 
-domain::Status CheckInstanceQuotas(const Context& ctx, domain::QuotaUse use,
-                                   const std::map<std::string, int>& more) {
-  if (ctx.quotas.empty()) return domain::Ok();
+namespace {
+
+// The per-type quotas of `use` for each type that grows, then the account-wide total for `growth`.
+domain::Status CheckQuotasOfUse(const Context& ctx, domain::QuotaUse use,
+                                const std::map<std::string, int>& more, int growth) {
   const std::string& account = ctx.caller.account;
   const std::string& region = ctx.caller.region;
-  int growth = 0;
   // Per type first: AWS names the type's quota when both would refuse.
   for (const auto& [type, delta] : more) {
     if (delta <= 0) continue;
-    const domain::QuotaSubject subject{Scope::kPerType, use, type};
     const std::string name = domain::PerTypeQuotaName(use, type);
-    if (ctx.quotas.Limit(account, region, name)) {
-      if (auto ok = domain::CheckLimit(ctx.quotas, account, region, name,
-                                       QuotaUsed(ctx, account, region, subject), delta);
-          !ok) {
-        return ok;
-      }
+    if (!ctx.quotas.Limit(account, region, name)) continue;
+    const domain::QuotaSubject subject{Scope::kPerType, use, type};
+    if (auto ok = domain::CheckLimit(ctx.quotas, account, region, name,
+                                     QuotaUsed(ctx, account, region, subject), delta);
+        !ok) {
+      return ok;
     }
-    growth += delta;
   }
   const std::string_view total = domain::TotalQuotaName(use);
-  if (growth == 0 || !ctx.quotas.Limit(account, region, total)) return domain::Ok();
+  if (growth <= 0 || !ctx.quotas.Limit(account, region, total)) return domain::Ok();
   return domain::CheckLimit(ctx.quotas, account, region, total,
                             QuotaUsed(ctx, account, region, {Scope::kTotal, use, ""}), growth);
+}
+
+}  // namespace
+
+domain::Status CheckInstanceQuotas(const Context& ctx, domain::QuotaUse use,
+                                   const std::map<std::string, int>& more) {
+  if (ctx.quotas.empty()) return domain::Ok();
+  // What grows counts toward the total; what shrinks elsewhere does not free it first (a new
+  // fleet is provisioned before the old one is given back).
+  int growth = 0;
+  for (const auto& [type, delta] : more) growth += std::max(0, delta);
+  return CheckQuotasOfUse(ctx, use, more, growth);
 }
 
 std::map<std::string, int> EndpointGrowth(const std::vector<domain::Variant>& variants,
@@ -143,7 +164,8 @@ std::map<std::string, int> EndpointGrowth(const std::vector<domain::Variant>& va
 }
 
 domain::Status CheckClusterQuotas(const Context& ctx, const domain::Cluster* current,
-                                  const std::vector<domain::GroupSpec>& specs) {
+                                  const std::vector<domain::GroupSpec>& specs,
+                                  const std::vector<std::string>& to_delete) {
   if (ctx.quotas.empty()) return domain::Ok();
   std::map<std::string, int> growth;
   const int size_before = current ? SizeOf(*current) : 0;
@@ -154,12 +176,19 @@ domain::Status CheckClusterQuotas(const Context& ctx, const domain::Cluster* cur
     growth[spec.instance_type] += spec.count - before;
     size_after += spec.count - before;
   }
+  for (const std::string& name : to_delete) {
+    if (const domain::InstanceGroup* group = current ? current->FindGroup(name) : nullptr) {
+      growth[group->spec.instance_type] -= group->spec.count;
+      size_after -= group->spec.count;
+    }
+  }
   if (auto ok = domain::CheckLimit(ctx.quotas, ctx.caller.account, ctx.caller.region,
                                    domain::kPerClusterQuota, size_before, size_after - size_before);
       !ok) {
     return ok;
   }
-  return CheckInstanceQuotas(ctx, domain::QuotaUse::kCluster, growth);
+  // One update replaces groups at once: the cluster total follows the net change.
+  return CheckQuotasOfUse(ctx, domain::QuotaUse::kCluster, growth, size_after - size_before);
 }
 
 domain::Status CheckJobQuotas(const Context& ctx, bool training,

@@ -29,10 +29,11 @@ domain::Status CheckInstanceQuotas(const Context& ctx, domain::QuotaUse use,
 std::map<std::string, int> EndpointGrowth(const std::vector<domain::Variant>& variants,
                                           const domain::Endpoint* current);
 
-// A cluster's groups as `specs` would leave them, per type and in total, against the cluster
-// quotas; `current` is the cluster being updated (null for a new one).
+// A cluster's groups as `specs` and `to_delete` would leave them, per type and in total, against
+// the cluster quotas; `current` is the cluster being updated (null for a new one).
 domain::Status CheckClusterQuotas(const Context& ctx, const domain::Cluster* current,
-                                  const std::vector<domain::GroupSpec>& specs);
+                                  const std::vector<domain::GroupSpec>& specs,
+                                  const std::vector<std::string>& to_delete = {});
 
 // A new job: refused when no option of `options` fits its quotas now (a job with instance
 // preferences is accepted when one does; the scheduler then skips those that do not).
