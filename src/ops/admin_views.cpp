@@ -2,6 +2,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 #include "domain/resource_kinds.hpp"
 #include "domain/training_plan.hpp"
@@ -41,6 +42,57 @@ std::vector<HeldInstances> HeldIn(const domain::Holdings& holdings, const std::s
   return lines;
 }
 
+// The quotas in force for `account` in `region`, with what it uses now of each.
+std::vector<AdminViews::QuotaLine> QuotasIn(const Context& ctx, const std::string& account,
+                                            const std::string& region) {
+  std::vector<AdminViews::QuotaLine> lines;
+  // Settings come by name; of those that apply, the most specific is the one in force.
+  for (const domain::QuotaSetting& setting : ctx.quotas.All()) {
+    const bool applies = (setting.account.empty() || setting.account == account) &&
+                         (setting.region.empty() || setting.region == region);
+    if (!applies || ctx.quotas.Limit(account, region, setting.name) != setting.value) continue;
+    if (!lines.empty() && lines.back().name == setting.name) {
+      const AdminViews::QuotaLine& kept = lines.back();
+      const int kept_rank =
+          (kept.set_for_account.empty() ? 0 : 2) + (kept.set_for_region.empty() ? 0 : 1);
+      const int rank = (setting.account.empty() ? 0 : 2) + (setting.region.empty() ? 0 : 1);
+      if (rank <= kept_rank) continue;
+      lines.pop_back();
+    }
+    const auto subject = domain::ParseQuotaName(setting.name);
+    lines.push_back({setting.name, setting.value, setting.account, setting.region,
+                     subject ? QuotaUsed(ctx, account, region, *subject) : 0});
+  }
+  return lines;
+}
+
+// Whose quotas the metrics report: `default_owner`; every account and region with a resource that
+// quotas count (instances, plans); and every account and region a setting names. A setting that
+// leaves the account open is shown for the default account; one that leaves the region open, in
+// the regions where its account has resources, or else in the default region.
+std::set<std::pair<std::string, std::string>> QuotaOwners(const Context& ctx,
+                                                          const domain::Owner& default_owner) {
+  std::set<std::pair<std::string, std::string>> owners = {
+      {default_owner.account, default_owner.region}};
+  std::set<std::string> accounts_with_resources;
+  for (const char* kind : {domain::kEndpointKind, domain::kTrainingJobKind,
+                           domain::kProcessingJobKind, domain::kClusterKind, domain::kPlanKind}) {
+    for (const store::ResourceRow& row : ctx.store.AllOfKind(kind)) {
+      owners.emplace(row.key.account, row.key.region);
+      accounts_with_resources.insert(row.key.account);
+    }
+  }
+  for (const domain::QuotaSetting& setting : ctx.quotas.All()) {
+    const std::string& account = setting.account.empty() ? default_owner.account : setting.account;
+    if (!setting.region.empty()) {
+      owners.emplace(account, setting.region);
+    } else if (!accounts_with_resources.count(account)) {
+      owners.emplace(account, default_owner.region);
+    }
+  }
+  return owners;
+}
+
 }  // namespace
 
 AdminViews::AdminViews(Emulator& emulator)
@@ -75,15 +127,24 @@ AdminViews::CapacityView AdminViews::Capacity(const std::string& region,
   });
 }
 
-AdminViews::Census AdminViews::TakeCensus() {
-  Census census;
-  census.capacity = Capacity("", "");  // settles everything due first
-  census.resources =
-      emulator_.Administer([](const Context& ctx) { return ctx.store.CountByKindAndStatus(); });
+AdminViews::Census AdminViews::TakeCensus(const domain::Owner& default_owner) {
+  CapacityView capacity = Capacity("", "");  // settles everything due first
+  Census census = emulator_.Administer([&](const Context& ctx) {
+    Census taken;
+    taken.resources = ctx.store.CountByKindAndStatus();
+    if (ctx.quotas.empty()) return taken;  // nothing is limited: no account has a quota to show
+    for (const auto& [account, region] : QuotaOwners(ctx, default_owner)) {
+      auto quotas = QuotasIn(ctx, account, region);
+      if (!quotas.empty()) taken.quotas.push_back({{account, region}, std::move(quotas)});
+    }
+    return taken;
+  });
+  census.capacity = std::move(capacity);
   return census;
 }
 
-AdminViews::Overview AdminViews::Snapshot(const std::optional<std::string>& account,
+AdminViews::Overview AdminViews::Snapshot(const domain::Owner& quotas_for,
+                                          const std::optional<std::string>& account,
                                           const std::string& since) {
   const VirtualClock::State clock = emulator_.GetClock();
   return emulator_.Administer([&](const Context& ctx) -> Overview {
@@ -128,33 +189,17 @@ AdminViews::Overview AdminViews::Snapshot(const std::optional<std::string>& acco
     }
     result.endpoints = EndpointOverviews(ctx.store, account);
     result.jobs = JobOverviews(ctx.store, ctx.now, account);
+    result.clusters = ClusterOverviews(ctx.store, account);
+    // Quotas live in the store's settings, so changing them moves the version like any write.
+    result.quotas_for = quotas_for;
+    result.quotas = QuotasIn(ctx, quotas_for.account, quotas_for.region);
     return result;
   });
 }
 
 std::vector<AdminViews::QuotaLine> AdminViews::Quotas(const std::string& account,
                                                       const std::string& region) {
-  return emulator_.Administer([&](const Context& ctx) {
-    std::vector<QuotaLine> lines;
-    // Settings come by name; of those that apply, the most specific is the one in force.
-    for (const domain::QuotaSetting& setting : ctx.quotas.All()) {
-      const bool applies = (setting.account.empty() || setting.account == account) &&
-                           (setting.region.empty() || setting.region == region);
-      if (!applies || ctx.quotas.Limit(account, region, setting.name) != setting.value) continue;
-      if (!lines.empty() && lines.back().name == setting.name) {
-        const QuotaLine& kept = lines.back();
-        const int kept_rank =
-            (kept.set_for_account.empty() ? 0 : 2) + (kept.set_for_region.empty() ? 0 : 1);
-        const int rank = (setting.account.empty() ? 0 : 2) + (setting.region.empty() ? 0 : 1);
-        if (rank <= kept_rank) continue;
-        lines.pop_back();
-      }
-      const auto subject = domain::ParseQuotaName(setting.name);
-      lines.push_back({setting.name, setting.value, setting.account, setting.region,
-                       subject ? QuotaUsed(ctx, account, region, *subject) : 0});
-    }
-    return lines;
-  });
+  return emulator_.Administer([&](const Context& ctx) { return QuotasIn(ctx, account, region); });
 }
 
 domain::Result<PoolView> AdminViews::ChangeCapacity(const PoolChange& change) {

@@ -1,7 +1,8 @@
 // What the admin API and the metrics show of the emulator's state, and the pool changes the admin
 // API makes: the capacity view (pools, reservations, who holds what), the census for the metrics,
-// and the dashboard's snapshot. Each runs through Emulator::Administer, so it sees the state
-// settled to the clock under the request lock. The Emulator itself knows nothing of these views.
+// the dashboard's snapshot, and the service quotas in force with their use. Each runs through
+// Emulator::Administer, so it sees the state settled to the clock under the request lock. The
+// Emulator itself knows nothing of these views.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "domain/capacity_facts.hpp"
 #include "domain/holdings.hpp"
 #include "ops/emulator.hpp"
 #include "ops/overview.hpp"
@@ -16,11 +18,11 @@
 
 namespace smemu::ops {
 
-// One endpoint variant or job holding instances, on a plan or on demand: a line of the capacity
-// view's in_use (domain::Holdings keeps them per resource).
+// One endpoint variant, job or cluster holding instances, on a plan or on demand: a line of the
+// capacity view's in_use (domain::Holdings keeps them per resource).
 struct HeldInstances {
   std::string arn;
-  std::string kind;  // endpoint, training-job, processing-job
+  std::string kind;  // endpoint, training-job, processing-job, cluster
   std::string region;
   std::string instance_type;
   std::string training_plan_arn;  // empty: on-demand
@@ -56,38 +58,6 @@ class AdminViews {
   // `account`: show only that account's reservations and holders (pool counts stay global).
   CapacityView Capacity(const std::string& region, const std::string& instance_type,
                         const std::optional<std::string>& account = std::nullopt);
-  // Everything the metrics report about state, settled to now: resources of every account by
-  // kind and status, and the whole capacity view.
-  struct Census {
-    std::vector<store::StateStore::KindStatusCount> resources;
-    CapacityView capacity;
-  };
-  Census TakeCensus();
-
-  // Everything at one instant, settled to the clock, for the dashboard.
-  struct Overview {
-    // Changes whenever the content may have: after a write by any request or a clock move.
-    std::string version;
-    bool unchanged = false;  // the caller's `since` is current: only `clock` is filled in
-    VirtualClock::State clock;
-    std::vector<PoolView> pools;  // counts and free reservable steps; reservations are in `plans`
-    // On-demand instances of a type in a region: the pools' total (nullopt: the configuration
-    // does not limit the type) and how many endpoints and jobs of every account hold now.
-    struct OnDemandUse {
-      std::string region;
-      std::string instance_type;
-      std::optional<int> total;
-      int in_use = 0;
-    };
-    std::vector<OnDemandUse> on_demand;
-    std::vector<PlanOverview> plans;
-    std::vector<EndpointOverview> endpoints;
-    std::vector<JobOverview> jobs;
-  };
-  // `account`: only that account's plans, endpoints and jobs (pool counts stay global).
-  // `since`: a version from an earlier snapshot; when it is still current, nothing else is built.
-  Overview Snapshot(const std::optional<std::string>& account = std::nullopt,
-                    const std::string& since = "");
   // The account service quotas that apply to `account` in `region`, each with its limit, the
   // setting it comes from (its account and region, empty for every) and what is used now.
   struct QuotaLine {
@@ -98,6 +68,52 @@ class AdminViews {
     int used = 0;
   };
   std::vector<QuotaLine> Quotas(const std::string& account, const std::string& region);
+
+  // Everything the metrics report about state, settled to now: resources of every account by
+  // kind and status, the whole capacity view, and the quotas in force with their use for every
+  // account and region that has resources or a setting of its own (and for `default_owner`, the
+  // server's account and region, always).
+  struct AccountQuotas {
+    domain::Owner owner;
+    std::vector<QuotaLine> quotas;
+  };
+  struct Census {
+    std::vector<store::StateStore::KindStatusCount> resources;
+    CapacityView capacity;
+    std::vector<AccountQuotas> quotas;  // by account, then region
+  };
+  Census TakeCensus(const domain::Owner& default_owner);
+
+  // Everything at one instant, settled to the clock, for the dashboard.
+  struct Overview {
+    // Changes whenever the content may have: after a write by any request or a clock move.
+    std::string version;
+    bool unchanged = false;  // the caller's `since` is current: only `clock` is filled in
+    VirtualClock::State clock;
+    std::vector<PoolView> pools;  // counts and free reservable steps; reservations are in `plans`
+    // On-demand instances of a type in a region: the pools' total (nullopt: the configuration
+    // does not limit the type) and how many endpoints, jobs and clusters of every account hold
+    // now.
+    struct OnDemandUse {
+      std::string region;
+      std::string instance_type;
+      std::optional<int> total;
+      int in_use = 0;
+    };
+    std::vector<OnDemandUse> on_demand;
+    std::vector<PlanOverview> plans;
+    std::vector<EndpointOverview> endpoints;
+    std::vector<JobOverview> jobs;
+    std::vector<ClusterOverview> clusters;
+    domain::Owner quotas_for;  // whose quotas `quotas` are
+    std::vector<QuotaLine> quotas;
+  };
+  // `quotas_for`: the account and region whose quotas in force the snapshot lists (the caller's).
+  // `account`: only that account's plans, endpoints, jobs and clusters (pool counts stay global).
+  // `since`: a version from an earlier snapshot; when it is still current, nothing else is built.
+  Overview Snapshot(const domain::Owner& quotas_for,
+                    const std::optional<std::string>& account = std::nullopt,
+                    const std::string& since = "");
 
   // Changes a pool's counts (creating the pool if its instance type has prices). Refuses to lower
   // `reservable` below what is already sold from now on. Persisted across restarts.

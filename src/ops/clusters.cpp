@@ -3,6 +3,7 @@
 // clusters. The rules live in domain/cluster; this file decodes requests and renders answers.
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "domain/aws_names.hpp"
 #include "domain/resource_kinds.hpp"
@@ -11,6 +12,7 @@
 #include "ops/handlers.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
+#include "ops/overview.hpp"
 #include "ops/quota_checks.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
@@ -242,7 +244,7 @@ Result<json> UpdateCluster(const json& in, Context& ctx) {
         "The update changes nothing: give InstanceGroups, "
         "InstanceGroupsToDelete or NodeRecovery.");
   }
-  if (auto allowed = CheckClusterQuotas(ctx, &record->cluster, *specs); !allowed) {
+  if (auto allowed = CheckClusterQuotas(ctx, &record->cluster, *specs, to_delete); !allowed) {
     return allowed.error();
   }
   const StoreCapacityFacts facts(ctx);
@@ -409,6 +411,52 @@ std::optional<TimePoint> SettleClusters(Context& ctx) {
     }
   }
   return next_due;
+}
+
+std::vector<ClusterOverview> ClusterOverviews(const store::StateStore& store,
+                                              const std::optional<std::string>& account) {
+  std::vector<store::ResourceRow> rows = store.AllOfKind(kKind);
+  // Clusters created at the same instant (a frozen clock) come in name order.
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.created, a.key.account, a.key.name) <
+           std::tie(b.created, b.key.account, b.key.name);
+  });
+  std::vector<ClusterOverview> clusters;
+  for (const store::ResourceRow& row : rows) {
+    if (account && row.key.account != *account) continue;
+    const domain::Cluster cluster = ClusterFromRow(row).cluster;
+    ClusterOverview overview{row.key.name,
+                             cluster.arn,
+                             row.key.account,
+                             row.key.region,
+                             std::string(domain::ToString(cluster.status)),
+                             cluster.failure_message.value_or(""),
+                             {}};
+    for (const domain::InstanceGroup& group : cluster.groups) {
+      ClusterGroupOverview entry;
+      entry.name = group.spec.name;
+      entry.instance_type = group.spec.instance_type;
+      entry.target_count = group.spec.count;
+      entry.current_count = group.live_nodes();
+      entry.training_plan_arn = group.spec.plan_arn;
+      for (const domain::ClusterNode& node : group.nodes) {
+        switch (node.status) {
+          case domain::NodeStatus::kPending:
+            ++entry.pending;
+            break;
+          case domain::NodeStatus::kRunning:
+            ++entry.running;
+            break;
+          case domain::NodeStatus::kShuttingDown:
+            ++entry.shutting_down;
+            break;
+        }
+      }
+      overview.groups.push_back(std::move(entry));
+    }
+    clusters.push_back(std::move(overview));
+  }
+  return clusters;
 }
 
 void AddClusterHandlers(HandlerTable& table) {

@@ -210,11 +210,47 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
     if (!job.failure_reason.empty()) entry["failure_reason"] = job.failure_reason;
     jobs.push_back(std::move(entry));
   }
+  json clusters = json::array();
+  for (const ops::ClusterOverview& cluster : overview.clusters) {
+    json groups = json::array();
+    for (const ops::ClusterGroupOverview& group : cluster.groups) {
+      json entry = {{"name", group.name},
+                    {"instance_type", group.instance_type},
+                    {"target_count", group.target_count},
+                    {"current_count", group.current_count},
+                    {"nodes",
+                     {{"Pending", group.pending},
+                      {"Running", group.running},
+                      {"ShuttingDown", group.shutting_down}}}};
+      if (group.training_plan_arn.empty()) {
+        entry["on_demand"] = true;
+      } else {
+        entry["training_plan_arn"] = group.training_plan_arn;
+      }
+      groups.push_back(std::move(entry));
+    }
+    json entry = {{"name", cluster.name},       {"arn", cluster.arn},
+                  {"account", cluster.account}, {"region", cluster.region},
+                  {"status", cluster.status},   {"groups", std::move(groups)}};
+    if (!cluster.failure_message.empty()) entry["failure_message"] = cluster.failure_message;
+    clusters.push_back(std::move(entry));
+  }
+  json quotas = json::array();
+  for (const ops::AdminViews::QuotaLine& line : overview.quotas) {
+    json entry = {{"name", line.name}, {"limit", line.limit}, {"used", line.used}};
+    if (!line.set_for_account.empty()) entry["set_for_account"] = line.set_for_account;
+    if (!line.set_for_region.empty()) entry["set_for_region"] = line.set_for_region;
+    quotas.push_back(std::move(entry));
+  }
   return {{"pools", std::move(pools)},
           {"on_demand", std::move(on_demand)},
           {"plans", std::move(plans)},
           {"endpoints", std::move(endpoints)},
-          {"jobs", std::move(jobs)}};
+          {"jobs", std::move(jobs)},
+          {"clusters", std::move(clusters)},
+          {"quotas_for",
+           {{"account", overview.quotas_for.account}, {"region", overview.quotas_for.region}}},
+          {"quotas", std::move(quotas)}};
 }
 
 }  // namespace
@@ -409,7 +445,8 @@ HttpResponse Router::AdminMetrics(const AdminCall& call) const {
   HttpResponse response;
   response.headers = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"},
                       {"x-amzn-RequestId", call.outcome.request_id}};
-  response.body = metrics_->Render(admin_views_.TakeCensus());
+  response.body =
+      metrics_->Render(admin_views_.TakeCensus({config_.default_account, config_.default_region}));
   return response;
 }
 
@@ -430,8 +467,11 @@ HttpResponse Router::AdminPage(const AdminCall& call) const {
 }
 
 HttpResponse Router::AdminState(const AdminCall& call) const {
-  const ops::AdminViews::Overview overview = admin_views_.Snapshot(
-      call.AccountFilter(*this), FormDecode(QueryParameter(call.request.target, "since")));
+  // The quotas shown are the caller's: the signing account's, or the server's own account's.
+  const ops::Caller caller = CallerOf(call.request, call.outcome.request_id);
+  const ops::AdminViews::Overview overview =
+      admin_views_.Snapshot({caller.account, caller.region}, call.AccountFilter(*this),
+                            FormDecode(QueryParameter(call.request.target, "since")));
   const json head = {{"version", overview.version},
                      {"unchanged", overview.unchanged},
                      {"clock", ClockJson(overview.clock)}};

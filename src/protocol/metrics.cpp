@@ -96,8 +96,8 @@ void RenderCensus(Exposition& out, const ops::AdminViews::Census& census) {
                std::to_string(reserved));
   }
   out.Family("instances_in_use", "gauge",
-             "Instances held now by endpoints and jobs, by region, instance type, holder kind "
-             "and source (a training plan or on demand).");
+             "Instances held now by endpoints, jobs and HyperPod clusters, by region, instance "
+             "type, holder kind and source (a training plan or on demand).");
   std::map<std::vector<std::string>, int> in_use;
   for (const ops::HeldInstances& holder : census.capacity.in_use) {
     in_use[{holder.region, holder.instance_type, holder.kind,
@@ -110,6 +110,26 @@ void RenderCensus(Exposition& out, const ops::AdminViews::Census& census) {
                 {"holder", labels[2]},
                 {"source", labels[3]}},
                std::to_string(count));
+  }
+  // Only quotas that are set: a quota the emulator does not limit has no value to report.
+  out.Family("quota_limit", "gauge",
+             "Account service quotas in force, by account, region and quota name.");
+  for (const auto& [owner, quotas] : census.quotas) {
+    for (const ops::AdminViews::QuotaLine& quota : quotas) {
+      out.Sample("quota_limit",
+                 {{"account", owner.account}, {"region", owner.region}, {"name", quota.name}},
+                 std::to_string(quota.limit));
+    }
+  }
+  out.Family("quota_used", "gauge",
+             "What each account and region uses now of its quotas in force: instances held or "
+             "asked for by resources being created, the largest cluster, or live training plans.");
+  for (const auto& [owner, quotas] : census.quotas) {
+    for (const ops::AdminViews::QuotaLine& quota : quotas) {
+      out.Sample("quota_used",
+                 {{"account", owner.account}, {"region", owner.region}, {"name", quota.name}},
+                 std::to_string(quota.used));
+    }
   }
   out.Family("virtual_clock_seconds", "gauge", "The virtual clock, in seconds since the epoch.");
   out.Sample("virtual_clock_seconds", {}, Number(domain::ToEpochSeconds(census.capacity.now)));

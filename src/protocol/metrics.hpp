@@ -1,5 +1,5 @@
 // Request metrics for GET /_emulator/metrics: requests by operation and status, and a latency
-// histogram by operation, rendered with the emulator's resource and capacity gauges in the
+// histogram by operation, rendered with the emulator's resource, capacity and quota gauges in the
 // Prometheus text exposition format (version 0.0.4).
 // Thread-safe: every transport thread records into one instance.
 #pragma once

@@ -200,5 +200,100 @@ TEST_F(DashboardTest, ASigningCallerSeesItsOwnAccount) {
   EXPECT_EQ(State({{"Authorization", kAuth}})["plans"][0]["arn"], mine);
 }
 
+// A HyperPod cluster: one group on a plan bought for clusters, one on demand. The state shows its
+// groups with their nodes by status as the clock moves them, the plan's use, and the quotas in
+// force for the caller (unsigned: the server's own account and region) with what they use.
+TEST_F(DashboardTest, TheStateShowsClustersAndTheQuotasInForce) {
+  router_config_.default_account = "123456789012";
+  router_config_.default_region = "us-west-2";
+  Reopen("");
+  const json set = Admin("POST", "/_emulator/quotas", R"({"quotas": [
+      {"name": "ml.p5.48xlarge for cluster usage", "value": 3},
+      {"name": "Maximum number instances allowed per SageMaker HyperPod cluster", "value": 4},
+      {"name": "Number of training plans per Region", "value": 5, "account": "210987654321"},
+      {"name": "ml.p5.48xlarge for endpoint usage", "value": 2, "region": "eu-west-1"}]})");
+  ASSERT_EQ(set["quotas"].size(), 4u) << set;
+  const std::string plan = BuyPlan(kAuth, "p5-hyperpod", 2, "hyperpod-cluster");
+  auto group = [](const std::string& name, int count, const std::string& training_plan) {
+    json spec = {{"InstanceGroupName", name},
+                 {"InstanceType", "ml.p5.48xlarge"},
+                 {"InstanceCount", count},
+                 {"ExecutionRole", "arn:aws:iam::123456789012:role/hyperpod"},
+                 {"LifeCycleConfig", {{"SourceS3Uri", "s3://b/lc"}, {"OnCreate", "on_create.sh"}}}};
+    if (!training_plan.empty()) spec["TrainingPlanArn"] = training_plan;
+    return spec;
+  };
+  const std::string cluster =
+      Call("CreateCluster",
+           {{"ClusterName", "trainers"},
+            {"InstanceGroups", {group("workers", 2, plan), group("head", 1, "")}}})["ClusterArn"];
+
+  const json state = State();
+  ASSERT_EQ(state["clusters"].size(), 1u) << state;
+  EXPECT_EQ(state["clusters"][0], json::parse(R"({"name": "trainers", "arn": ")" + cluster +
+                                              R"(", "account": "123456789012",
+      "region": "us-west-2", "status": "InService", "groups": [
+        {"name": "workers", "instance_type": "ml.p5.48xlarge", "target_count": 2,
+         "current_count": 2, "training_plan_arn": ")" +
+                                              plan +
+                                              R"(",
+         "nodes": {"Pending": 0, "Running": 2, "ShuttingDown": 0}},
+        {"name": "head", "instance_type": "ml.p5.48xlarge", "target_count": 1,
+         "current_count": 1, "on_demand": true,
+         "nodes": {"Pending": 0, "Running": 1, "ShuttingDown": 0}}]})"));
+  EXPECT_EQ(state["plans"][0]["in_use"], 2) << "the cluster's workers hold the plan's instances";
+  EXPECT_EQ(state["on_demand"][0]["in_use"], 1) << "the head node holds the on-demand p5";
+  EXPECT_EQ(state["quotas_for"], json({{"account", "123456789012"}, {"region", "us-west-2"}}));
+  EXPECT_EQ(state["quotas"], json::parse(R"([
+      {"name": "Maximum number instances allowed per SageMaker HyperPod cluster",
+       "limit": 4, "used": 3},
+      {"name": "ml.p5.48xlarge for cluster usage", "limit": 3, "used": 3}])"))
+      << "settings for another account or region are not in force here";
+
+  // A signing caller sees its own clusters and its own account's quotas. Its cluster fails: the
+  // head node above holds the only on-demand p5.
+  CallAs(kOtherAuth, "CreateCluster",
+         {{"ClusterName", "late"}, {"InstanceGroups", {group("solo", 1, "")}}});
+  const json other = State({{"Authorization", kOtherAuth}});
+  ASSERT_EQ(other["clusters"].size(), 1u) << other["clusters"];
+  EXPECT_EQ(other["clusters"][0]["name"], "late");
+  EXPECT_EQ(other["clusters"][0]["status"], "Failed");
+  EXPECT_EQ(other["clusters"][0]["failure_message"],
+            "We currently do not have sufficient capacity for the requested instance type(s). "
+            "Please try again.");
+  EXPECT_EQ(other["clusters"][0]["groups"][0]["nodes"],
+            json({{"Pending", 0}, {"Running", 0}, {"ShuttingDown", 0}}));
+  EXPECT_EQ(other["quotas_for"], json({{"account", kOtherAccount}, {"region", "us-west-2"}}));
+  ASSERT_EQ(other["quotas"].size(), 3u) << other["quotas"];
+  EXPECT_EQ(other["quotas"][1], json({{"name", "Number of training plans per Region"},
+                                      {"limit", 5},
+                                      {"used", 0},
+                                      {"set_for_account", kOtherAccount}}));
+  EXPECT_EQ(other["quotas"][2]["used"], 0) << "the cluster is not theirs";
+
+  // An hour before the plan ends its nodes shut down; the version moves with them. A quota change
+  // is a write too.
+  const std::string version = state["version"];
+  Advance(7 * kDay - 3600);
+  const json ending = State({}, "?since=" + version);
+  ASSERT_EQ(ending["unchanged"], false);
+  EXPECT_EQ(ending["clusters"][0]["groups"][0]["current_count"], 0);
+  EXPECT_EQ(ending["clusters"][0]["groups"][0]["nodes"],
+            json({{"Pending", 0}, {"Running", 0}, {"ShuttingDown", 2}}))
+      << ending["clusters"];
+  EXPECT_EQ(ending["quotas"][1]["used"], 3) << "shutting-down nodes still hold their instances";
+  Admin("POST", "/_emulator/quotas",
+        R"({"quotas": [{"name": "ml.p5.48xlarge for cluster usage", "value": 8}]})");
+  const json raised = State({}, "?since=" + ending["version"].get<std::string>());
+  ASSERT_EQ(raised["unchanged"], false);
+  EXPECT_EQ(raised["quotas"][1]["limit"], 8);
+  Advance(3600);
+  const json ended = State();
+  EXPECT_EQ(ended["clusters"][0]["groups"][0]["nodes"],
+            json({{"Pending", 0}, {"Running", 0}, {"ShuttingDown", 0}}))
+      << "the plan has ended: its nodes are gone";
+  EXPECT_EQ(ended["quotas"][1]["used"], 1) << "the head node remains";
+}
+
 }  // namespace
 }  // namespace smemu

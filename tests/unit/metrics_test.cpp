@@ -235,6 +235,77 @@ TEST_F(MetricsTest, ResourcesPoolsAndInstancesInUseAreGauges) {
   EXPECT_FALSE(plan.empty());
 }
 
+// A HyperPod cluster's instances count in the in-use gauge under holder="cluster"; the quotas set
+// are reported for the server's account and region, for every account and region with resources,
+// and for those a setting names.
+TEST_F(MetricsTest, ClustersHoldInstancesAndQuotasAreGauges) {
+  auto families = [this] {
+    std::set<std::string> found;
+    std::istringstream lines(Metrics());
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("# TYPE sagemaker_emulator_quota_", 0) == 0) found.insert(line);
+    }
+    return found;
+  };
+  EXPECT_EQ(families(), (std::set<std::string>{"# TYPE sagemaker_emulator_quota_limit gauge",
+                                               "# TYPE sagemaker_emulator_quota_used gauge"}));
+  for (const auto& [name, value] : ParseExposition(Metrics())) {
+    EXPECT_THAT(name, ::testing::Not(HasSubstr("quota_"))) << "no quota is set: none to report";
+  }
+
+  const json set = Admin("POST", "/_emulator/quotas", R"({"quotas": [
+      {"name": "ml.p5.48xlarge for cluster usage", "value": 1},
+      {"name": "Total number of instances allowed across SageMaker HyperPod clusters", "value": 4,
+       "account": "123456789012"},
+      {"name": "Number of training plans per Region", "value": 2, "account": "210987654321",
+       "region": "eu-west-1"},
+      {"name": "Number of training plans per Region", "value": 3, "account": "555555555555"}]})");
+  ASSERT_EQ(set["quotas"].size(), 4u) << set;
+  Call("CreateCluster",
+       {{"ClusterName", "c"},
+        {"InstanceGroups",
+         {{{"InstanceGroupName", "g"},
+           {"InstanceType", "ml.p5.48xlarge"},
+           {"InstanceCount", 1},
+           {"ExecutionRole", "arn:aws:iam::123456789012:role/hyperpod"},
+           {"LifeCycleConfig", {{"SourceS3Uri", "s3://b/lc"}, {"OnCreate", "on_create.sh"}}}}}}});
+  const auto samples = ParseExposition(Metrics());
+  EXPECT_EQ(samples.at(R"(sagemaker_emulator_resources{kind="cluster",status="InService"})"), 1);
+  EXPECT_EQ(
+      samples.at(
+          R"(sagemaker_emulator_instances_in_use{region="us-west-2",instance_type="ml.p5.48xlarge",holder="cluster",source="on_demand"})"),
+      1);
+  std::map<std::string, double> quotas;
+  for (const auto& [name, value] : samples) {
+    if (name.rfind("sagemaker_emulator_quota_", 0) == 0) quotas[name] = value;
+  }
+  const std::string us = R"(account="123456789012",region="us-west-2",name=)";
+  const std::string server = R"(account="000000000000",region="us-east-1",name=)";
+  const std::string other = R"(account="210987654321",region="eu-west-1",name=)";
+  const std::string idle = R"(account="555555555555",region="us-east-1",name=)";
+  const std::string p5 = R"("ml.p5.48xlarge for cluster usage"})";
+  const std::string total =
+      R"("Total number of instances allowed across SageMaker HyperPod clusters"})";
+  const std::string plans = R"("Number of training plans per Region"})";
+  EXPECT_EQ(quotas,
+            (std::map<std::string, double>{{"sagemaker_emulator_quota_limit{" + us + p5, 1},
+                                           {"sagemaker_emulator_quota_used{" + us + p5, 1},
+                                           {"sagemaker_emulator_quota_limit{" + us + total, 4},
+                                           {"sagemaker_emulator_quota_used{" + us + total, 1},
+                                           {"sagemaker_emulator_quota_limit{" + server + p5, 1},
+                                           {"sagemaker_emulator_quota_used{" + server + p5, 0},
+                                           {"sagemaker_emulator_quota_limit{" + other + p5, 1},
+                                           {"sagemaker_emulator_quota_used{" + other + p5, 0},
+                                           {"sagemaker_emulator_quota_limit{" + other + plans, 2},
+                                           {"sagemaker_emulator_quota_used{" + other + plans, 0},
+                                           {"sagemaker_emulator_quota_limit{" + idle + p5, 1},
+                                           {"sagemaker_emulator_quota_used{" + idle + p5, 0},
+                                           {"sagemaker_emulator_quota_limit{" + idle + plans, 3},
+                                           {"sagemaker_emulator_quota_used{" + idle + plans, 0}}))
+      << "the cluster's account (the setting for all its regions shown where it has resources), "
+         "the server's own, and those settings name (in the server's region when they name none)";
+}
+
 TEST_F(MetricsTest, OnlyTheOperatorMaySeeThem) {
   Metrics({{"Authorization", kAuth}}, 403);  // an AWS account: the metrics span every account
   EXPECT_EQ(router_->Handle({"POST", "/_emulator/metrics", {}, ""}).status, 405);

@@ -1,7 +1,8 @@
 // The dashboard at GET /_emulator/ui in headless chromium, on the walkthrough scenario: a week of
 // two ml.p5.48xlarge bought for an endpoint, and an endpoint on it. The plan's bar must sit on its
 // zone's row with its dates; the page must follow changes made through the AWS API without a
-// reload; +7 days must turn the plan Expired in the page, after which invocations fail.
+// reload; +7 days must turn the plan Expired in the page, after which invocations fail. A HyperPod
+// cluster on a plan and on demand must show its groups and nodes, and the quotas panel their use.
 // Screenshots go to $DASHBOARD_ARTIFACTS (and the walkthrough one also to $DASHBOARD_SCREENSHOT).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,8 +10,8 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CreateEndpointCommand, CreateEndpointConfigCommand, CreateModelCommand, CreateTrainingJobCommand,
-  CreateTrainingPlanCommand, SearchTrainingPlanOfferingsCommand,
+  CreateClusterCommand, CreateEndpointCommand, CreateEndpointConfigCommand, CreateModelCommand,
+  CreateTrainingJobCommand, CreateTrainingPlanCommand, SearchTrainingPlanOfferingsCommand,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand } from '@aws-sdk/client-sagemaker-runtime';
 import {
@@ -176,6 +177,80 @@ test('the walkthrough on the dashboard: the plan on its row, live updates, +7 da
     return true;
   });
   await screenshot(page, 'dashboard-expired.png');
+  assert.deepEqual(errors, [], 'no script errors in the page');
+  await page.close();
+});
+
+test('a HyperPod cluster in the clusters table, its plan\'s users, and the quotas panel', async () => {
+  const quotas = writeJson(work.dir, 'quotas.json', { quotas: [
+    { name: `${P5} for cluster usage`, value: 3 },
+    { name: 'Maximum number instances allowed per SageMaker HyperPod cluster', value: 8 },
+    { name: 'Number of training plans per Region', value: 5 },
+    { name: `${P5} for endpoint usage`, value: 1, account: '210987654321' },
+  ] });
+  const { url } = await emulator(['--account-id', ACCOUNT, '--region', REGION, '--quotas', quotas]);
+  const sm = sagemaker(url);
+  // Two p5 for a week from Jan 17 (the clock is at Jan 15): the workers wait for it, Pending.
+  const plan = await buyPlan(sm, 'p5-hyperpod', {
+    TargetResources: ['hyperpod-cluster'], InstanceType: P5, InstanceCount: 2, DurationHours: 168,
+    StartTimeAfter: new Date('2027-01-17T00:00:00Z'),
+  });
+  assert.equal(plan.offer.StartTime.toISOString(), '2027-01-17T00:00:00.000Z');
+  const group = (name, count, extra = {}) => ({
+    InstanceGroupName: name, InstanceType: P5, InstanceCount: count, ExecutionRole: ROLE,
+    LifeCycleConfig: { SourceS3Uri: 's3://demo/lifecycle', OnCreate: 'on_create.sh' }, ...extra,
+  });
+  await sm.send(new CreateClusterCommand({ ClusterName: 'trainers', InstanceGroups: [
+    group('workers', 2, { TrainingPlanArn: plan.arn }), group('head', 1)] }));
+
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  assert.equal((await page.goto(`${url}/_emulator/ui`)).status(), 200);
+  const workers = page.locator('[data-testid=cluster-row][data-cluster=trainers][data-group=workers]');
+  const head = page.locator('[data-testid=cluster-row][data-cluster=trainers][data-group=head]');
+  await workers.waitFor();
+  assert.equal(await workers.getAttribute('data-status'), 'InService');
+  const cells = (row) => row.locator('td').allInnerTexts();
+  assert.deepEqual(await cells(workers), ['trainers', 'InService', 'workers', P5, '2', '2 / 0 / 0',
+    'plan p5-hyperpod', REGION, ACCOUNT, '']);
+  assert.deepEqual(await cells(head), ['trainers', 'InService', 'head', P5, '1', '0 / 1 / 0',
+    'on demand', REGION, ACCOUNT, '']);
+  assert.equal(await page.locator('#clusters-count').innerText(), '(2)');
+  // The plan's row says who is on it; its use counts the cluster's workers.
+  const planRow = page.locator('[data-testid=plan-row][data-plan=p5-hyperpod]');
+  assert.match(await planRow.innerText(), /2 \/ 2\s.*hyperpod-cluster\s+cluster trainers\s/s);
+
+  // Quotas in force for the server's account (the other account's setting is not): the cluster
+  // quota is full (2 on the plan + 1 on demand), highlighted with a full bar.
+  assert.equal(await page.locator('[data-testid=quotas-for]').innerText(),
+    `in force for account ${ACCOUNT} in ${REGION}`);
+  const quotaRows = page.locator('[data-testid=quota-row]');
+  assert.deepEqual(await quotaRows.evaluateAll((rows) => rows.map((r) =>
+    [r.dataset.quota, r.dataset.used, r.dataset.limit, r.dataset.full])), [
+    ['Maximum number instances allowed per SageMaker HyperPod cluster', '3', '8', 'false'],
+    ['Number of training plans per Region', '1', '5', 'false'],
+    [`${P5} for cluster usage`, '3', '3', 'true'],
+  ]);
+  const full = page.locator(`[data-testid=quota-row][data-quota="${P5} for cluster usage"]`);
+  assert.match(await full.innerText(), /3 \/ 3\s+at the limit/);
+  const fill = async (row) => row.locator('[data-testid=quota-meter] > span').evaluate((el) =>
+    el.getBoundingClientRect().width / el.parentElement.getBoundingClientRect().width);
+  assert.ok(Math.abs(await fill(full) - 1) < 0.02);
+  const perCluster = page.locator('[data-testid=quota-row][data-quota^=Maximum]');
+  assert.ok(Math.abs(await fill(perCluster) - 3 / 8) < 0.02, 'the bar is used / limit');
+  assert.notEqual(await full.locator('.used').evaluate((el) => getComputedStyle(el).color),
+    await perCluster.locator('.used').evaluate((el) => getComputedStyle(el).color), 'the full one is highlighted');
+  // Clicking the workers' row brings their plan's bar into view.
+  await workers.click();
+  await page.locator('[data-testid=plan-bar][data-plan=p5-hyperpod].selected').waitFor();
+  await screenshot(page, 'dashboard-clusters-quotas.png');
+
+  // +7 days (Jan 22): the plan is Active and the workers run, without a reload.
+  await page.locator('[data-testid=advance-7d]').click();
+  await page.locator('[data-testid=plan-row][data-plan=p5-hyperpod][data-status=Active]').waitFor({ timeout: 5000 });
+  await page.waitForFunction(() => document.querySelector(
+    '[data-testid=cluster-row][data-group=workers] td:nth-child(6)')?.innerText === '0 / 2 / 0', null, { timeout: 5000 });
   assert.deepEqual(errors, [], 'no script errors in the page');
   await page.close();
 });
