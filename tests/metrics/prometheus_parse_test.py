@@ -83,6 +83,34 @@ class PrometheusParserTest(unittest.TestCase):
         self.assertEqual(families["sagemaker_emulator_virtual_clock_seconds"].samples[0].value,
                          1800835200)
 
+    def test_quota_gauges_parse_with_their_names_as_labels(self):
+        body = json.dumps({"quotas": [
+            {"name": "ml.m5.xlarge for cluster usage", "value": 3},
+            {"name": "Maximum number instances allowed per SageMaker HyperPod cluster",
+             "value": 20}]}).encode()
+        request = urllib.request.Request(self.url + "/_emulator/quotas", data=body, method="POST")
+        with urllib.request.urlopen(request) as response:
+            self.assertEqual(response.status, 200)
+        cluster = {"ClusterName": "parsed", "InstanceGroups": [{
+            "InstanceGroupName": "g", "InstanceType": "ml.m5.xlarge", "InstanceCount": 2,
+            "ExecutionRole": "arn:aws:iam::000000000000:role/r"}]}
+        self.assertEqual(self.call("CreateCluster", cluster), 200)
+        families = self.scrape()
+        for family in ("quota_limit", "quota_used"):
+            self.assertEqual(families["sagemaker_emulator_" + family].type, "gauge", family)
+        def by_name(family):
+            return {s.labels["name"]: s.value
+                    for s in families["sagemaker_emulator_" + family].samples}
+        self.assertEqual(by_name("quota_limit"), {
+            "ml.m5.xlarge for cluster usage": 3,
+            "Maximum number instances allowed per SageMaker HyperPod cluster": 20})
+        self.assertEqual(by_name("quota_used"), {
+            "ml.m5.xlarge for cluster usage": 2,
+            "Maximum number instances allowed per SageMaker HyperPod cluster": 2})
+        in_use = families["sagemaker_emulator_instances_in_use"].samples
+        self.assertTrue(any(s.labels.get("holder") == "cluster" and s.value == 2 for s in in_use),
+                        in_use)
+
 
 if __name__ == "__main__":
     unittest.main()
