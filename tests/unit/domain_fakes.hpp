@@ -20,20 +20,15 @@ class FakeFacts : public domain::CapacityFacts {
                       const std::string& instance_type = "ml.p5.48xlarge",
                       std::vector<std::string> targets = {"training-job", "endpoint",
                                                           "hyperpod-cluster"}) {
-    plans_[arn] = domain::PlanFacts{{Hour(start_hour), Hour(end_hour)},
-                                    count,
-                                    instance_type,
-                                    std::move(targets),
-                                    "us-west-2a"};
+    plans_[arn] = domain::PlanFacts{
+        {Hour(start_hour), Hour(end_hour)}, count, instance_type, std::move(targets), "us-west-2a"};
     return *this;
   }
   FakeFacts& WithQuotas(domain::QuotaTable quotas) {
     quotas_ = std::move(quotas);
     return *this;
   }
-  const domain::QuotaTable* Quotas() const override {
-    return quotas_.empty() ? nullptr : &quotas_;
-  }
+  const domain::QuotaTable* Quotas() const override { return quotas_.empty() ? nullptr : &quotas_; }
   FakeFacts& WithOnDemand(const std::string& type, int total) {
     on_demand_[type] = total;
     return *this;
