@@ -5,15 +5,24 @@
 // from a chosen start, can be set forward, advanced and frozen. All methods are thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 
 namespace smemu {
 
 // Milliseconds since the Unix epoch, UTC: the resolution AWS timestamps carry on the wire.
 using TimePoint = std::chrono::time_point<std::chrono::system_clock, std::chrono::milliseconds>;
 using Millis = std::chrono::milliseconds;
+
+// The earlier of two optional moments; nullopt only when both are (a "next due" with none).
+inline std::optional<TimePoint> Earliest(std::optional<TimePoint> a, std::optional<TimePoint> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
 
 class Clock {
  public:

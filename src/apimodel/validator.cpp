@@ -675,4 +675,19 @@ std::string DescribeResponseViolations(std::string_view operation,
   return message;
 }
 
+void DropNullMembers(nlohmann::json& input) {
+  if (input.is_object()) {
+    for (auto it = input.begin(); it != input.end();) {
+      if (it->is_null()) {
+        it = input.erase(it);
+      } else {
+        DropNullMembers(*it);
+        ++it;
+      }
+    }
+  } else if (input.is_array()) {
+    for (nlohmann::json& element : input) DropNullMembers(element);
+  }
+}
+
 }  // namespace smemu::apimodel

@@ -20,6 +20,10 @@ namespace smemu::apimodel {
 // JSON null counts as absent. Members the model does not know are ignored, as AWS ignores them.
 domain::Status ValidateRequest(const Shape& shape, const nlohmann::json& input);
 
+// Removes every object member that is null, at any depth. AWS reads a null member as an absent
+// one, and so does ValidateRequest: after it, handlers see only the members that were given.
+void DropNullMembers(nlohmann::json& input);
+
 // The response checker (--check-responses, and the tests on every handler's output). Lists every
 // way a response body departs from `shape`, as a strict client would read it: required members
 // missing, members the shape does not have or sent as null, JSON types, enum values, string length

@@ -6,6 +6,7 @@
 #include "domain/aws_names.hpp"
 #include "domain/endpoint.hpp"
 #include "domain/resource_kinds.hpp"
+#include "domain/time_format.hpp"
 
 namespace smemu::domain {
 namespace {
@@ -27,10 +28,16 @@ AwsError ExceedsAvailable(const GroupSpec& spec, int available) {
                                ") in training plan " + spec.plan_arn + ".");
 }
 
-std::optional<TimePoint> Earliest(std::optional<TimePoint> a, std::optional<TimePoint> b) {
-  if (!a) return b;
-  if (!b) return a;
-  return std::min(*a, *b);
+// From one hour before a plan ends, HyperPod takes its instances back.
+bool WindingDown(const PlanFacts& plan, TimePoint at) {
+  return at >= plan.window.end - kPlanWindDown;
+}
+
+AwsError EndsWithinTheHour(const GroupSpec& spec, TimePoint end) {
+  return ValidationException("Training plan " + spec.plan_arn + " ends at " + FormatIso8601(end) +
+                             ": HyperPod takes its instances back from one hour before, so "
+                             "instance group " +
+                             spec.name + " cannot take more of them.");
 }
 
 // Whether an update changed the group (a new group, or a new count).
@@ -136,11 +143,17 @@ void FollowPlans(Cluster& cluster, TimePoint at, const CapacityFacts& facts) {
       continue;
     }
     if (status != PlanStatus::kActive) continue;
-    const bool winding_down = at >= plan->window.end - kPlanWindDown;
+    const bool winding_down = WindingDown(*plan, at);
     for (ClusterNode& node : group.nodes) {
       if (winding_down && node.status != NodeStatus::kShuttingDown) {
         node.status = NodeStatus::kShuttingDown;
         node.gone_at = plan->window.end;
+        node.plan_wind_down = true;
+      } else if (!winding_down && node.plan_wind_down) {
+        // The plan was extended in its last hour: its nodes carry on.
+        node.status = NodeStatus::kRunning;
+        node.gone_at.reset();
+        node.plan_wind_down = false;
       } else if (node.status == NodeStatus::kPending) {
         node.status = NodeStatus::kRunning;
         node.launched = std::max(node.launched, plan->window.start);
@@ -177,6 +190,9 @@ std::optional<TimePoint> NextTransition(const Cluster& cluster, const CapacityFa
 
 // Applies every transition due at `at`. Returns false when the cluster is gone.
 bool Step(Cluster& cluster, TimePoint at, const CapacityFacts& facts, const Holdings& holdings) {
+  // First, so that nodes a plan was winding down stay when the plan was extended since (they are
+  // due to leave at its old end).
+  FollowPlans(cluster, at, facts);
   for (InstanceGroup& group : cluster.groups) {
     group.nodes.erase(std::remove_if(group.nodes.begin(), group.nodes.end(),
                                      [at](const ClusterNode& node) {
@@ -298,6 +314,7 @@ Status CheckPlanGroup(const GroupSpec& spec, const Owner& owner, TimePoint now,
   if (PlanStatusOf(plan->window, now) == PlanStatus::kExpired) {
     return ValidationException("Training plan " + spec.plan_arn + " has expired.");
   }
+  if (WindingDown(*plan, now)) return EndsWithinTheHour(spec, plan->window.end);
   if (!plan->Targets(kPlanTarget)) {
     return ValidationException("Training plan " + spec.plan_arn +
                                " was not bought for HyperPod clusters (its TargetResources do not "
@@ -343,14 +360,17 @@ Result<Cluster> NewCluster(std::string arn, Owner owner, std::vector<GroupSpec> 
   return cluster;
 }
 
+Status CheckUpdatable(const Cluster& cluster) {
+  if (cluster.status == ClusterStatus::kInService) return Ok();
+  return ConflictException("Cluster " + cluster.arn + " is " +
+                           std::string(ToString(cluster.status)) +
+                           "; it can be updated only while it is InService.");
+}
+
 Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& groups,
                             const std::vector<std::string>& to_delete, TimePoint now, Millis delay,
                             const CapacityFacts& facts, const Holdings& holdings) {
-  if (cluster.status != ClusterStatus::kInService) {
-    return ConflictException("Cluster " + cluster.arn + " is " +
-                             std::string(ToString(cluster.status)) +
-                             "; it can be updated only while it is InService.");
-  }
+  if (auto updatable = CheckUpdatable(cluster); !updatable) return updatable.error();
   const Holder before = HolderOf(cluster);
   for (const GroupSpec& spec : groups) {
     if (std::find(to_delete.begin(), to_delete.end(), spec.name) != to_delete.end()) {
@@ -373,6 +393,18 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
                                  " cannot be changed.");
     }
     if (spec.count == group->spec.count) continue;
+    if (!spec.plan_arn.empty()) {
+      // In its plan's last hour (or after it) a group's nodes are leaving: it may shrink, not grow.
+      const auto plan = facts.Plan(cluster.owner, spec.plan_arn);
+      if (!plan || WindingDown(*plan, now)) {
+        if (spec.count > group->spec.count) {
+          if (!plan) return ValidationException("Training plan " + spec.plan_arn + " has expired.");
+          return EndsWithinTheHour(spec, plan->window.end);
+        }
+        group->spec.count = spec.count;
+        continue;
+      }
+    }
     // Scaling down shuts down the newest nodes first.
     int surplus = group->live_nodes() - spec.count;
     for (auto node = group->nodes.rbegin(); node != group->nodes.rend() && surplus > 0; ++node) {
@@ -422,9 +454,7 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
   for (const InstanceGroup& group : cluster.groups) {
     const GroupSpec& spec = group.spec;
     if (spec.plan_arn.empty() || group.status != GroupStatus::kCreating) continue;
-    if (auto ok = CheckPlanGroup({spec.name, spec.instance_type, 0, spec.plan_arn}, cluster.owner,
-                                 now, facts, holdings, cluster.arn);
-        !ok) {
+    if (auto ok = CheckPlanGroup(spec, cluster.owner, now, facts, holdings, cluster.arn); !ok) {
       return ok.error();
     }
   }
@@ -542,6 +572,17 @@ Holder HolderOf(const Cluster& cluster) {
     if (held > 0) holder.holds.push_back({group.spec.instance_type, group.spec.plan_arn, held});
   }
   return holder;
+}
+
+std::vector<Hold> ClaimsOf(const Cluster& cluster) {
+  std::vector<Hold> claims;
+  if (cluster.status != ClusterStatus::kCreating) return claims;
+  for (const InstanceGroup& group : cluster.groups) {
+    if (group.spec.plan_arn.empty() && group.spec.count > 0) {
+      claims.push_back({group.spec.instance_type, "", group.spec.count});
+    }
+  }
+  return claims;
 }
 
 std::vector<std::string> PlansOf(const Cluster& cluster) {

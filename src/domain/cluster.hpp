@@ -41,6 +41,8 @@ struct ClusterNode {
   NodeStatus status = NodeStatus::kPending;
   TimePoint launched{};
   std::optional<TimePoint> gone_at;  // ShuttingDown: when its instance is given back
+  // Shut down by its plan's last hour (not by a request): it comes back if the plan is extended.
+  bool plan_wind_down = false;
 
   bool operator==(const ClusterNode&) const = default;
 };
@@ -97,6 +99,9 @@ Result<Cluster> NewCluster(std::string arn, Owner owner, std::vector<GroupSpec> 
                            TimePoint now, Millis delay, const CapacityFacts& facts,
                            const Holdings& holdings);
 
+// Only an InService cluster updates (ConflictException otherwise).
+Status CheckUpdatable(const Cluster& cluster);
+
 // An update: changes the counts of the groups named (their type and plan stay), adds new groups and
 // deletes the groups in `to_delete`. Only an InService cluster updates (ConflictException).
 // Growth must fit the plan or the pool now; it is held from this moment, applied after `delay`.
@@ -136,6 +141,10 @@ ClusterSettlement Settle(const Cluster& cluster, TimePoint now, const CapacityFa
 // What a cluster holds: its nodes, while Updating the growth it asked for, and while Creating the
 // instances of its plan groups (on-demand groups take theirs when provisioned).
 Holder HolderOf(const Cluster& cluster);
+
+// What a cluster has asked for and does not hold yet, counted as used by the quotas: while
+// Creating, its on-demand groups (its plan groups are held already).
+std::vector<Hold> ClaimsOf(const Cluster& cluster);
 
 // Every plan a cluster's groups name, in group order without repeats.
 std::vector<std::string> PlansOf(const Cluster& cluster);

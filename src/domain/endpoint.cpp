@@ -309,6 +309,31 @@ EndpointSettlement Settle(const Endpoint& endpoint, TimePoint now, const Capacit
   return {endpoint, {}, std::nullopt};
 }
 
+std::vector<Hold> ClaimsOf(const Endpoint& endpoint) {
+  std::map<std::pair<std::string, std::string>, int> claimed;  // (type, plan) -> instances
+  if (endpoint.status == EndpointStatus::kCreating) {
+    for (const Variant& variant : endpoint.variants) {
+      if (!variant.instance_type.empty()) {
+        claimed[{variant.instance_type, variant.plan_arn()}] += variant.desired_count;
+      }
+    }
+  } else if (endpoint.status == EndpointStatus::kUpdating && endpoint.pending) {
+    for (const Variant& variant : endpoint.pending->variants) {
+      if (!variant.instance_type.empty()) {
+        claimed[{variant.instance_type, variant.plan_arn()}] += variant.desired_count;
+      }
+    }
+    for (const Hold& hold : HolderOf(endpoint).holds) {
+      claimed[{hold.instance_type, hold.plan_arn}] -= hold.count;
+    }
+  }
+  std::vector<Hold> claims;
+  for (const auto& [key, count] : claimed) {
+    if (count > 0) claims.push_back({key.first, key.second, count});
+  }
+  return claims;
+}
+
 Holder HolderOf(const Endpoint& endpoint) {
   Holder holder{endpoint.arn, "endpoint", endpoint.owner.region, {}, endpoint.owner.account};
   const bool serving =

@@ -121,6 +121,10 @@ EndpointSettlement Settle(const Endpoint& endpoint, TimePoint now, const Capacit
 // it asked for it.
 Holder HolderOf(const Endpoint& endpoint);
 
+// What an endpoint has asked for and does not hold yet, counted as used by the quotas: while
+// Creating, its variants; while Updating to a bigger config, what that config adds.
+std::vector<Hold> ClaimsOf(const Endpoint& endpoint);
+
 // The failure when on-demand capacity runs out, as the service words it.
 inline constexpr std::string_view kNoOnDemandCapacity =
     "Unable to provision requested ML compute capacity. Please retry using a different ML "

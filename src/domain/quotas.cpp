@@ -93,7 +93,8 @@ std::string ReservedCapacityQuotaName(std::string_view instance_type) {
 std::optional<QuotaSubject> ParseQuotaName(std::string_view name) {
   using Scope = QuotaSubject::Scope;
   if (name == kPerClusterQuota) return QuotaSubject{Scope::kPerCluster, QuotaUse::kCluster, ""};
-  if (name == kPlanCountQuota) return QuotaSubject{Scope::kPlanCount, QuotaUse::kCluster, ""};
+  // Plans serve every use; their scopes read only `instance_type`.
+  if (name == kPlanCountQuota) return QuotaSubject{Scope::kPlanCount, QuotaUse::kTrainingJob, ""};
   for (QuotaUse use : kUses) {
     if (name == TotalQuotaName(use)) return QuotaSubject{Scope::kTotal, use, ""};
     const std::string_view suffix = UseSuffix(use);

@@ -42,7 +42,7 @@ std::string ReservedCapacityQuotaName(std::string_view instance_type);
 struct QuotaSubject {
   enum class Scope { kPerType, kTotal, kPerCluster, kPlanCount, kReservedCapacity };
   Scope scope = Scope::kPerType;
-  QuotaUse use = QuotaUse::kEndpoint;  // kPerType, kTotal
+  QuotaUse use = QuotaUse::kEndpoint;  // kPerType, kTotal (plans: kTrainingJob, unread)
   std::string instance_type;           // kPerType, kReservedCapacity
 };
 // nullopt for a name the emulator does not know (and so cannot enforce).

@@ -15,6 +15,7 @@ json NodeDoc(const domain::ClusterNode& node) {
               {"Status", domain::ToString(node.status)},
               {"LaunchMs", Ms(node.launched)}};
   if (node.gone_at) doc["GoneMs"] = Ms(*node.gone_at);
+  if (node.plan_wind_down) doc["PlanWindDown"] = true;
   return doc;
 }
 
@@ -25,6 +26,7 @@ domain::ClusterNode NodeFromDoc(const json& doc) {
       domain::ParseNodeStatus(doc.value("Status", "")).value_or(domain::NodeStatus::kShuttingDown);
   node.launched = At(doc.at("LaunchMs"));
   if (doc.contains("GoneMs")) node.gone_at = At(doc["GoneMs"]);
+  node.plan_wind_down = doc.value("PlanWindDown", false);
   return node;
 }
 

@@ -41,12 +41,15 @@ domain::AwsError ClusterNotFound(const std::string& name_or_arn) {
 
 // arn:...:cluster/ and 12 lower-case alphanumerics: derived from the account, region, name and
 // time of creation, so a cluster created again under the same name gets a new ARN.
-std::string ClusterArn(const Caller& caller, const std::string& name, TimePoint now) {
+std::string ClusterArn(const Context& ctx, const std::string& name) {
+  // The store's write count tells apart two clusters of one name created at one instant (a frozen
+  // clock: create, delete, create).
   const std::string id =
-      domain::Sha256Hex(caller.account + '/' + caller.region + '/' + store::NameKey(name) + '/' +
-                        std::to_string(now.time_since_epoch().count()))
+      domain::Sha256Hex(ctx.caller.account + '/' + ctx.caller.region + '/' + store::NameKey(name) +
+                        '/' + std::to_string(ctx.now.time_since_epoch().count()) + '/' +
+                        std::to_string(ctx.store.TotalChanges()))
           .substr(0, 12);
-  return SageMakerArn(caller, kKind, id);
+  return SageMakerArn(ctx.caller, kKind, id);
 }
 
 json Kept(const json& given, const auto& members) {
@@ -148,9 +151,9 @@ Result<json> CreateCluster(const json& in, Context& ctx) {
   }
   const StoreCapacityFacts facts(ctx);
   if (auto allowed = CheckClusterQuotas(ctx, {}, *specs); !allowed) return allowed.error();
-  auto cluster = domain::NewCluster(ClusterArn(ctx.caller, name, ctx.now),
-                                    {ctx.caller.account, ctx.caller.region}, std::move(*specs),
-                                    ctx.now, ctx.hosting.provisioning_delay, facts, ctx.holdings);
+  auto cluster = domain::NewCluster(ClusterArn(ctx, name), {ctx.caller.account, ctx.caller.region},
+                                    std::move(*specs), ctx.now, ctx.hosting.provisioning_delay,
+                                    facts, ctx.holdings);
   if (!cluster) return cluster.error();
   record.cluster = std::move(*cluster);
   if (!InsertCluster(ctx, record, ReadTags(in))) {
@@ -243,6 +246,10 @@ Result<json> UpdateCluster(const json& in, Context& ctx) {
     return domain::ValidationException(
         "The update changes nothing: give InstanceGroups, "
         "InstanceGroupsToDelete or NodeRecovery.");
+  }
+  // A cluster that cannot be updated says so before any quota is counted.
+  if (auto updatable = domain::CheckUpdatable(record->cluster); !updatable) {
+    return updatable.error();
   }
   if (auto allowed = CheckClusterQuotas(ctx, &record->cluster, *specs, to_delete); !allowed) {
     return allowed.error();

@@ -101,12 +101,6 @@ bool Emulator::SettledAsOf(TimePoint now) const {
 
 namespace {
 
-std::optional<TimePoint> Earliest(std::optional<TimePoint> a, std::optional<TimePoint> b) {
-  if (!a) return b;
-  if (!b) return a;
-  return std::min(*a, *b);
-}
-
 // Endpoints and clusters compete for the same on-demand instances, so what falls due first must
 // happen first, whichever kind it is: they are settled together at each moment something falls
 // due, up to ctx.now. Settling at a moment before anything is due changes nothing and tells when

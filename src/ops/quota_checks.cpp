@@ -16,35 +16,23 @@ bool Owns(const store::ResourceRow& row, const std::string& account, const std::
   return row.key.account == account && row.key.region == region;
 }
 
-// Instances per type that an account's endpoints or clusters being created have asked for and do
-// not hold yet (they take on-demand instances only when they are provisioned).
+// Instances per type that an account's endpoints or clusters have asked for and do not hold yet
+// (domain::ClaimsOf).
 std::map<std::string, int> Claimed(const Context& ctx, const std::string& account,
                                    const std::string& region, domain::QuotaUse use) {
   std::map<std::string, int> claimed;
-  const std::string creating = "Creating";
+  auto add = [&claimed](const std::vector<domain::Hold>& claims) {
+    for (const domain::Hold& claim : claims) claimed[claim.instance_type] += claim.count;
+  };
   if (use == domain::QuotaUse::kEndpoint) {
-    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kEndpointKind, creating)) {
-      if (!Owns(row, account, region)) continue;
-      for (const domain::Variant& variant : EndpointFromRow(row).endpoint.variants) {
-        if (!variant.instance_type.empty()) claimed[variant.instance_type] += variant.desired_count;
-      }
-    }
-    // An endpoint moving to a bigger config holds its old variants until the update lands.
-    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kEndpointKind, "Updating")) {
-      if (!Owns(row, account, region)) continue;
-      const domain::Endpoint endpoint = EndpointFromRow(row).endpoint;
-      if (!endpoint.pending) continue;
-      for (const auto& [type, more] : EndpointGrowth(endpoint.pending->variants, &endpoint)) {
-        if (more > 0) claimed[type] += more;
+    for (const char* status : {"Creating", "Updating"}) {
+      for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kEndpointKind, status)) {
+        if (Owns(row, account, region)) add(domain::ClaimsOf(EndpointFromRow(row).endpoint));
       }
     }
   } else if (use == domain::QuotaUse::kCluster) {
-    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kClusterKind, creating)) {
-      if (!Owns(row, account, region)) continue;
-      for (const domain::InstanceGroup& group : ClusterFromRow(row).cluster.groups) {
-        // Plan groups hold their instances from the request (domain::HolderOf).
-        if (group.spec.plan_arn.empty()) claimed[group.spec.instance_type] += group.spec.count;
-      }
+    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kClusterKind, "Creating")) {
+      if (Owns(row, account, region)) add(domain::ClaimsOf(ClusterFromRow(row).cluster));
     }
   }
   return claimed;

@@ -68,6 +68,7 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
       return fail(valid.error());
     }
   }
+  apimodel::DropNullMembers(*input);
   auto output = emulator_.Invoke(operation, *input, caller);
   if (!output) return fail(output.error());
   return RenderJson(200, output->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),

@@ -4,8 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include "domain/cluster.hpp"
 #include "domain/endpoint.hpp"
 #include "unit/domain_fakes.hpp"
@@ -261,16 +259,16 @@ TEST(DomainCluster, AnOnDemandShortageAtProvisioningFailsTheCluster) {
 
 TEST(DomainCluster, APlanThatExpiredBeforeProvisioningFailsTheCluster) {
   FakeFacts facts;
-  facts.WithPlan(kPlan, 1, 0, 1);
+  facts.WithPlan(kPlan, 1, 0, 2);
   const Cluster created = Created({OnPlan("g", 1)}, facts, Hour(0));
   const auto settled = SettleAt(created, Hour(0) + kDelay, facts);
   ASSERT_TRUE(settled.cluster);
   EXPECT_EQ(settled.cluster->status, ClusterStatus::kInService);  // still inside the window
-  // Created again just before the end: the delay carries provisioning past it.
-  const auto late = domain::NewCluster(
-      kArn, kOwner, {OnPlan("g", 1)}, Hour(1) - Millis{std::chrono::minutes(5)}, kDelay, facts, {});
-  ASSERT_TRUE(late);
-  const auto failed = SettleAt(*late, Hour(2), facts);
+  // Asked for before the plan's last hour, with a delay that carries provisioning past its end.
+  const auto late = domain::NewCluster(kArn, kOwner, {OnPlan("g", 1)}, Hour(0),
+                                       Millis{std::chrono::hours(3)}, facts, {});
+  ASSERT_TRUE(late) << late.error().message;
+  const auto failed = SettleAt(*late, Hour(4), facts);
   EXPECT_EQ(failed.cluster->status, ClusterStatus::kFailed);
   EXPECT_EQ(failed.cluster->failure_message,
             "Instance group g: training plan " + std::string(kPlan) + " has expired.");
@@ -554,11 +552,12 @@ TEST(DomainCluster, UpdatesAddAndDeleteGroups) {
        {"a"},
        domain::ErrorCode::kValidationException,
        "Instance group a cannot be both updated and deleted."},
-      // A new group on a plan is growth like any other: what does not fit is a limit.
+      // A new group on a plan passes the plan's rules as in CreateCluster.
       {{OnPlan("gpu", 3)},
        {},
-       domain::ErrorCode::kResourceLimitExceeded,
-       "Requested instance count (3) exceeds available capacity (2) in training plan " +
+       domain::ErrorCode::kValidationException,
+       "Requested instance count (3) of instance group gpu exceeds reserved capacity (2) for "
+       "training plan " +
            std::string(kPlan) + "."},
       {{{"gpu", kP5, 1, "arn:aws:sagemaker:us-west-2:111122223333:training-plan/none"}},
        {},
@@ -709,10 +708,8 @@ TEST(DomainCluster, DeleteNodesShutsDownTheNodesFoundAndLowersTheTarget) {
 }
 
 TEST(DomainCluster, NodeIdsAreSeventeenHexDigitsDerivedFromTheClusterAndTheNumber) {
-  const std::regex pattern("i-[0-9a-f]{17}");
   for (int number = 1; number <= 20; ++number) {
-    EXPECT_TRUE(std::regex_match(domain::NodeId(kArn, number), pattern))
-        << domain::NodeId(kArn, number);
+    EXPECT_THAT(domain::NodeId(kArn, number), ::testing::MatchesRegex("i-[0-9a-f]{17}"));
   }
   EXPECT_EQ(domain::NodeId(kArn, 1), domain::NodeId(kArn, 1));
   EXPECT_NE(domain::NodeId(kArn, 1), domain::NodeId(kArn, 2));
@@ -743,6 +740,82 @@ TEST(DomainCluster, StatusNamesAreTheModelsEnumValuesAndParseBack) {
   EXPECT_EQ(domain::ToString(NodeStatus::kShuttingDown), "ShuttingDown");
   EXPECT_EQ(domain::ToString(ClusterStatus::kInService), "InService");
   EXPECT_FALSE(domain::ParseClusterStatus("RollingBack"));
+}
+
+}  // namespace
+}  // namespace smemu
+
+namespace smemu {
+namespace {
+
+constexpr const char* kLastHourArn =
+    "arn:aws:sagemaker:us-west-2:111122223333:cluster/lasthour0000";
+const GroupSpec kTwoOnThePlan{"g", "ml.p5.48xlarge", 2, kPlan};
+
+// A cluster of two nodes on a plan open in [0, 10) hours, settled at `at`.
+Cluster TwoNodesOnThePlanAt(const FakeFacts& facts, TimePoint at) {
+  auto cluster =
+      domain::NewCluster(kLastHourArn, kOwner, {kTwoOnThePlan}, Hour(0), Millis{0}, facts, {});
+  EXPECT_TRUE(cluster) << cluster.error().message;
+  domain::Holdings holdings;
+  holdings.Put(domain::HolderOf(*cluster));
+  return *domain::Settle(*cluster, at, facts, holdings).cluster;
+}
+
+TEST(DomainClusterLastHour, AGroupOnAPlanInItsLastHourShrinksButDoesNotGrow) {
+  FakeFacts facts;
+  facts.WithPlan(kPlan, 4, 0, 10);
+  const TimePoint last_hour = Hour(9) + Millis{std::chrono::minutes(30)};
+  const Cluster cluster = TwoNodesOnThePlanAt(facts, last_hour);
+  ASSERT_EQ(cluster.groups[0].nodes.size(), 2u);
+  EXPECT_EQ(cluster.groups[0].nodes[0].status, NodeStatus::kShuttingDown);
+  domain::Holdings holdings;
+  holdings.Put(domain::HolderOf(cluster));
+
+  GroupSpec one = kTwoOnThePlan;
+  one.count = 1;
+  const auto shrunk =
+      domain::StartUpdate(cluster, {one}, {}, last_hour, Millis{0}, facts, holdings);
+  ASSERT_TRUE(shrunk) << shrunk.error().message;
+  // The plan's instances are not asked for again: the group holds its two leaving nodes only.
+  EXPECT_EQ(domain::HolderOf(*shrunk).holds,
+            (std::vector<domain::Hold>{{"ml.p5.48xlarge", kPlan, 2}}));
+
+  GroupSpec three = kTwoOnThePlan;
+  three.count = 3;
+  const auto grown =
+      domain::StartUpdate(cluster, {three}, {}, last_hour, Millis{0}, facts, holdings);
+  ASSERT_FALSE(grown);
+  EXPECT_EQ(grown.error().code, domain::ErrorCode::kValidationException);
+  EXPECT_EQ(grown.error().message,
+            std::string("Training plan ") + kPlan +
+                " ends at 1970-01-01T10:00:00Z: HyperPod takes its instances back from one hour "
+                "before, so instance group g cannot take more of them.");
+
+  // A new cluster on the plan in its last hour is refused the same way.
+  const auto late =
+      domain::NewCluster(kLastHourArn, kOwner, {kTwoOnThePlan}, last_hour, Millis{0}, facts, {});
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code, domain::ErrorCode::kValidationException);
+}
+
+TEST(DomainClusterLastHour, APlanExtendedInItsLastHourKeepsItsNodes) {
+  FakeFacts facts;
+  facts.WithPlan(kPlan, 4, 0, 10);
+  const Cluster winding = TwoNodesOnThePlanAt(facts, Hour(9) + Millis{std::chrono::minutes(30)});
+  ASSERT_EQ(winding.groups[0].nodes[0].status, NodeStatus::kShuttingDown);
+
+  facts.WithPlan(kPlan, 4, 0, 20);  // extended by ten hours
+  domain::Holdings holdings;
+  holdings.Put(domain::HolderOf(winding));
+  const auto settled = domain::Settle(winding, Hour(11), facts, holdings);
+  ASSERT_TRUE(settled.cluster);
+  ASSERT_EQ(settled.cluster->groups[0].nodes.size(), 2u);
+  for (const domain::ClusterNode& node : settled.cluster->groups[0].nodes) {
+    EXPECT_EQ(node.status, NodeStatus::kRunning);
+    EXPECT_FALSE(node.gone_at);
+  }
+  EXPECT_EQ(settled.next_due, Hour(19)) << "the new last hour";
 }
 
 }  // namespace

@@ -90,7 +90,8 @@ TEST(QuotaNames, EveryFormParsesBackToWhatItLimits) {
                 QuotaUse::kProcessingJob, "ml.g5.12xlarge");
   ExpectSubject("Maximum number instances allowed per SageMaker HyperPod cluster",
                 Scope::kPerCluster, QuotaUse::kCluster, "");
-  ExpectSubject("Number of training plans per Region", Scope::kPlanCount, QuotaUse::kCluster, "");
+  ExpectSubject("Number of training plans per Region", Scope::kPlanCount, QuotaUse::kTrainingJob,
+                "");
   ExpectSubject(
       "Number of ml.trn2.48xlarge instances in reserved capacity across training plans per Region",
       Scope::kReservedCapacity, QuotaUse::kTrainingJob, "ml.trn2.48xlarge");
