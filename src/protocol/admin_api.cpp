@@ -237,7 +237,7 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
   }
   json quotas = json::array();
   for (const ops::AdminViews::QuotaLine& line : overview.quotas) {
-    json entry = {{"name", line.name}, {"limit", line.limit}, {"used", line.used}};
+    json entry = {{"name", line.name}, {"value", line.limit}, {"used", line.used}};
     if (!line.set_for_account.empty()) entry["set_for_account"] = line.set_for_account;
     if (!line.set_for_region.empty()) entry["set_for_region"] = line.set_for_region;
     quotas.push_back(std::move(entry));

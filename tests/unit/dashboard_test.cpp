@@ -246,8 +246,8 @@ TEST_F(DashboardTest, TheStateShowsClustersAndTheQuotasInForce) {
   EXPECT_EQ(state["quotas_for"], json({{"account", "123456789012"}, {"region", "us-west-2"}}));
   EXPECT_EQ(state["quotas"], json::parse(R"([
       {"name": "Maximum number instances allowed per SageMaker HyperPod cluster",
-       "limit": 4, "used": 3},
-      {"name": "ml.p5.48xlarge for cluster usage", "limit": 3, "used": 3}])"))
+       "value": 4, "used": 3},
+      {"name": "ml.p5.48xlarge for cluster usage", "value": 3, "used": 3}])"))
       << "settings for another account or region are not in force here";
 
   // A signing caller sees its own clusters and its own account's quotas. Its cluster fails: the
@@ -266,7 +266,7 @@ TEST_F(DashboardTest, TheStateShowsClustersAndTheQuotasInForce) {
   EXPECT_EQ(other["quotas_for"], json({{"account", kOtherAccount}, {"region", "us-west-2"}}));
   ASSERT_EQ(other["quotas"].size(), 3u) << other["quotas"];
   EXPECT_EQ(other["quotas"][1], json({{"name", "Number of training plans per Region"},
-                                      {"limit", 5},
+                                      {"value", 5},
                                       {"used", 0},
                                       {"set_for_account", kOtherAccount}}));
   EXPECT_EQ(other["quotas"][2]["used"], 0) << "the cluster is not theirs";
@@ -286,7 +286,7 @@ TEST_F(DashboardTest, TheStateShowsClustersAndTheQuotasInForce) {
         R"({"quotas": [{"name": "ml.p5.48xlarge for cluster usage", "value": 8}]})");
   const json raised = State({}, "?since=" + ending["version"].get<std::string>());
   ASSERT_EQ(raised["unchanged"], false);
-  EXPECT_EQ(raised["quotas"][1]["limit"], 8);
+  EXPECT_EQ(raised["quotas"][1]["value"], 8);
   Advance(3600);
   const json ended = State();
   EXPECT_EQ(ended["clusters"][0]["groups"][0]["nodes"],
