@@ -45,6 +45,15 @@ bool Touched(const InstanceGroup& group) {
   return group.status == GroupStatus::kCreating || group.status == GroupStatus::kUpdating;
 }
 
+// What a holder holds per source: (plan ARN, "") for a plan, ("", instance type) on demand.
+std::map<std::pair<std::string, std::string>, int> HeldPerSource(const Holder& holder) {
+  std::map<std::pair<std::string, std::string>, int> held;
+  for (const Hold& hold : holder.holds) {
+    held[{hold.plan_arn, hold.plan_arn.empty() ? hold.instance_type : ""}] += hold.count;
+  }
+  return held;
+}
+
 void ShutDown(ClusterNode& node, TimePoint now, Millis delay) {
   node.status = NodeStatus::kShuttingDown;
   node.gone_at = now + delay;
@@ -439,18 +448,6 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
 
   // Growth is held from now, so it must fit now: new plan groups pass the plan's rules, and what
   // the cluster would hold beyond what it holds must be free.
-  const Holder after = HolderOf(cluster);
-  auto held = [](const Holder& holder, const Hold& like) {
-    int count = 0;
-    for (const Hold& hold : holder.holds) {
-      if (hold.plan_arn == like.plan_arn &&
-          (!like.plan_arn.empty() || hold.instance_type == like.instance_type)) {
-        count += hold.count;
-      }
-    }
-    return count;
-  };
-  std::map<std::string, int> checked_plans;
   for (const InstanceGroup& group : cluster.groups) {
     const GroupSpec& spec = group.spec;
     if (spec.plan_arn.empty() || group.status != GroupStatus::kCreating) continue;
@@ -458,27 +455,27 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
       return ok.error();
     }
   }
-  for (const Hold& hold : after.holds) {
-    const int growth = held(after, hold) - held(before, hold);
-    if (growth <= 0) continue;
-    if (hold.plan_arn.empty()) {
-      if (OnDemandFree(facts, holdings, cluster.owner.region, hold.instance_type) < growth) {
+  const auto held_before = HeldPerSource(before);
+  for (const auto& [source, after] : HeldPerSource(HolderOf(cluster))) {
+    const auto& [plan_arn, instance_type] = source;
+    auto found = held_before.find(source);
+    const int had = found == held_before.end() ? 0 : found->second;
+    if (after <= had) continue;
+    if (plan_arn.empty()) {
+      if (OnDemandFree(facts, holdings, cluster.owner.region, instance_type) < after - had) {
         return ResourceLimitExceeded(std::string(kNoOnDemandCapacity));
       }
       continue;
     }
-    if (checked_plans.count(hold.plan_arn)) continue;
-    checked_plans[hold.plan_arn] = growth;
-    const auto plan = facts.Plan(cluster.owner, hold.plan_arn);
+    const auto plan = facts.Plan(cluster.owner, plan_arn);
     if (!plan || PlanStatusOf(plan->window, now) == PlanStatus::kExpired) {
-      return ValidationException("Training plan " + hold.plan_arn + " has expired.");
+      return ValidationException("Training plan " + plan_arn + " has expired.");
     }
-    const int available = plan->instance_count - holdings.OnPlan(hold.plan_arn);
-    if (available < growth) {
-      return ResourceLimitExceeded("Requested instance count (" + Count(held(after, hold)) +
-                                   ") exceeds available capacity (" +
-                                   Count(available + held(before, hold)) + ") in training plan " +
-                                   hold.plan_arn + ".");
+    const int available = plan->instance_count - holdings.OnPlan(plan_arn) + had;
+    if (available < after) {
+      return ResourceLimitExceeded("Requested instance count (" + Count(after) +
+                                   ") exceeds available capacity (" + Count(available) +
+                                   ") in training plan " + plan_arn + ".");
     }
   }
   return cluster;

@@ -129,8 +129,8 @@ bool QuotaTable::Unset(const std::string& account, const std::string& region,
   return true;
 }
 
-std::optional<int> QuotaTable::Limit(std::string_view account, std::string_view region,
-                                     std::string_view name) const {
+std::optional<QuotaSetting> QuotaTable::InForce(std::string_view account, std::string_view region,
+                                                std::string_view name) const {
   auto it = settings_.find(name);
   if (it == settings_.end()) return std::nullopt;
   const auto& by_scope = it->second;
@@ -138,10 +138,19 @@ std::optional<int> QuotaTable::Limit(std::string_view account, std::string_view 
                             {account, ""},
                             {"", region},
                             {"", ""}}) {
-    auto found = by_scope.find({std::string(scope.first), std::string(scope.second)});
-    if (found != by_scope.end()) return found->second;
+    const std::pair<std::string, std::string> key{scope.first, scope.second};
+    if (auto found = by_scope.find(key); found != by_scope.end()) {
+      return QuotaSetting{key.first, key.second, it->first, found->second};
+    }
   }
   return std::nullopt;
+}
+
+std::optional<int> QuotaTable::Limit(std::string_view account, std::string_view region,
+                                     std::string_view name) const {
+  const auto setting = InForce(account, region, name);
+  if (!setting) return std::nullopt;
+  return setting->value;
 }
 
 std::vector<QuotaSetting> QuotaTable::All() const {

@@ -68,6 +68,9 @@ class QuotaTable {
   void Clear() { settings_.clear(); }
   bool empty() const { return settings_.empty(); }
 
+  // The setting of `name` in force for `account` in `region`: the most specific that applies.
+  std::optional<QuotaSetting> InForce(std::string_view account, std::string_view region,
+                                      std::string_view name) const;
   std::optional<int> Limit(std::string_view account, std::string_view region,
                            std::string_view name) const;
   // Every setting, ordered by name, account and region.

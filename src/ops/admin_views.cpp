@@ -46,22 +46,16 @@ std::vector<HeldInstances> HeldIn(const domain::Holdings& holdings, const std::s
 std::vector<AdminViews::QuotaLine> QuotasIn(const Context& ctx, const std::string& account,
                                             const std::string& region) {
   std::vector<AdminViews::QuotaLine> lines;
-  // Settings come by name; of those that apply, the most specific is the one in force.
-  for (const domain::QuotaSetting& setting : ctx.quotas.All()) {
-    const bool applies = (setting.account.empty() || setting.account == account) &&
-                         (setting.region.empty() || setting.region == region);
-    if (!applies || ctx.quotas.Limit(account, region, setting.name) != setting.value) continue;
-    if (!lines.empty() && lines.back().name == setting.name) {
-      const AdminViews::QuotaLine& kept = lines.back();
-      const int kept_rank =
-          (kept.set_for_account.empty() ? 0 : 2) + (kept.set_for_region.empty() ? 0 : 1);
-      const int rank = (setting.account.empty() ? 0 : 2) + (setting.region.empty() ? 0 : 1);
-      if (rank <= kept_rank) continue;
-      lines.pop_back();
-    }
-    const auto subject = domain::ParseQuotaName(setting.name);
-    lines.push_back({setting.name, setting.value, setting.account, setting.region,
-                     subject ? QuotaUsed(ctx, account, region, *subject) : 0});
+  QuotaUsage usage(ctx, account, region);
+  std::string previous;
+  for (const domain::QuotaSetting& setting : ctx.quotas.All()) {  // ordered by name
+    if (setting.name == previous) continue;
+    previous = setting.name;
+    const auto in_force = ctx.quotas.InForce(account, region, setting.name);
+    if (!in_force) continue;
+    const auto subject = domain::ParseQuotaName(in_force->name);
+    lines.push_back({in_force->name, in_force->value, in_force->account, in_force->region,
+                     subject ? usage.Of(*subject) : 0});
   }
   return lines;
 }

@@ -349,9 +349,9 @@ Result<json> DescribeClusterNode(const json& in, Context& ctx) {
       }
     }
     const std::string ip = PrivateIp(node_id);
-    std::string hostname = "ip-" + ip + "." + ctx.caller.region + ".compute.internal";
-    std::replace(hostname.begin() + 3, hostname.begin() + 3 + static_cast<long>(ip.size()), '.',
-                 '-');
+    std::string dashed = ip;  // EC2's private DNS name: ip-10-1-2-3.<region>.compute.internal
+    std::replace(dashed.begin(), dashed.end(), '.', '-');
+    const std::string hostname = "ip-" + dashed + "." + ctx.caller.region + ".compute.internal";
     details["PrivatePrimaryIp"] = ip;
     details["PrivateDnsHostname"] = hostname;
     std::string zone = ctx.caller.region + "a";

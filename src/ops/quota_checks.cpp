@@ -12,32 +12,6 @@ namespace {
 
 using Scope = domain::QuotaSubject::Scope;
 
-bool Owns(const store::ResourceRow& row, const std::string& account, const std::string& region) {
-  return row.key.account == account && row.key.region == region;
-}
-
-// Instances per type that an account's endpoints or clusters have asked for and do not hold yet
-// (domain::ClaimsOf).
-std::map<std::string, int> Claimed(const Context& ctx, const std::string& account,
-                                   const std::string& region, domain::QuotaUse use) {
-  std::map<std::string, int> claimed;
-  auto add = [&claimed](const std::vector<domain::Hold>& claims) {
-    for (const domain::Hold& claim : claims) claimed[claim.instance_type] += claim.count;
-  };
-  if (use == domain::QuotaUse::kEndpoint) {
-    for (const char* status : {"Creating", "Updating"}) {
-      for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kEndpointKind, status)) {
-        if (Owns(row, account, region)) add(domain::ClaimsOf(EndpointFromRow(row).endpoint));
-      }
-    }
-  } else if (use == domain::QuotaUse::kCluster) {
-    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kClusterKind, "Creating")) {
-      if (Owns(row, account, region)) add(domain::ClaimsOf(ClusterFromRow(row).cluster));
-    }
-  }
-  return claimed;
-}
-
 int Sum(const std::map<std::string, int>& counts) {
   int sum = 0;
   for (const auto& [key, count] : counts) sum += count;
@@ -51,53 +25,75 @@ int SizeOf(const domain::Cluster& cluster) {
   return size;
 }
 
-// The account's plans that have not expired: how many, and their instances per type.
-struct LivePlans {
-  int count = 0;
-  std::map<std::string, int> instances;
-};
-LivePlans LivePlansOf(const Context& ctx, const std::string& account, const std::string& region) {
-  LivePlans live;
-  for (const store::ResourceRow& row : ctx.store.AllOf(account, region, domain::kPlanKind)) {
-    const domain::Plan plan = PlanFromRow(row);
-    if (domain::PlanStatusOf(plan.window, ctx.now) == domain::PlanStatus::kExpired) continue;
-    ++live.count;
-    live.instances[plan.pool.instance_type] += plan.instance_count;
-  }
-  return live;
-}
-
 }  // namespace
 
-int QuotaUsed(const Context& ctx, const std::string& account, const std::string& region,
-              const domain::QuotaSubject& subject) {
+QuotaUsage::QuotaUsage(const Context& ctx, std::string account, std::string region)
+    : ctx_(ctx), account_(std::move(account)), region_(std::move(region)) {}
+
+int QuotaUsage::Of(const domain::QuotaSubject& subject) {
   const std::string kind(domain::KindOf(subject.use));
   switch (subject.scope) {
     case Scope::kPerType: {
-      const auto claimed = Claimed(ctx, account, region, subject.use);
+      const auto& claimed = Claimed(subject.use);
       auto claim = claimed.find(subject.instance_type);
-      return ctx.holdings.UsedBy(account, region, kind, subject.instance_type) +
+      return ctx_.holdings.UsedBy(account_, region_, kind, subject.instance_type) +
              (claim == claimed.end() ? 0 : claim->second);
     }
     case Scope::kTotal:
-      return ctx.holdings.UsedBy(account, region, kind) +
-             Sum(Claimed(ctx, account, region, subject.use));
-    case Scope::kPerCluster: {
-      int largest = 0;
-      for (const store::ResourceRow& row : ctx.store.AllOf(account, region, domain::kClusterKind)) {
-        largest = std::max(largest, SizeOf(ClusterFromRow(row).cluster));
+      return ctx_.holdings.UsedBy(account_, region_, kind) + Sum(Claimed(subject.use));
+    case Scope::kPerCluster:
+      if (!largest_cluster_) {
+        largest_cluster_ = 0;
+        for (const store::ResourceRow& row :
+             ctx_.store.AllOf(account_, region_, domain::kClusterKind)) {
+          largest_cluster_ = std::max(*largest_cluster_, SizeOf(ClusterFromRow(row).cluster));
+        }
       }
-      return largest;
-    }
+      return *largest_cluster_;
     case Scope::kPlanCount:
-      return LivePlansOf(ctx, account, region).count;
+      return Plans().count;
     case Scope::kReservedCapacity: {
-      const LivePlans live = LivePlansOf(ctx, account, region);
-      auto it = live.instances.find(subject.instance_type);
-      return it == live.instances.end() ? 0 : it->second;
+      const auto& instances = Plans().instances;
+      auto it = instances.find(subject.instance_type);
+      return it == instances.end() ? 0 : it->second;
     }
   }
   return 0;
+}
+
+const std::map<std::string, int>& QuotaUsage::Claimed(domain::QuotaUse use) {
+  auto [it, fresh] = claimed_.try_emplace(use);
+  if (!fresh) return it->second;
+  auto add = [&claimed = it->second](const std::vector<domain::Hold>& claims) {
+    for (const domain::Hold& claim : claims) claimed[claim.instance_type] += claim.count;
+  };
+  auto owned = [this](const store::ResourceRow& row) {
+    return row.key.account == account_ && row.key.region == region_;
+  };
+  if (use == domain::QuotaUse::kEndpoint) {
+    for (const char* status : {"Creating", "Updating"}) {
+      for (const store::ResourceRow& row : ctx_.store.AllOfKind(domain::kEndpointKind, status)) {
+        if (owned(row)) add(domain::ClaimsOf(EndpointFromRow(row).endpoint));
+      }
+    }
+  } else if (use == domain::QuotaUse::kCluster) {
+    for (const store::ResourceRow& row : ctx_.store.AllOfKind(domain::kClusterKind, "Creating")) {
+      if (owned(row)) add(domain::ClaimsOf(ClusterFromRow(row).cluster));
+    }
+  }
+  return it->second;
+}
+
+const QuotaUsage::LivePlans& QuotaUsage::Plans() {
+  if (plans_) return *plans_;
+  plans_.emplace();
+  for (const store::ResourceRow& row : ctx_.store.AllOf(account_, region_, domain::kPlanKind)) {
+    const domain::Plan plan = PlanFromRow(row);
+    if (domain::PlanStatusOf(plan.window, ctx_.now) == domain::PlanStatus::kExpired) continue;
+    ++plans_->count;
+    plans_->instances[plan.pool.instance_type] += plan.instance_count;
+  }
+  return *plans_;
 }
 
 namespace {
@@ -107,22 +103,22 @@ domain::Status CheckQuotasOfUse(const Context& ctx, domain::QuotaUse use,
                                 const std::map<std::string, int>& more, int growth) {
   const std::string& account = ctx.caller.account;
   const std::string& region = ctx.caller.region;
+  QuotaUsage usage(ctx, account, region);
   // Per type first: AWS names the type's quota when both would refuse.
   for (const auto& [type, delta] : more) {
     if (delta <= 0) continue;
     const std::string name = domain::PerTypeQuotaName(use, type);
     if (!ctx.quotas.Limit(account, region, name)) continue;
     const domain::QuotaSubject subject{Scope::kPerType, use, type};
-    if (auto ok = domain::CheckLimit(ctx.quotas, account, region, name,
-                                     QuotaUsed(ctx, account, region, subject), delta);
+    if (auto ok = domain::CheckLimit(ctx.quotas, account, region, name, usage.Of(subject), delta);
         !ok) {
       return ok;
     }
   }
   const std::string_view total = domain::TotalQuotaName(use);
   if (growth <= 0 || !ctx.quotas.Limit(account, region, total)) return domain::Ok();
-  return domain::CheckLimit(ctx.quotas, account, region, total,
-                            QuotaUsed(ctx, account, region, {Scope::kTotal, use, ""}), growth);
+  return domain::CheckLimit(ctx.quotas, account, region, total, usage.Of({Scope::kTotal, use, ""}),
+                            growth);
 }
 
 }  // namespace
@@ -199,7 +195,8 @@ domain::Status CheckPlanQuotas(const Context& ctx, const std::string& instance_t
   const std::string& region = ctx.caller.region;
   const domain::QuotaSubject plans{Scope::kPlanCount, domain::QuotaUse::kTrainingJob, ""};
   if (auto ok = domain::CheckLimit(ctx.quotas, account, region, domain::kPlanCountQuota,
-                                   QuotaUsed(ctx, account, region, plans), 1, /*unit=*/"");
+                                   QuotaUsage(ctx, account, region).Of(plans), 1,
+                                   /*unit=*/"");
       !ok) {
     return ok;
   }
@@ -213,7 +210,8 @@ domain::Status CheckReservedCapacityQuota(const Context& ctx, const std::string&
   const domain::QuotaSubject subject{Scope::kReservedCapacity, domain::QuotaUse::kTrainingJob,
                                      instance_type};
   return domain::CheckLimit(ctx.quotas, ctx.caller.account, ctx.caller.region, name,
-                            QuotaUsed(ctx, ctx.caller.account, ctx.caller.region, subject), count);
+                            QuotaUsage(ctx, ctx.caller.account, ctx.caller.region).Of(subject),
+                            count);
 }
 
 }  // namespace smemu::ops

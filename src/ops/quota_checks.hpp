@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,30 @@
 
 namespace smemu::ops {
 
-// What the account and region use now of the quota's subject: instances held, and those asked for
-// by endpoints and clusters being created; the largest cluster; live plans or their instances.
-int QuotaUsed(const Context& ctx, const std::string& account, const std::string& region,
-              const domain::QuotaSubject& subject);
+// What one account uses now in one region of each quota's subject: instances held, and those asked
+// for by endpoints and clusters being created or updated (domain::ClaimsOf); the largest cluster;
+// live plans or their instances. Each kind of subject reads the store once, however many quotas
+// ask about it.
+class QuotaUsage {
+ public:
+  QuotaUsage(const Context& ctx, std::string account, std::string region);
+  int Of(const domain::QuotaSubject& subject);
+
+ private:
+  struct LivePlans {
+    int count = 0;
+    std::map<std::string, int> instances;  // by instance type
+  };
+  const std::map<std::string, int>& Claimed(domain::QuotaUse use);
+  const LivePlans& Plans();
+
+  const Context& ctx_;
+  std::string account_;
+  std::string region_;
+  std::map<domain::QuotaUse, std::map<std::string, int>> claimed_;
+  std::optional<LivePlans> plans_;
+  std::optional<int> largest_cluster_;
+};
 
 // `more` instances per type for `use` in the caller's account and region.
 domain::Status CheckInstanceQuotas(const Context& ctx, domain::QuotaUse use,

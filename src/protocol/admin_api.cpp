@@ -135,6 +135,18 @@ std::string_view DashboardPage() {
 }
 
 // GET /_emulator/state, without the clock and version.
+// The quotas in force with what is used, as GET /_emulator/quotas and the state show them.
+json QuotasJson(const std::vector<ops::AdminViews::QuotaLine>& lines) {
+  json quotas = json::array();
+  for (const ops::AdminViews::QuotaLine& line : lines) {
+    json entry = {{"name", line.name}, {"value", line.limit}, {"used", line.used}};
+    if (!line.set_for_account.empty()) entry["set_for_account"] = line.set_for_account;
+    if (!line.set_for_region.empty()) entry["set_for_region"] = line.set_for_region;
+    quotas.push_back(std::move(entry));
+  }
+  return quotas;
+}
+
 json OverviewJson(const ops::AdminViews::Overview& overview) {
   auto iso = [](TimePoint time) { return domain::FormatIso8601(time); };
   json pools = json::array();
@@ -235,13 +247,6 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
     if (!cluster.failure_message.empty()) entry["failure_message"] = cluster.failure_message;
     clusters.push_back(std::move(entry));
   }
-  json quotas = json::array();
-  for (const ops::AdminViews::QuotaLine& line : overview.quotas) {
-    json entry = {{"name", line.name}, {"value", line.limit}, {"used", line.used}};
-    if (!line.set_for_account.empty()) entry["set_for_account"] = line.set_for_account;
-    if (!line.set_for_region.empty()) entry["set_for_region"] = line.set_for_region;
-    quotas.push_back(std::move(entry));
-  }
   return {{"pools", std::move(pools)},
           {"on_demand", std::move(on_demand)},
           {"plans", std::move(plans)},
@@ -250,7 +255,7 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
           {"clusters", std::move(clusters)},
           {"quotas_for",
            {{"account", overview.quotas_for.account}, {"region", overview.quotas_for.region}}},
-          {"quotas", std::move(quotas)}};
+          {"quotas", QuotasJson(overview.quotas)}};
 }
 
 }  // namespace
@@ -501,14 +506,9 @@ HttpResponse Router::AdminQuotas(const AdminCall& call) const {
     return call.Fail(domain::ValidationException(
         "account must be a 12-digit account id and region a region name."));
   }
-  json quotas = json::array();
-  for (const ops::AdminViews::QuotaLine& line : admin_views_.Quotas(account, region)) {
-    json entry = {{"name", line.name}, {"value", line.limit}, {"used", line.used}};
-    if (!line.set_for_account.empty()) entry["set_for_account"] = line.set_for_account;
-    if (!line.set_for_region.empty()) entry["set_for_region"] = line.set_for_region;
-    quotas.push_back(std::move(entry));
-  }
-  return call.Reply({{"account", account}, {"region", region}, {"quotas", std::move(quotas)}});
+  return call.Reply({{"account", account},
+                     {"region", region},
+                     {"quotas", QuotasJson(admin_views_.Quotas(account, region))}});
 }
 
 // POST /_emulator/quotas: a quota document (ops/quota_document.hpp). Answers with every setting.
