@@ -86,7 +86,7 @@ const std::map<std::string, int>& QuotaUsage::Claimed(domain::QuotaUse use) {
 
 const QuotaUsage::LivePlans& QuotaUsage::Plans() {
   if (plans_) return *plans_;
-  plans_.emplace();
+  plans_ = LivePlans{};
   for (const store::ResourceRow& row : ctx_.store.AllOf(account_, region_, domain::kPlanKind)) {
     const domain::Plan plan = PlanFromRow(row);
     if (domain::PlanStatusOf(plan.window, ctx_.now) == domain::PlanStatus::kExpired) continue;
