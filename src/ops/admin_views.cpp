@@ -8,6 +8,7 @@
 #include "domain/training_plan.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
+#include "ops/lifecycle_records.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/quota_checks.hpp"
 
@@ -87,6 +88,23 @@ std::set<std::pair<std::string, std::string>> QuotaOwners(const Context& ctx,
   return owners;
 }
 
+// What the dashboard draws of each job besides its overview: where a waiting job waits (its
+// options in preference order), and when it started and ended.
+void AddJobOptionsAndTimes(const store::StateStore& store, std::vector<JobOverview>& jobs) {
+  std::map<std::string, JobOverview*> by_arn;
+  for (JobOverview& job : jobs) by_arn.emplace(job.arn, &job);
+  for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
+    for (const store::ResourceRow& row : store.AllOfKind(kind)) {
+      const auto it = by_arn.find(row.arn);
+      if (it == by_arn.end()) continue;
+      domain::Job job = JobFromRow(row).job;
+      it->second->options = std::move(job.options);
+      it->second->started = job.start;
+      it->second->ended = job.end;
+    }
+  }
+}
+
 }  // namespace
 
 AdminViews::AdminViews(Emulator& emulator)
@@ -126,6 +144,7 @@ AdminViews::Census AdminViews::TakeCensus(const domain::Owner& default_owner) {
   Census census = emulator_.Administer([&](const Context& ctx) {
     Census taken;
     taken.resources = ctx.store.CountByKindAndStatus();
+    if (auto costs = CostsAt(ctx, {})) taken.costs = std::move(*costs);
     if (ctx.quotas.empty()) return taken;  // nothing is limited: no account has a quota to show
     for (const auto& [account, region] : QuotaOwners(ctx, default_owner)) {
       auto quotas = QuotasIn(ctx, account, region);
@@ -183,6 +202,7 @@ AdminViews::Overview AdminViews::Snapshot(const domain::Owner& quotas_for,
     }
     result.endpoints = EndpointOverviews(ctx.store, account);
     result.jobs = JobOverviews(ctx.store, ctx.now, account);
+    AddJobOptionsAndTimes(ctx.store, result.jobs);
     result.clusters = ClusterOverviews(ctx.store, account);
     // Quotas live in the store's settings, so changing them moves the version like any write.
     result.quotas_for = quotas_for;
@@ -194,6 +214,10 @@ AdminViews::Overview AdminViews::Snapshot(const domain::Owner& quotas_for,
 std::vector<AdminViews::QuotaLine> AdminViews::Quotas(const std::string& account,
                                                       const std::string& region) {
   return emulator_.Administer([&](const Context& ctx) { return QuotasIn(ctx, account, region); });
+}
+
+domain::Result<domain::CostLedger> AdminViews::Costs(const CostQuery& query) {
+  return emulator_.Administer([&](const Context& ctx) { return CostsAt(ctx, query); });
 }
 
 domain::Result<PoolView> AdminViews::ChangeCapacity(const PoolChange& change) {

@@ -12,6 +12,7 @@
 
 #include "domain/capacity_facts.hpp"
 #include "domain/holdings.hpp"
+#include "ops/cost_inputs.hpp"
 #include "ops/emulator.hpp"
 #include "ops/overview.hpp"
 #include "ops/pool_changes.hpp"
@@ -69,6 +70,9 @@ class AdminViews {
   };
   std::vector<QuotaLine> Quotas(const std::string& account, const std::string& region);
 
+  // The cost ledger (domain/costs.hpp) for `query`, settled to the clock.
+  domain::Result<domain::CostLedger> Costs(const CostQuery& query);
+
   // Everything the metrics report about state, settled to now: resources of every account by
   // kind and status, the whole capacity view, and the quotas in force with their use for every
   // account and region that has resources or a setting of its own (and for `default_owner`, the
@@ -81,6 +85,7 @@ class AdminViews {
     std::vector<store::StateStore::KindStatusCount> resources;
     CapacityView capacity;
     std::vector<AccountQuotas> quotas;  // by account, then region
+    domain::CostLedger costs;           // the whole history up to now
   };
   Census TakeCensus(const domain::Owner& default_owner);
 

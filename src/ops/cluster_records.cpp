@@ -1,6 +1,7 @@
 #include "ops/cluster_records.hpp"
 
 #include "domain/resource_kinds.hpp"
+#include "ops/lifecycle_records.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -109,18 +110,18 @@ std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& 
 
 bool InsertCluster(Context& ctx, const ClusterRecord& record, const store::Tags& tags) {
   if (!ctx.store.Insert(ClusterRow(record), tags)) return false;
-  ctx.holdings.Put(domain::HolderOf(record.cluster));
+  PutHolder(ctx, record.key, domain::HolderOf(record.cluster), ctx.now);
   return true;
 }
 
 void SaveCluster(Context& ctx, const ClusterRecord& record) {
   ctx.store.Update(ClusterRow(record));
-  ctx.holdings.Put(domain::HolderOf(record.cluster));
+  PutHolder(ctx, record.key, domain::HolderOf(record.cluster), ctx.now);
 }
 
 void EraseCluster(Context& ctx, const ClusterRecord& record) {
   ctx.store.Delete(record.key);
-  ctx.holdings.Remove(record.cluster.arn);
+  RemoveHolder(ctx, record.key, record.cluster.arn, ctx.now);
 }
 
 std::vector<ClusterRecord> LiveClusters(const store::StateStore& store) {

@@ -5,6 +5,7 @@
 // a plan opens or closes or a running job ends. A running job holds its instances until it
 // completes (after a simulated run time), hits MaxRuntimeInSeconds, is stopped, or loses its plan.
 #include <algorithm>
+#include <utility>
 
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
@@ -60,8 +61,8 @@ bool SettleJobs(Context& ctx) {
     any_live = any_live || domain::IsLive(job.status);
     JobRecord& record = records[by_arn.at(job.arn)];
     if (job == record.job) continue;
-    record.job = std::move(job);
-    SaveJob(ctx, record);
+    const domain::Job before = std::exchange(record.job, std::move(job));
+    SaveJob(ctx, record, before);
   }
   return any_live;
 }
@@ -308,11 +309,10 @@ Result<json> StopJob(const JobFamily& family, const json& in, Context& ctx) {
   if (!record) return record.error();
   // As on SageMaker, the job is Stopping (holding its instances while they shut down) for the
   // provisioning delay, then Stopped.
-  auto stopping =
-      domain::StartStop(std::move(record->job), ctx.now, ctx.hosting.provisioning_delay);
+  auto stopping = domain::StartStop(record->job, ctx.now, ctx.hosting.provisioning_delay);
   if (!stopping) return stopping.error();
-  record->job = std::move(*stopping);
-  SaveJob(ctx, *record);
+  const domain::Job before = std::exchange(record->job, std::move(*stopping));
+  SaveJob(ctx, *record, before);
   SettleJobs(ctx);  // without a delay the stop completes now, and may start a waiting job
   return json::object();
 }

@@ -241,18 +241,18 @@ std::vector<domain::Variant> VariantsFromConfig(const json& config) {
 
 bool InsertEndpoint(Context& ctx, const EndpointRecord& record, const store::Tags& tags) {
   if (!ctx.store.Insert(EndpointRow(record), tags)) return false;
-  ctx.holdings.Put(domain::HolderOf(record.endpoint));
+  PutHolder(ctx, record.key, domain::HolderOf(record.endpoint), ctx.now);
   return true;
 }
 
 void SaveEndpoint(Context& ctx, const EndpointRecord& record) {
   ctx.store.Update(EndpointRow(record));
-  ctx.holdings.Put(domain::HolderOf(record.endpoint));
+  PutHolder(ctx, record.key, domain::HolderOf(record.endpoint), ctx.now);
 }
 
 void EraseEndpoint(Context& ctx, const EndpointRecord& record) {
   ctx.store.Delete(record.key);
-  ctx.holdings.Remove(record.endpoint.arn);
+  RemoveHolder(ctx, record.key, record.endpoint.arn, ctx.now);
 }
 
 // ---- Jobs
@@ -314,12 +314,42 @@ bool InsertJob(Context& ctx, const JobRecord& record, const store::Tags& tags) {
   return true;
 }
 
-void SaveJob(Context& ctx, const JobRecord& record) {
+void SaveJob(Context& ctx, const JobRecord& record, const domain::Job& before) {
   ctx.store.Update(JobRow(record));
   ctx.holdings.Put(domain::HolderOf(record.job));
+  // The scheduler may start and end a job within one settling, between two requests: its
+  // instances were held from its start to its end whatever the time of the request.
+  const domain::Job& job = record.job;
+  if (!job.start || !job.selected) return;
+  if (!before.start) {
+    const domain::JobOption& option = *job.selected;
+    ctx.store.LogHolds(record.key, job.arn,
+                       {{option.instance_type, option.plan_arn, option.instance_count}},
+                       *job.start);
+  }
+  if (job.end && !before.end) ctx.store.LogHolds(record.key, job.arn, {}, *job.end);
 }
 
 // ---- Holdings
+
+void PutHolder(Context& ctx, const store::ResourceKey& key, domain::Holder holder, TimePoint at) {
+  const domain::Holder* held = ctx.holdings.Find(holder.arn);
+  const std::vector<domain::Hold> none;
+  if ((held != nullptr ? held->holds : none) != holder.holds) {
+    std::vector<store::HeldCount> log;
+    for (const domain::Hold& hold : holder.holds) {
+      log.push_back({hold.instance_type, hold.plan_arn, hold.count});
+    }
+    ctx.store.LogHolds(key, holder.arn, log, at);
+  }
+  ctx.holdings.Put(std::move(holder));
+}
+
+void RemoveHolder(Context& ctx, const store::ResourceKey& key, const std::string& arn,
+                  TimePoint at) {
+  if (ctx.holdings.Find(arn) != nullptr) ctx.store.LogHolds(key, arn, {}, at);
+  ctx.holdings.Remove(arn);
+}
 
 domain::Holdings HoldingsFromStore(const store::StateStore& store) {
   domain::Holdings holdings;

@@ -66,9 +66,16 @@ std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& k
 std::vector<JobRecord> LiveJobs(const store::StateStore& store);
 
 bool InsertJob(Context& ctx, const JobRecord& record, const store::Tags& tags);
-void SaveJob(Context& ctx, const JobRecord& record);
+// `before`: the job as it was, so that its start and end are logged at their own times.
+void SaveJob(Context& ctx, const JobRecord& record, const domain::Job& before);
 
 // ---- Holdings
+
+// Makes `holder` what the resource `key` holds from `at` on: in ctx.holdings and, when that
+// differs from what it held, in the store's holdings log (the cost ledger's history).
+void PutHolder(Context& ctx, const store::ResourceKey& key, domain::Holder holder, TimePoint at);
+void RemoveHolder(Context& ctx, const store::ResourceKey& key, const std::string& arn,
+                  TimePoint at);
 
 // What every endpoint, live job and cluster in the store holds (after a start, a rollback or a
 // reset).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "domain/capacity_ledger.hpp"
+#include "domain/job.hpp"
 #include "smemu/clock.hpp"
 #include "store/state_store.hpp"
 
@@ -60,6 +61,11 @@ struct JobOverview {
   TimePoint created{};
   Millis waiting{0};  // from creation to start, or to now while it waits
   std::string failure_reason;
+  // Filled in by AdminViews::Snapshot: the options it may run on, in preference order (where a
+  // waiting job waits), and when it started and ended.
+  std::vector<domain::JobOption> options;
+  std::optional<TimePoint> started;
+  std::optional<TimePoint> ended;
 };
 
 // One instance group of a HyperPod cluster, with its nodes counted by ClusterInstanceStatus.

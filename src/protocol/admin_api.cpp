@@ -11,6 +11,7 @@
 #include "domain/time_format.hpp"
 #include "embed/embedded_files.hpp"
 #include "ops/quota_document.hpp"
+#include "protocol/cost_report.hpp"
 #include "protocol/percent_encoding.hpp"
 #include "protocol/router_internal.hpp"
 #include "smemu/version.hpp"
@@ -169,6 +170,21 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
                          {"total", use.total ? json(*use.total) : json(nullptr)},
                          {"in_use", use.in_use}});
   }
+  // Where instances come from: a plan (with its status, Expired when its holders lost it) or on
+  // demand.
+  std::map<std::string, std::string> plan_status;
+  for (const ops::PlanOverview& plan : overview.plans) plan_status.emplace(plan.arn, plan.status);
+  auto with_source = [&plan_status](json entry, const std::string& plan_arn) {
+    if (plan_arn.empty()) {
+      entry["on_demand"] = true;
+      return entry;
+    }
+    entry["training_plan_arn"] = plan_arn;
+    if (auto it = plan_status.find(plan_arn); it != plan_status.end()) {
+      entry["training_plan_status"] = it->second;
+    }
+    return entry;
+  };
   json plans = json::array();
   for (const ops::PlanOverview& plan : overview.plans) {
     plans.push_back({{"name", plan.name},
@@ -192,12 +208,7 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
                     {"instance_type", variant.instance_type},
                     {"current_instance_count", variant.current_count},
                     {"desired_instance_count", variant.desired_count}};
-      if (variant.training_plan_arn.empty()) {
-        entry["on_demand"] = true;
-      } else {
-        entry["training_plan_arn"] = variant.training_plan_arn;
-      }
-      variants.push_back(std::move(entry));
+      variants.push_back(with_source(std::move(entry), variant.training_plan_arn));
     }
     json entry = {{"name", endpoint.name},       {"arn", endpoint.arn},
                   {"account", endpoint.account}, {"region", endpoint.region},
@@ -220,6 +231,15 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
     if (!job.instance_type.empty()) entry["instance_type"] = job.instance_type;
     if (!job.training_plan_arn.empty()) entry["training_plan_arn"] = job.training_plan_arn;
     if (!job.failure_reason.empty()) entry["failure_reason"] = job.failure_reason;
+    json options = json::array();
+    for (const domain::JobOption& option : job.options) {
+      options.push_back(with_source(
+          {{"instance_type", option.instance_type}, {"instance_count", option.instance_count}},
+          option.plan_arn));
+    }
+    entry["options"] = std::move(options);
+    if (job.started) entry["started"] = iso(*job.started);
+    if (job.ended) entry["ended"] = iso(*job.ended);
     jobs.push_back(std::move(entry));
   }
   json clusters = json::array();
@@ -234,12 +254,7 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
                      {{"Pending", group.pending},
                       {"Running", group.running},
                       {"ShuttingDown", group.shutting_down}}}};
-      if (group.training_plan_arn.empty()) {
-        entry["on_demand"] = true;
-      } else {
-        entry["training_plan_arn"] = group.training_plan_arn;
-      }
-      groups.push_back(std::move(entry));
+      groups.push_back(with_source(std::move(entry), group.training_plan_arn));
     }
     json entry = {{"name", cluster.name},       {"arn", cluster.arn},
                   {"account", cluster.account}, {"region", cluster.region},
@@ -352,6 +367,8 @@ const Router::AdminRoute* Router::FindAdminRoute(std::string_view path) {
       {"/_emulator/state", false, false, &Router::AdminState, nullptr},
       {"/_emulator/reset", false, false, nullptr, &Router::AdminReset},
       {"/_emulator/quotas", false, false, &Router::AdminQuotas, &Router::AdminChangeQuotas},
+      {"/_emulator/costs", false, false, &Router::AdminCosts, nullptr},
+      {"/_emulator/report", false, true, &Router::AdminReport, nullptr},
   };
   for (const AdminRoute& route : kRoutes) {
     if (route.path == path) return &route;
@@ -518,6 +535,94 @@ HttpResponse Router::AdminChangeQuotas(const AdminCall& call) const {
   auto change = ops::ReadQuotaDocument(*body);
   if (!change) return call.Fail(change.error());
   return call.Reply({{"quotas", ops::QuotaSettingsJson(emulator_.ChangeQuotas(*change))}});
+}
+
+// GET /_emulator/costs[?from=&to=&account=&format=csv]: the cost ledger for a span of virtual
+// time, as JSON or (format=csv, or Accept: text/csv) CSV.
+HttpResponse Router::AdminCosts(const AdminCall& call) const {
+  const std::string& target = call.request.target;
+  ops::CostQuery query;
+  for (const auto& [name, bound] : {std::pair{"from", &query.from}, std::pair{"to", &query.to}}) {
+    const std::string text = FormDecode(QueryParameter(target, name));
+    if (text.empty()) continue;
+    *bound = domain::ParseIso8601(text);
+    if (!*bound) {
+      return call.Fail(domain::ValidationException(
+          std::string(name) + " must be an ISO 8601 time such as 2027-01-15T00:00:00Z."));
+    }
+  }
+  query.account = call.AccountFilter(*this);
+  if (const std::string account = FormDecode(QueryParameter(target, "account"));
+      !account.empty() && !query.account) {
+    if (!domain::IsAccountId(account)) {
+      return call.Fail(domain::ValidationException("account must be a 12-digit account id."));
+    }
+    query.account = account;
+  }
+  const std::string format = FormDecode(QueryParameter(target, "format"));
+  const std::string* accept = call.request.Header("Accept");
+  const bool csv = format == "csv" || (format.empty() && accept != nullptr &&
+                                       accept->find("text/csv") != std::string::npos);
+  if (!format.empty() && format != "csv" && format != "json") {
+    return call.Fail(domain::ValidationException("format must be json or csv."));
+  }
+  auto ledger = admin_views_.Costs(query);
+  if (!ledger) return call.Fail(ledger.error());
+  if (!csv) return call.Reply(CostsJson(*ledger, query.account));
+  HttpResponse response;
+  response.headers = {
+      {"Content-Type", "text/csv; charset=utf-8"},
+      {"Content-Disposition", "attachment; filename=\"sagemaker-emulator-costs.csv\""},
+      {"x-amzn-RequestId", call.outcome.request_id}};
+  response.body = CostsCsv(*ledger);
+  return response;
+}
+
+// GET /_emulator/report: the dashboard page with the state and the whole cost ledger inside it,
+// one self-contained file to save and share after a demo (it loads nothing).
+HttpResponse Router::AdminReport(const AdminCall& call) const {
+  const ops::Caller caller = CallerOf(call.request, call.outcome.request_id);
+  const std::optional<std::string> account = call.AccountFilter(*this);
+  const ops::AdminViews::Overview overview =
+      admin_views_.Snapshot({caller.account, caller.region}, account);
+  auto ledger = admin_views_.Costs({std::nullopt, std::nullopt, account});
+  if (!ledger) return call.Fail(ledger.error());
+  json state = OverviewJson(overview);
+  state["version"] = overview.version;
+  state["clock"] = ClockJson(overview.clock);
+  const json data = {{"generated_at", domain::FormatIso8601(overview.clock.now)},
+                     {"state", std::move(state)},
+                     {"costs", CostsJson(*ledger, account)}};
+  // Inside a script element only "</" could end it early; JSON allows "<\/" for it.
+  std::string inline_data;
+  for (const char c : data.dump()) {
+    if (c == '/' && !inline_data.empty() && inline_data.back() == '<') inline_data += '\\';
+    inline_data += c;
+  }
+  constexpr std::string_view kSlot =
+      R"(<script id="report-data" type="application/json"></script>)";
+  std::string page(DashboardPage());
+  const auto slot = page.find(kSlot);
+  if (slot == std::string::npos) {
+    return call.Fail({domain::ErrorCode::kInternalFailure,
+                      "The dashboard page has no place for the report's data.", 500});
+  }
+  page.replace(slot, kSlot.size(),
+               R"(<script id="report-data" type="application/json">)" + inline_data + "</script>");
+  HttpResponse response;
+  response.headers = {
+      {"Content-Type", "text/html; charset=utf-8"},
+      {"Cache-Control", "no-store"},
+      {"X-Content-Type-Options", "nosniff"},
+      {"Referrer-Policy", "no-referrer"},
+      {"Content-Disposition", "inline; filename=\"sagemaker-emulator-report.html\""},
+      // The report connects to nothing, not even this server.
+      {"Content-Security-Policy",
+       "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+       "img-src data:; base-uri 'none'; form-action 'none'"},
+      {"x-amzn-RequestId", call.outcome.request_id}};
+  response.body = std::move(page);
+  return response;
 }
 
 }  // namespace smemu::protocol

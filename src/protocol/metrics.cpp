@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 #include "domain/time_format.hpp"
+#include "protocol/cost_report.hpp"
 
 namespace smemu::protocol {
 namespace {
@@ -57,6 +60,62 @@ class Exposition {
  private:
   std::ostringstream out_;
 };
+
+// The cost ledger's totals from the beginning to now, per account, region and instance type (a
+// series per plan would grow with every plan sold; GET /_emulator/costs has them).
+void RenderCosts(Exposition& out, const domain::CostLedger& costs) {
+  using Key = std::tuple<std::string, std::string, std::string>;  // account, region, type
+  std::map<Key, domain::CostTotals> totals;
+  for (const domain::PlanCost& plan : costs.plans) {
+    domain::CostTotals& line =
+        totals[{plan.plan.account, plan.plan.pool.region, plan.plan.pool.instance_type}];
+    line.plan_fees += plan.fee_in_range;
+    line.reserved += plan.reserved;
+    line.plan_used += plan.used;
+    line.on_demand_equivalent += plan.on_demand_equivalent;
+  }
+  for (const domain::HolderCost& holder : costs.holders) {
+    if (!holder.cost) continue;
+    domain::CostTotals& line = totals[{holder.account, holder.region, holder.instance_type}];
+    line.on_demand_cost += *holder.cost;
+    line.on_demand_used += holder.used;
+    line.on_demand_equivalent += *holder.cost;
+  }
+  auto labels = [](const Key& key, const char* name, const char* value) {
+    std::vector<std::pair<const char*, std::string>> result = {{"account", std::get<0>(key)},
+                                                               {"region", std::get<1>(key)},
+                                                               {"instance_type", std::get<2>(key)}};
+    if (name != nullptr) result.emplace_back(name, value);
+    return result;
+  };
+  out.Family("cost_dollars", "gauge",
+             "What was paid up to now, in US dollars: training plan fees (for their whole "
+             "windows) and on-demand instance-hours at on-demand prices.");
+  for (const auto& [key, line] : totals) {
+    out.Sample("cost_dollars", labels(key, "source", "training_plan"),
+               Number(Dollars(line.plan_fees)));
+    out.Sample("cost_dollars", labels(key, "source", "on_demand"),
+               Number(Dollars(line.on_demand_cost)));
+  }
+  out.Family("instance_hours", "gauge",
+             "Instance-hours up to now: reserved by training plans (whole windows), used on "
+             "plans, and used on demand.");
+  for (const auto& [key, line] : totals) {
+    out.Sample("instance_hours", labels(key, "use", "reserved"),
+               Number(InstanceHours(line.reserved)));
+    out.Sample("instance_hours", labels(key, "use", "used_on_plan"),
+               Number(InstanceHours(line.plan_used)));
+    out.Sample("instance_hours", labels(key, "use", "on_demand"),
+               Number(InstanceHours(line.on_demand_used)));
+  }
+  out.Family("on_demand_equivalent_dollars", "gauge",
+             "What the instance-hours used up to now, on plans and on demand, would have cost at "
+             "on-demand prices.");
+  for (const auto& [key, line] : totals) {
+    out.Sample("on_demand_equivalent_dollars", labels(key, nullptr, nullptr),
+               Number(Dollars(line.on_demand_equivalent)));
+  }
+}
 
 void RenderCensus(Exposition& out, const ops::AdminViews::Census& census) {
   out.Family("resources", "gauge", "Resources of every account, by kind and status.");
@@ -131,6 +190,7 @@ void RenderCensus(Exposition& out, const ops::AdminViews::Census& census) {
                  std::to_string(quota.used));
     }
   }
+  RenderCosts(out, census.costs);
   out.Family("virtual_clock_seconds", "gauge", "The virtual clock, in seconds since the epoch.");
   out.Sample("virtual_clock_seconds", {}, Number(domain::ToEpochSeconds(census.capacity.now)));
 }

@@ -119,6 +119,8 @@ class Router {
   HttpResponse AdminReset(const AdminCall& call) const;
   HttpResponse AdminQuotas(const AdminCall& call) const;
   HttpResponse AdminChangeQuotas(const AdminCall& call) const;
+  HttpResponse AdminCosts(const AdminCall& call) const;
+  HttpResponse AdminReport(const AdminCall& call) const;
   // The caller a request claims to be, from its SigV4 credential scope; verifies nothing.
   ops::Caller CallerOf(const HttpRequest& request, const std::string& request_id) const;
   // The caller of an AWS request: with strict authentication, the one its signature proves (or

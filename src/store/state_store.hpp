@@ -55,6 +55,29 @@ struct PositionedTag {
   bool operator==(const PositionedTag&) const = default;
 };
 
+// Instances of one type that a resource holds from some time on, on a plan or on demand.
+struct HeldCount {
+  std::string instance_type;
+  std::string plan_arn;  // the ARN the resource names its plan by; empty: on demand
+  int count = 0;
+};
+
+// A stretch of time during which a resource held `count` instances (the holdings log).
+struct HeldStretch {
+  std::string arn;
+  std::string account;
+  std::string region;
+  std::string kind;
+  std::string name;
+  std::string instance_type;
+  std::string plan_arn;  // empty: on demand
+  int count = 0;
+  TimePoint from{};
+  std::optional<TimePoint> to;  // nullopt: still held
+
+  bool operator==(const HeldStretch&) const = default;
+};
+
 enum class SortField { kName, kCreationTime, kStatus };
 // A sort column's value: creation time in milliseconds, or the name key or status.
 using SortValue = std::variant<int64_t, std::string>;
@@ -165,6 +188,16 @@ class StateStore {
   // Removes the tags of `arn` with these keys in one transaction; keys it does not have are
   // ignored. Returns how many tags were removed.
   int DeleteTags(const std::string& arn, const std::vector<std::string>& keys);
+
+  // The holdings log. From `at` on, the resource `key` (ARN `arn`) holds `holds` and nothing else:
+  // the stretches it had open end at `at` (those that began at `at` or later are dropped, as they
+  // never held anything), and one opens per entry of `holds` with a positive count.
+  void LogHolds(const ResourceKey& key, const std::string& arn, const std::vector<HeldCount>& holds,
+                TimePoint at);
+  // Every stretch that overlaps [from, to) (open ones overlap everything after their start), of
+  // one account or of all, in the order they were logged.
+  std::vector<HeldStretch> HeldBetween(TimePoint from, TimePoint to,
+                                       const std::optional<std::string>& account = {}) const;
 
   std::optional<std::string> GetSetting(const std::string& key) const;
   void PutSetting(const std::string& key, const std::string& value);

@@ -1,0 +1,96 @@
+#include "ops/cost_inputs.hpp"
+
+#include <algorithm>
+
+#include "domain/resource_kinds.hpp"
+#include "domain/time_format.hpp"
+#include "ops/lifecycle_records.hpp"
+#include "ops/plan_records.hpp"
+
+namespace smemu::ops {
+namespace {
+
+std::vector<domain::PlanBill> PlanBills(const Context& ctx,
+                                        const std::optional<std::string>& account) {
+  std::vector<domain::PlanBill> bills;
+  for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kPlanKind)) {
+    if (account && row.key.account != *account) continue;
+    const domain::Plan plan = PlanFromRow(row);
+    domain::PlanBill bill;
+    bill.arn = plan.arn;
+    bill.reserved_capacity_arn =
+        ReservedCapacityArn({row.key.account, row.key.region, {}}, plan.reserved_capacity_id);
+    bill.name = plan.name;
+    bill.account = row.key.account;
+    bill.pool = plan.pool;
+    bill.instance_count = plan.instance_count;
+    bill.window = plan.window;
+    // Fees are stored as the API shows them ("1234.50"), exact to the cent.
+    bill.fee = domain::ParseCents(plan.upfront_fee).value_or(0);
+    bills.push_back(std::move(bill));
+  }
+  return bills;
+}
+
+std::vector<domain::PreferenceJob> PreferenceJobs(const Context& ctx,
+                                                  const std::optional<std::string>& account) {
+  std::vector<domain::PreferenceJob> jobs;
+  for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
+    for (const store::ResourceRow& row : ctx.store.AllOfKind(kind)) {
+      if (account && row.key.account != *account) continue;
+      const JobRecord record = JobFromRow(row);
+      const domain::Job& job = record.job;
+      if (job.options.size() < 2 || !job.start || !job.selected) continue;
+      jobs.push_back({job.arn, row.key.name, kind, row.key.account, row.key.region,
+                      job.options.front(), *job.selected, *job.start, job.end});
+    }
+  }
+  return jobs;
+}
+
+std::vector<domain::HeldSpan> HeldSpans(const Context& ctx, TimePoint from, TimePoint to,
+                                        const std::optional<std::string>& account) {
+  std::vector<domain::HeldSpan> spans;
+  for (store::HeldStretch& stretch : ctx.store.HeldBetween(from, to, account)) {
+    spans.push_back({std::move(stretch.arn), std::move(stretch.name), std::move(stretch.kind),
+                     std::move(stretch.account), std::move(stretch.region),
+                     std::move(stretch.instance_type), std::move(stretch.plan_arn), stretch.count,
+                     stretch.from, stretch.to});
+  }
+  return spans;
+}
+
+}  // namespace
+
+domain::Result<domain::CostLedger> CostsAt(const Context& ctx, const CostQuery& query) {
+  domain::CostInputs inputs;
+  inputs.plans = PlanBills(ctx, query.account);
+  inputs.prices = ctx.capacity.prices;
+  // By default the ledger runs to now or, when later, to the end of the last plan: a plan's fee
+  // is paid in full when it is bought.
+  TimePoint to = ctx.now;
+  if (!query.to) {
+    for (const domain::PlanBill& plan : inputs.plans) to = std::max(to, plan.window.end);
+  }
+  to = query.to.value_or(to);
+  TimePoint from = query.from.value_or(TimePoint::min());
+  inputs.held = HeldSpans(ctx, from, to, query.account);
+  if (!query.from) {
+    // It starts with the first thing it has to show, or at `to` when there is none.
+    from = to;
+    for (const domain::PlanBill& plan : inputs.plans) from = std::min(from, plan.window.start);
+    for (const domain::HeldSpan& span : inputs.held) from = std::min(from, span.from);
+  }
+  if (from >= to) {
+    if (query.from) {
+      return domain::ValidationException("from (" + domain::FormatIso8601(from) +
+                                         ") must be before to (" + domain::FormatIso8601(to) +
+                                         ").");
+    }
+    from = to;  // nothing to show yet: an empty range
+  }
+  inputs.preference_jobs = PreferenceJobs(ctx, query.account);
+  return domain::ComputeCosts(inputs, from, to, ctx.now);
+}
+
+}  // namespace smemu::ops
