@@ -111,6 +111,35 @@ class PrometheusParserTest(unittest.TestCase):
         self.assertTrue(any(s.labels.get("holder") == "cluster" and s.value == 2 for s in in_use),
                         in_use)
 
+    def test_on_demand_cost_gauges_parse_with_the_ledgers_figures(self):
+        # One on-demand ml.trn1.32xlarge (24.72 an hour in the default capacity) for two hours.
+        self.assertEqual(self.call("CreateModel", {"ModelName": "costed"}), 200)
+        self.assertEqual(self.call("CreateEndpointConfig", {
+            "EndpointConfigName": "costed", "ProductionVariants": [{
+                "VariantName": "AllTraffic", "ModelName": "costed",
+                "InstanceType": "ml.trn1.32xlarge", "InitialInstanceCount": 1}]}), 200)
+        self.assertEqual(self.call("CreateEndpoint", {"EndpointName": "costed",
+                                                      "EndpointConfigName": "costed"}), 200)
+        request = urllib.request.Request(self.url + "/_emulator/clock", method="POST",
+                                         data=json.dumps({"advance_seconds": 7200}).encode())
+        with urllib.request.urlopen(request) as response:
+            self.assertEqual(response.status, 200)
+        families = self.scrape()
+        for family in ("cost_dollars", "instance_hours", "on_demand_equivalent_dollars"):
+            self.assertEqual(families["sagemaker_emulator_" + family].type, "gauge", family)
+        def trn1(family):
+            return {s.labels.get("source", s.labels.get("use", "")): s.value
+                    for s in families["sagemaker_emulator_" + family].samples
+                    if s.labels["instance_type"] == "ml.trn1.32xlarge"}
+        self.assertEqual(trn1("cost_dollars"), {"training_plan": 0, "on_demand": 49.44})
+        self.assertEqual(trn1("instance_hours"),
+                         {"reserved": 0, "used_on_plan": 0, "on_demand": 2})
+        self.assertEqual(trn1("on_demand_equivalent_dollars"), {"": 49.44})
+        with urllib.request.urlopen(self.url + "/_emulator/costs") as response:
+            totals = json.load(response)["totals"]["by_instance_type"]
+        self.assertIn({"instance_type": "ml.trn1.32xlarge", "on_demand_cost": 49.44},
+                      [{k: t[k] for k in ("instance_type", "on_demand_cost")} for t in totals])
+
 
 if __name__ == "__main__":
     unittest.main()
