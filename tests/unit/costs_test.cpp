@@ -373,6 +373,35 @@ TEST_F(CostsTest, APreferenceJobThatFellBackShowsWhatItsFirstChoiceWouldHaveCost
   EXPECT_EQ(job["difference"], 56.72 - 196.64);
 }
 
+TEST_F(CostsTest, AClusterOnAPlanUsesItAndItsOnDemandGroupCosts) {
+  const std::string plan = BuyPlan("hyperpod", 2, 7, {"hyperpod-cluster"});
+  const auto group = [](const std::string& name, const std::string& type, int count) {
+    return json{
+        {"InstanceGroupName", name},
+        {"InstanceType", type},
+        {"InstanceCount", count},
+        {"ExecutionRole", "arn:aws:iam::123456789012:role/hyperpod"},
+        {"LifeCycleConfig", {{"SourceS3Uri", "s3://bucket/lc"}, {"OnCreate", "on_create.sh"}}}};
+  };
+  json workers = group("workers", kP5, 2);
+  workers["TrainingPlanArn"] = plan;
+  Call("CreateCluster",
+       {{"ClusterName", "trainers"}, {"InstanceGroups", {workers, group("head", kG5, 1)}}});
+  Advance(10 * 3600);
+  const json costs = Costs();
+  ASSERT_EQ(costs["plans"].size(), 1u);
+  EXPECT_EQ(costs["plans"][0]["used_by"]["cluster"], 20.0);  // 2 nodes x 10 h
+  EXPECT_EQ(costs["plans"][0]["used_instance_hours"], 20.0);
+  const json* head = nullptr;
+  for (const json& line : costs["holders"]) {
+    if (line["instance_type"] == kG5) head = &line;
+  }
+  ASSERT_NE(head, nullptr) << costs.dump();
+  EXPECT_EQ((*head)["kind"], "cluster");
+  EXPECT_EQ((*head)["name"], "trainers");
+  EXPECT_EQ((*head)["cost"], 70.9);  // 10 h x 7.09
+}
+
 TEST_F(CostsTest, ARangeAndAnAccountNarrowTheLedger) {
   const std::string plan = BuyPlan("week", 2, 7, {"endpoint"});
   Endpoint("ep", kP5, 2, plan);
