@@ -129,6 +129,23 @@ domain::Result<ops::PoolChange> ReadPoolChange(const json& body) {
   return change;
 }
 
+// An HTML page of the admin API: scripts and styles inline, images as data URLs, and fetches only
+// where `connect` allows ("connect-src 'self'; " or nothing at all).
+HttpResponse HtmlPage(std::string body, std::string_view connect, const std::string& request_id) {
+  HttpResponse response;
+  response.headers = {{"Content-Type", "text/html; charset=utf-8"},
+                      {"Cache-Control", "no-store"},
+                      {"X-Content-Type-Options", "nosniff"},
+                      {"Referrer-Policy", "no-referrer"},
+                      {"Content-Security-Policy",
+                       "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                       "img-src data:; " +
+                           std::string(connect) + "base-uri 'none'; form-action 'none'"},
+                      {"x-amzn-RequestId", request_id}};
+  response.body = std::move(body);
+  return response;
+}
+
 // The dashboard page, compiled into the binary from ui/dashboard.html (see cmake/Embed.cmake).
 std::string_view DashboardPage() {
   static const std::string_view page = EmbeddedFiles().at("ui/dashboard.html");
@@ -473,19 +490,8 @@ HttpResponse Router::AdminMetrics(const AdminCall& call) const {
 }
 
 HttpResponse Router::AdminPage(const AdminCall& call) const {
-  HttpResponse response;
-  response.headers = {
-      {"Content-Type", "text/html; charset=utf-8"},
-      {"Cache-Control", "no-store"},
-      {"X-Content-Type-Options", "nosniff"},
-      {"Referrer-Policy", "no-referrer"},
-      // Everything the page needs is inline or from this server: nothing leaves the machine.
-      {"Content-Security-Policy",
-       "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-       "img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'"},
-      {"x-amzn-RequestId", call.outcome.request_id}};
-  response.body = std::string(DashboardPage());
-  return response;
+  // Everything the page needs is inline or from this server: nothing leaves the machine.
+  return HtmlPage(std::string(DashboardPage()), "connect-src 'self'; ", call.outcome.request_id);
 }
 
 HttpResponse Router::AdminState(const AdminCall& call) const {
@@ -609,19 +615,10 @@ HttpResponse Router::AdminReport(const AdminCall& call) const {
   }
   page.replace(slot, kSlot.size(),
                R"(<script id="report-data" type="application/json">)" + inline_data + "</script>");
-  HttpResponse response;
-  response.headers = {
-      {"Content-Type", "text/html; charset=utf-8"},
-      {"Cache-Control", "no-store"},
-      {"X-Content-Type-Options", "nosniff"},
-      {"Referrer-Policy", "no-referrer"},
-      {"Content-Disposition", "inline; filename=\"sagemaker-emulator-report.html\""},
-      // The report connects to nothing, not even this server.
-      {"Content-Security-Policy",
-       "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-       "img-src data:; base-uri 'none'; form-action 'none'"},
-      {"x-amzn-RequestId", call.outcome.request_id}};
-  response.body = std::move(page);
+  // The report connects to nothing, not even this server.
+  HttpResponse response = HtmlPage(std::move(page), "", call.outcome.request_id);
+  response.headers.emplace_back("Content-Disposition",
+                                "inline; filename=\"sagemaker-emulator-report.html\"");
   return response;
 }
 

@@ -151,7 +151,7 @@ TEST_F(DashboardTest, TheStateShowsEverythingSettledToTheClock) {
             json::parse(R"([{"name": "AllTraffic", "instance_type": "ml.p5.48xlarge",
               "current_instance_count": 1, "desired_instance_count": 1,
               "training_plan_arn": ")" +
-                        plan + R"("}])"));
+                        plan + R"(", "training_plan_status": "Active"}])"));
   ASSERT_EQ(state["jobs"].size(), 1u);
   const json& job = state["jobs"][0];
   EXPECT_EQ(job["name"], "job");
@@ -162,6 +162,11 @@ TEST_F(DashboardTest, TheStateShowsEverythingSettledToTheClock) {
   EXPECT_EQ(job["instance_count"], 1);
   EXPECT_EQ(job["waiting_seconds"], 0);
   EXPECT_FALSE(job.contains("training_plan_arn"));
+  // Its preference list (here one on-demand option) and when it started, for the timeline.
+  EXPECT_EQ(job["options"], json::parse(R"([{"instance_type": "ml.p5.48xlarge",
+              "instance_count": 1, "on_demand": true}])"));
+  EXPECT_EQ(job["started"], "2027-01-25T00:00:00Z");
+  EXPECT_FALSE(job.contains("ended"));
 
   // The version changes only when something was written or the clock moved; ?since= the current
   // one answers just the clock.
@@ -236,7 +241,7 @@ TEST_F(DashboardTest, TheStateShowsClustersAndTheQuotasInForce) {
         {"name": "workers", "instance_type": "ml.p5.48xlarge", "target_count": 2,
          "current_count": 2, "training_plan_arn": ")" +
                                               plan +
-                                              R"(",
+                                              R"(", "training_plan_status": "Active",
          "nodes": {"Pending": 0, "Running": 2, "ShuttingDown": 0}},
         {"name": "head", "instance_type": "ml.p5.48xlarge", "target_count": 1,
          "current_count": 1, "on_demand": true,
