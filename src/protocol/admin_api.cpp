@@ -384,7 +384,7 @@ const Router::AdminRoute* Router::FindAdminRoute(std::string_view path) {
       {"/_emulator/state", false, false, &Router::AdminState, nullptr},
       {"/_emulator/reset", false, false, nullptr, &Router::AdminReset},
       {"/_emulator/quotas", false, false, &Router::AdminQuotas, &Router::AdminChangeQuotas},
-      {"/_emulator/costs", false, false, &Router::AdminCosts, nullptr},
+      {"/_emulator/costs", false, true, &Router::AdminCosts, nullptr},
       {"/_emulator/report", false, true, &Router::AdminReport, nullptr},
   };
   for (const AdminRoute& route : kRoutes) {

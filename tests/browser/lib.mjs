@@ -81,13 +81,15 @@ export async function admin(url, path, body) {
 }
 
 // Debian's chromium, headless, with a profile of its own. The flags keep it from reaching out to
-// the network (there is none in CI) and from waiting on services it cannot reach.
-export async function launchBrowser() {
+// the network (there is none in CI) and from waiting on services it cannot reach. `options` go to
+// the context (e.g. { timezoneId: 'America/Los_Angeles' }).
+export async function launchBrowser(options = {}) {
   const profile = tempDir('smemu-chromium-');
   const context = await chromium.launchPersistentContext(profile.dir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1440, height: 1000 },
+    ...options,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       '--disable-dev-shm-usage'],

@@ -7,7 +7,7 @@
 # Environment:
 #   CHROMIUM=/path/to/chromium         the browser (default /usr/bin/chromium; apt-get install chromium)
 #   DASHBOARD_ARTIFACTS=DIR            where the screenshots go (default build/artifacts beside the binary)
-#   DASHBOARD_SCREENSHOT=FILE          also save the walkthrough screenshot here (e.g. docs/dashboard.png)
+#   DASHBOARD_SCREENSHOTS=DIR          also save the walkthrough screenshots there (docs: dashboard.png, dashboard-expired.png)
 #   BROWSER_TEST_NODE=/path/to/node    use this node (>= 20)
 # Exits 77 (skipped) when chromium is missing.
 set -euo pipefail
@@ -24,7 +24,7 @@ if [[ ! -x $CHROMIUM ]]; then
 fi
 
 # Paths given relative to where the script was started from.
-[[ -n ${DASHBOARD_SCREENSHOT:-} ]] && export DASHBOARD_SCREENSHOT=$(realpath -m -- "$DASHBOARD_SCREENSHOT")
+[[ -n ${DASHBOARD_SCREENSHOTS:-} ]] && export DASHBOARD_SCREENSHOTS=$(realpath -m -- "$DASHBOARD_SCREENSHOTS")
 [[ -n ${DASHBOARD_ARTIFACTS:-} ]] && export DASHBOARD_ARTIFACTS=$(realpath -m -- "$DASHBOARD_ARTIFACTS")
 
 here=$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")

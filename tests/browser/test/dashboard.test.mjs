@@ -1,9 +1,15 @@
 // The dashboard at GET /_emulator/ui in headless chromium, on the walkthrough scenario: a week of
-// two ml.p5.48xlarge bought for an endpoint, and an endpoint on it. The plan's bar must sit on its
-// zone's row with its dates; the page must follow changes made through the AWS API without a
-// reload; +7 days must turn the plan Expired in the page, after which invocations fail. A HyperPod
-// cluster on a plan and on demand must show its groups and nodes, and the quotas panel their use.
-// Screenshots go to $DASHBOARD_ARTIFACTS (and the walkthrough one also to $DASHBOARD_SCREENSHOT).
+// two ml.p5.48xlarge bought for an endpoint, and an endpoint on it. The page opens on the pools in
+// use with the plan in sight; the plan's bar sits on its zone's row with its dates and its use over
+// time inside it; the endpoint and the jobs hold instances on the timeline, a job waiting for its
+// plan is drawn from when it was created; the page follows changes made through the AWS API
+// without a reload; +7 days turns the plan Expired and the endpoint red with its reason, after
+// which invocations fail. The cost panel shows GET /_emulator/costs for the time in view, to the
+// cent. A HyperPod cluster on a plan and on demand shows its groups and nodes, the quotas panel
+// their use. Dates typed in a browser set to another time zone are read as UTC. GET
+// /_emulator/report is one page that loads nothing and shows the plan, the endpoint and the costs.
+// Screenshots go to $DASHBOARD_ARTIFACTS (and the shipped walkthrough's, before and after the
+// plan's end, also to $DASHBOARD_SCREENSHOTS/dashboard.png and dashboard-expired.png).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -24,6 +30,8 @@ const ENDPOINT = 'demo-endpoint';
 const ROLE = `arn:aws:iam::${ACCOUNT}:role/demo`;
 const ARTIFACTS = process.env.DASHBOARD_ARTIFACTS || 'artifacts';
 const iso = (ms) => new Date(ms).toISOString().replace('.000Z', 'Z');
+// Dollars with two decimals, as the page must show the ledger's figures.
+const dollars = (n) => `${n < 0 ? '-' : ''}$${Math.abs(n).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 const work = tempDir('smemu-dashboard-');
 const capacity = writeJson(work.dir, 'capacity.json', {
@@ -31,9 +39,15 @@ const capacity = writeJson(work.dir, 'capacity.json', {
     [REGION]: {
       'us-west-2a': { [P5]: { reservable: 2, on_demand: 1 } },
       'us-west-2b': { [P5]: { reservable: 1, on_demand: 0 } },
+      'us-west-2c': { [P5]: { reservable: 0, on_demand: 1 } },
     },
+    'eu-west-1': { 'eu-west-1a': { 'ml.p4d.24xlarge': { reservable: 4, on_demand: 2 } } },
   },
-  prices: { [P5]: { on_demand_hourly: 98.32, plan_hourly: 55.0 } },
+  prices: {
+    [P5]: { on_demand_hourly: 98.32, plan_hourly: 55.0 },
+    'ml.p4d.24xlarge': { on_demand_hourly: 37.69, plan_hourly: 20.0 },
+    'ml.g5.xlarge': { on_demand_hourly: 1.41, plan_hourly: 1.0 },
+  },
 });
 let browser;
 const emulators = [];
@@ -89,7 +103,50 @@ async function screenshot(page, name) {
   return path;
 }
 
-test('the walkthrough on the dashboard: the plan on its row, live updates, +7 days expires it', async () => {
+// The cost panel shows GET /_emulator/costs for the time in view (read from the page), to the cent.
+async function checkCostPanel(page, url) {
+  await page.waitForFunction(() => {
+    const costs = document.getElementById('costs').dataset;
+    const view = document.querySelector('[data-testid=timeline]').dataset;
+    return costs.ready === 'true' && costs.from === view.viewStart && costs.to === view.viewEnd &&
+      costs.now === document.querySelector('[data-testid=clock-now]').dataset.now;
+  }, null, { timeout: 5000 });
+  const { from, to } = await page.locator('[data-testid=costs]').evaluate((el) => ({ ...el.dataset }));
+  const res = await fetch(`${url}/_emulator/costs?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+  assert.equal(res.status, 200);
+  const costs = await res.json();
+  assert.equal(costs.from, from);
+  assert.equal(costs.to, to);
+  const overall = costs.totals.overall;
+  for (const field of ['plan_fees', 'on_demand_cost', 'total_cost', 'on_demand_equivalent', 'savings']) {
+    const cell = page.locator(`[data-testid=costs-totals] [data-field=${field}]`);
+    assert.equal(await cell.innerText(), dollars(overall[field]), field);
+  }
+  for (const field of ['reserved_instance_hours', 'plan_used_instance_hours', 'on_demand_instance_hours', 'utilization']) {
+    const value = await page.locator(`[data-testid=costs-totals] [data-field=${field}]`).getAttribute('data-value');
+    assert.equal(value, String(overall[field] ?? ''), field);
+  }
+  const utilization = page.locator('[data-testid=costs-totals] [data-field=utilization]');
+  if (overall.utilization !== null) assert.equal(await utilization.innerText(), `${(overall.utilization * 100).toFixed(1)}%`);
+  // Per plan: the fee in view; per on-demand holder: its cost; the summary: the total.
+  const planRows = await page.locator('[data-testid=cost-plan-row]').evaluateAll((rows) =>
+    rows.map((r) => [r.dataset.plan, r.querySelectorAll('td')[2].innerText.split(' of ')[0]]));
+  assert.deepEqual(planRows, costs.plans.map((p) => [p.name, dollars(p.fee_in_range)]));
+  const holderRows = await page.locator('[data-testid=cost-holder-row]').evaluateAll((rows) =>
+    rows.map((r) => [r.dataset.name, r.dataset.source, r.querySelectorAll('td')[6].innerText]));
+  assert.deepEqual(holderRows, costs.holders.map((h) => [h.name, h.training_plan_arn ? 'plan' : 'on-demand',
+    h.cost === null ? "in the plan's fee" : dollars(h.cost)]));
+  assert.equal(await page.locator('#sum-cost').innerText(), dollars(overall.total_cost));
+  return costs;
+}
+
+// Where an element is, relative to a row's band: inside it, top to bottom.
+async function inside(inner, outer) {
+  const a = await boxOf(inner), b = await boxOf(outer);
+  return a.y >= b.y - 0.5 && a.y + a.height <= b.y + b.height + 0.5;
+}
+
+test('the walkthrough on the dashboard: pools in use, use and holders on the timeline, waiting, costs, +7 days flags the endpoint', async () => {
   const { url } = await emulator();
   const sm = sagemaker(url);
   const rt = runtime(url);
@@ -120,6 +177,7 @@ test('the walkthrough on the dashboard: the plan on its row, live updates, +7 da
   const invoke = () => rt.send(new InvokeEndpointCommand({
     EndpointName: ENDPOINT, Body: new TextEncoder().encode('1,2,3'), ContentType: 'text/csv' }));
   assert.equal(new TextDecoder().decode((await invoke()).Body), '1,2,3');
+  // A job for the training plan, which starts on Jan 22: it waits from Jan 20.
   await sm.send(job('train-on-plan', { InstancePreferences: [
     { InstanceType: P5, InstanceCount: 1, TrainingPlanArns: [training.arn] }] }));
 
@@ -138,15 +196,29 @@ test('the walkthrough on the dashboard: the plan on its row, live updates, +7 da
     testid: 'plan-bar', plan: PLAN, arn: plan.arn, region: REGION, az: 'us-west-2a', instanceType: P5,
     start: '2027-01-20T00:00:00Z', end: '2027-01-27T00:00:00Z', status: 'Active', count: '2',
   });
+  // It opens on what matters: the two zones with plans, not the empty zone c or eu-west-1, and the
+  // plan in sight without scrolling anything.
+  assert.deepEqual(await page.locator('[data-testid=pool-row]').evaluateAll((rows) =>
+    rows.map((r) => `${r.dataset.region} ${r.dataset.az}`)), [`${REGION} us-west-2a`, `${REGION} us-west-2b`]);
+  assert.match(await page.locator('[data-testid=pools-shown]').innerText(), /^2 of 4 pools/);
+  const barBox = await boxOf(bar.locator('rect').first());
+  assert.ok(barBox.y > 0 && barBox.y + barBox.height < 1000, `the plan is in the first screen: ${JSON.stringify(barBox)}`);
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+  // Everything else is one click away.
+  const showAll = page.locator('[data-testid=show-all-pools]');
+  await showAll.check();
+  await page.locator('[data-testid=pool-row][data-az=eu-west-1a]').waitFor();
+  assert.equal(await page.locator('[data-testid=pool-row]').count(), 4);
+  await showAll.uncheck();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=pool-row]').length === 2);
   assert.equal(await page.locator(`[data-testid=pool-row][data-az=us-west-2b] [data-plan=${PLAN}]`).count(), 0);
-  const barBox = await boxOf(bar.locator('rect'));
   const rowBox = await boxOf(page.locator('[data-testid=pool-row][data-az=us-west-2a] [data-testid=pool-row-band]'));
   assert.ok(barBox.y >= rowBox.y && barBox.y + barBox.height <= rowBox.y + rowBox.height + 0.5,
     `bar ${JSON.stringify(barBox)} inside row ${JSON.stringify(rowBox)}`);
   const lineBox = await boxOf(page.locator('[data-testid=clock-line]'));
   assert.ok(Math.abs(barBox.x - (lineBox.x + lineBox.width / 2)) <= 1.5, 'the bar starts at the clock (Jan 20)');
   // 7 days of bar against the axis: the 3-day training plan is 3/7 as long.
-  const trainingBox = await boxOf(page.locator(`[data-testid=pool-row][data-az=us-west-2b] [data-plan=${TRAINING_PLAN}] rect`));
+  const trainingBox = await boxOf(page.locator(`[data-testid=pool-row][data-az=us-west-2b] [data-plan=${TRAINING_PLAN}] rect`).first());
   assert.ok(Math.abs(trainingBox.width / barBox.width - 3 / 7) < 0.02, `${trainingBox.width} / ${barBox.width}`);
   assert.equal(await page.locator('[data-testid=clock-now]').getAttribute('data-now'), '2027-01-20T00:00:00Z');
 
@@ -154,28 +226,84 @@ test('the walkthrough on the dashboard: the plan on its row, live updates, +7 da
   const endpointRow = page.locator(`[data-testid=endpoint-row][data-endpoint=${ENDPOINT}]`);
   await endpointRow.waitFor();
   assert.equal(await endpointRow.getAttribute('data-status'), 'InService');
+  assert.equal(await endpointRow.getAttribute('data-flagged'), 'false');
   assert.match(await endpointRow.innerText(), new RegExp(`AllTraffic\\s+${P5.replaceAll('.', '\\.')}\\s+2\\s+plan ${PLAN}`));
   const jobRow = page.locator('[data-testid=job-row][data-job=train-on-plan]');
   assert.match(await jobRow.innerText(), /InProgress\s+Pending/);
+  // Waiting is measured on the virtual clock: since when, not "0 s" on a frozen clock.
+  assert.equal(await jobRow.getAttribute('data-waiting'), 'true');
+  assert.match(await jobRow.locator('[data-testid=waiting-since]').innerText(), /^since 2027-01-20 00:00 UTC/);
+  assert.match(await jobRow.innerText(), new RegExp(`waits for 1 × ${P5.replaceAll('.', '\\.')} on plan ${TRAINING_PLAN}`));
+  // ... and drawn, hatched from Jan 20, under its plan's zone.
+  const waiting = page.locator('[data-testid=waiting-bar][data-job=train-on-plan]');
+  assert.equal(await waiting.getAttribute('data-since'), '2027-01-20T00:00:00Z');
+  assert.ok(await inside(waiting.locator('rect'), page.locator('[data-testid=pool-row][data-az=us-west-2b] [data-testid=pool-row-band]')),
+    'the waiting job is on zone b\'s row');
+  assert.equal(await page.locator('[data-testid=summary-waiting]').getAttribute('data-count'), '1');
   await endpointRow.click();
   await page.locator(`[data-testid=plan-bar][data-plan=${PLAN}].selected`).waitFor();
 
   // Live: a job created through the AWS API shows up without a reload.
   await sm.send(job('tune-on-demand', { InstanceType: 'ml.g5.xlarge', InstanceCount: 1 }));
   await page.locator('[data-testid=job-row][data-job=tune-on-demand]').waitFor({ timeout: 5000 });
-  await page.locator('[data-testid=group-row][data-instance-type="ml.g5.xlarge"]').waitFor({ timeout: 5000 }).catch(() => {});
   await screenshot(page, 'dashboard-walkthrough.png');
 
-  // +7 days: the plan ends (Jan 27), the page shows it Expired, and invocations fail.
+  // A day later: the endpoint held its two instances all day, drawn under the plan and inside its
+  // bar as use; the on-demand job held its g5 for 3 hours, under its type's on-demand row.
+  await page.locator('[data-testid=advance-1d]').click();
+  const held = page.locator(`[data-testid=holder-bar][data-name=${ENDPOINT}]`);
+  await held.waitFor({ timeout: 5000 });
+  assert.equal(await held.getAttribute('data-kind'), 'endpoint');
+  assert.equal(await held.getAttribute('data-from'), '2027-01-20T00:00:00Z');
+  assert.equal(await held.getAttribute('data-to'), '2027-01-21T00:00:00Z');
+  assert.equal(await held.getAttribute('data-source'), 'plan');
+  assert.equal(await held.getAttribute('data-plan-arn'), plan.arn);
+  assert.equal(await held.getAttribute('data-instances'), '2');
+  assert.ok(await inside(held.locator('rect'), page.locator('[data-testid=pool-row][data-az=us-west-2a] [data-testid=pool-row-band]')),
+    'the endpoint is on its plan\'s row');
+  const use = bar.locator('[data-testid=plan-use]');
+  await use.waitFor();
+  // In the SVG's own units (the window's outline is not part of it).
+  const useBox = await use.evaluate((el) => { const b = el.getBBox(); return { width: b.width, height: b.height }; });
+  const windowBox = await bar.locator('rect').first().evaluate((el) => { const b = el.getBBox(); return { width: b.width, height: b.height }; });
+  assert.ok(Math.abs(useBox.width / windowBox.width - 1 / 7) < 0.02, 'one day of seven used');
+  assert.ok(Math.abs(useBox.height - windowBox.height) < 0.5, 'both instances used: the full height');
+  const onDemand = page.locator('[data-testid=holder-bar][data-name=tune-on-demand]');
+  await onDemand.waitFor({ timeout: 5000 });
+  assert.equal(await onDemand.getAttribute('data-source'), 'on-demand');
+  assert.equal(await onDemand.getAttribute('data-to'), '2027-01-20T03:00:00Z');
+  await checkCostPanel(page, url);
+
+  // +7 days: the plan ends (Jan 27), the page shows it Expired, the endpoint is flagged in red with
+  // its reason (in its row, on the timeline and in the summary), and invocations fail.
   await page.locator('[data-testid=advance-7d]').click();
   await page.locator(`[data-testid=plan-bar][data-plan=${PLAN}][data-status=Expired]`).waitFor({ timeout: 5000 });
   await page.locator(`[data-testid=plan-row][data-plan=${PLAN}][data-status=Expired]`).waitFor({ timeout: 5000 });
-  assert.equal(await page.locator('[data-testid=clock-now]').getAttribute('data-now'), '2027-01-27T00:00:00Z');
+  assert.equal(await page.locator('[data-testid=clock-now]').getAttribute('data-now'), '2027-01-28T00:00:00Z');
+  await page.locator(`[data-testid=endpoint-row][data-endpoint=${ENDPOINT}][data-flagged=true]`).waitFor({ timeout: 5000 });
+  const reason = await endpointRow.getAttribute('data-flag');
+  assert.match(reason, new RegExp(`^Capacity reservation expired: plan ${PLAN} ended 2027-01-27 00:00 UTC; invocations fail$`));
+  const flagCell = endpointRow.locator('[data-testid=flag]');
+  assert.equal(await flagCell.innerText(), reason);
+  assert.equal(await flagCell.evaluate((el) => getComputedStyle(el).color), 'rgb(180, 35, 24)', 'red');
+  const marker = page.locator(`[data-testid=flag-marker][data-name=${ENDPOINT}]`);
+  await marker.waitFor();
+  assert.equal(await marker.getAttribute('data-reason'), 'reservation expired: invocations fail');
+  const markerBox = await boxOf(marker.locator('line'));
+  const endBox = await boxOf(bar.locator('rect').first());
+  assert.ok(Math.abs(markerBox.x + markerBox.width / 2 - (endBox.x + endBox.width)) <= 1.5, 'the flag is at the plan\'s end');
+  assert.equal(await page.locator('[data-testid=summary-broken]').getAttribute('data-count'), '1');
+  assert.match(await page.locator('[data-testid=broken-item]').innerText(), new RegExp(`^${ENDPOINT}: reservation expired`));
   await assert.rejects(invoke(), (err) => {
     assert.equal(err.name, 'ModelError');
     assert.match(err.message, /capacity reservation has expired/);
     return true;
   });
+  const costs = await checkCostPanel(page, url);
+  assert.ok(costs.plans.some((p) => p.name === PLAN && p.status === 'Expired'));
+  // The training job waited two days for its plan, then ran: both on its lane.
+  assert.equal(await page.locator('[data-testid=waited-bar][data-job=train-on-plan]').getAttribute('data-since'), '2027-01-20T00:00:00Z');
+  assert.equal(await page.locator('[data-testid=holder-bar][data-name=train-on-plan]').getAttribute('data-from'), '2027-01-22T00:00:00Z');
   await screenshot(page, 'dashboard-expired.png');
   assert.deepEqual(errors, [], 'no script errors in the page');
   await page.close();
@@ -255,25 +383,53 @@ test('a HyperPod cluster in the clusters table, its plan\'s users, and the quota
   await page.close();
 });
 
-// The README's screenshot is made here, from the shipped scenario exactly as the README starts it.
-test('the shipped walkthrough scenario (the README screenshot): its plan and endpoint', async () => {
+// The README's screenshots are made here, from the shipped scenario exactly as the README starts it
+// (three days into the plan, and at its end, as the README's +7 days leaves it).
+test('the shipped walkthrough scenario (the README screenshots): before and after the plan ends', async () => {
   const scenario = fileURLToPath(new URL('../../../examples/scenarios/walkthrough.json', import.meta.url));
   const emu = await startEmulator(['--account-id', ACCOUNT, '--init', scenario]);
   emulators.push(emu);
   const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
   assert.equal((await page.goto(`${emu.url}/_emulator/ui`)).status(), 200);
-  // The page lists every pool; clicking the endpoint brings its plan's row into view.
+  // Of the shipped capacity's many pools, only the plan's is shown, with the plan in sight.
+  const bar = page.locator(`[data-testid=pool-row][data-az=us-west-2a][data-instance-type="${P5}"] ` +
+    '[data-testid=plan-bar][data-plan=p5-endpoint-plan]');
+  await bar.waitFor();
+  assert.equal(await page.locator('[data-testid=pool-row]').count(), 1);
+  assert.match(await page.locator('[data-testid=pools-shown]').innerText(), /^1 of \d{2,} pools/);
+  const first = await boxOf(bar.locator('rect').first());
+  assert.ok(first.y > 0 && first.y + first.height < 1000, 'the plan is in the first screen');
   const endpointRow = page.locator(`[data-testid=endpoint-row][data-endpoint=${ENDPOINT}]`);
   await endpointRow.waitFor();
   assert.equal(await endpointRow.getAttribute('data-status'), 'InService');
+
+  // Three days in: the endpoint's use inside the plan's bar and on its own line.
+  await admin(emu.url, '/_emulator/clock', { advance_seconds: 3 * 86400 });
+  await page.locator(`[data-testid=holder-bar][data-name=${ENDPOINT}][data-to="2027-01-23T00:00:00Z"]`).waitFor({ timeout: 5000 });
   await endpointRow.click();
-  const bar = page.locator(`[data-testid=pool-row][data-instance-type="${P5}"] ` +
-    '[data-testid=plan-bar][data-plan=p5-endpoint-plan].selected');
-  await bar.waitFor();
+  await page.locator('[data-testid=plan-bar][data-plan=p5-endpoint-plan].selected').waitFor();
   assert.equal(await bar.getAttribute('data-status'), 'Active');
   assert.equal(await bar.getAttribute('data-count'), '2');
-  const shot = await screenshot(page, 'dashboard-scenario.png');
-  if (process.env.DASHBOARD_SCREENSHOT) copyFileSync(shot, process.env.DASHBOARD_SCREENSHOT);
+  await checkCostPanel(page, emu.url);
+  const before = join(ARTIFACTS, 'dashboard-scenario.png');
+  await page.screenshot({ path: before });
+
+  // At the plan's end, as the README's first run leaves it: Expired, and the endpoint in red.
+  await admin(emu.url, '/_emulator/clock', { advance_seconds: 4 * 86400 });
+  await page.locator(`[data-testid=endpoint-row][data-endpoint=${ENDPOINT}][data-flagged=true]`).waitFor({ timeout: 5000 });
+  await page.locator('[data-testid=flag-marker]').waitFor();
+  await checkCostPanel(page, emu.url);
+  const expired = join(ARTIFACTS, 'dashboard-scenario-expired.png');
+  await page.screenshot({ path: expired });
+  if (process.env.DASHBOARD_SCREENSHOTS) {
+    mkdirSync(process.env.DASHBOARD_SCREENSHOTS, { recursive: true });
+    copyFileSync(before, join(process.env.DASHBOARD_SCREENSHOTS, 'dashboard.png'));
+    copyFileSync(expired, join(process.env.DASHBOARD_SCREENSHOTS, 'dashboard-expired.png'));
+  }
+  assert.deepEqual(errors, [], 'no script errors in the page');
+  await page.close();
 });
 
 test('with --admin-token the page needs the token, then sends it on every call', async () => {
@@ -286,6 +442,106 @@ test('with --admin-token the page needs the token, then sends it on every call',
   await page.locator('[data-testid=advance-1d]').click();
   await page.waitForFunction(() =>
     document.querySelector('[data-testid=clock-now]').dataset.now === '2027-01-16T00:00:00Z');
-  assert.equal(await page.locator('[data-testid=pool-row]').count(), 2);
+  // Nothing is in use: no pool is shown until asked for; the costs come with the token too.
+  assert.equal(await page.locator('[data-testid=pool-row]').count(), 0);
+  await page.locator('[data-testid=show-all-pools]').check();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=pool-row]').length === 4);
+  await page.locator('[data-testid=costs][data-ready=true]').waitFor({ timeout: 5000 });
+  assert.equal(await page.locator('[data-field=total_cost]').innerText(), '$0.00');
+  await page.close();
+});
+
+// Every date typed or shown is UTC, whatever the browser's time zone.
+test('dates in UTC: in a browser set to Los Angeles, typed dates are UTC instants', async () => {
+  const { url } = await emulator();
+  const la = await launchBrowser({ timezoneId: 'America/Los_Angeles' });
+  after(() => la.close());
+  const page = await la.context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(`${url}/_emulator/ui`);
+  assert.equal(await page.evaluate(() => new Date('2027-01-15T00:00:00Z').getTimezoneOffset()), 480, 'the browser is on PST');
+  await page.waitForFunction(() => document.querySelector('[data-testid=clock-now]')?.dataset.now);
+  assert.equal(await page.locator('[data-testid=clock-now]').innerText(), '2027-01-15 00:00 UTC');
+  assert.equal(await page.locator('[data-testid=clock-date]').inputValue(), '2027-01-15 00:00');
+
+  // The view from a typed date: the timeline starts at that UTC instant, its axis in UTC.
+  const viewDate = page.locator('[data-testid=view-date]');
+  await viewDate.fill('2027-01-22 06:00');
+  await viewDate.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=timeline]').dataset.viewStart === '2027-01-22T06:00:00Z');
+  assert.match(await page.locator('[data-testid=window-label]').innerText(), /^2027-01-22 06:00 – .* UTC$/);
+  await page.locator('[data-testid=costs]').evaluate((el) => new Promise((resolve) => {
+    const check = () => (el.dataset.from === '2027-01-22T06:00:00Z' ? resolve() : setTimeout(check, 50));
+    check();
+  }));
+
+  // The clock to a typed date: the server gets that UTC instant.
+  const clockDate = page.locator('[data-testid=clock-date]');
+  await clockDate.fill('2027-01-16 06:30');
+  await page.locator('[data-testid=clock-set]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=clock-now]').dataset.now === '2027-01-16T06:30:00Z');
+  assert.equal((await (await fetch(`${url}/_emulator/clock`)).json()).now, '2027-01-16T06:30:00Z');
+  assert.equal(await page.locator('[data-testid=clock-now]').innerText(), '2027-01-16 06:30 UTC');
+  // Not a date: refused, and the clock stays.
+  await clockDate.fill('16/01/2027');
+  await page.locator('[data-testid=clock-set]').click();
+  assert.match(await page.locator('[data-testid=message]').innerText(), /YYYY-MM-DD HH:MM \(UTC\)/);
+  assert.equal((await (await fetch(`${url}/_emulator/clock`)).json()).now, '2027-01-16T06:30:00Z');
+  assert.deepEqual(errors, [], 'no script errors in the page');
+  await page.close();
+});
+
+// GET /_emulator/report: the dashboard page with the state and the whole ledger inside; opened with
+// every request refused, it draws the plan, the endpoint (flagged) and the costs, and asks for nothing.
+test('the report: one page that loads nothing, with the timeline, the tables and the costs', async () => {
+  const scenario = fileURLToPath(new URL('../../../examples/scenarios/walkthrough.json', import.meta.url));
+  const emu = await startEmulator(['--account-id', ACCOUNT, '--init', scenario]);
+  emulators.push(emu);
+  await admin(emu.url, '/_emulator/clock', { advance_seconds: 7 * 86400 });
+  const res = await fetch(`${emu.url}/_emulator/report`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type'), /^text\/html/);
+  const html = await res.text();
+  // Nothing to load: no address of any network resource, no fetch of any kind.
+  const loads = (re) => (html.match(re) || [])[0] || null;
+  assert.equal(loads(/https?:\/\/\S{0,40}/i), null, 'no address on the network');
+  assert.equal(loads(/\b(?:src|href|action)\s*=\s*["']?\s*\/\/\S{0,40}/i), null, 'no address without a scheme');
+  assert.equal(loads(/url\(\s*["']?(?!#)\S{0,40}|@import\S{0,40}/i), null, 'no style loads anything (url(#id) is in the page)');
+  const data = JSON.parse(/<script id="report-data" type="application\/json">(.*?)<\/script>/s.exec(html)[1]);
+  const ledger = await (await fetch(`${emu.url}/_emulator/costs`)).json();
+  assert.deepEqual(data.costs.totals, ledger.totals, 'the whole ledger, as GET /_emulator/costs answers it');
+
+  const page = await browser.context.newPage();
+  const requests = [];
+  await page.route('**/*', (route) => { requests.push(route.request().url()); return route.abort(); });
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.setContent(html);
+  await page.locator('[data-testid=plan-bar][data-plan=p5-endpoint-plan][data-status=Expired]').waitFor();
+  assert.equal(await page.locator('[data-testid=report-title]').innerText(),
+    'Report generated at 2027-01-27 00:00 UTC (virtual clock 2027-01-27 00:00 UTC, frozen)');
+  // The whole story on the timeline: the plan with its use, the endpoint's line and its flag.
+  await page.locator('[data-testid=plan-bar][data-plan=p5-endpoint-plan] [data-testid=plan-use]').waitFor();
+  assert.equal(await page.locator(`[data-testid=holder-bar][data-name=${ENDPOINT}]`).getAttribute('data-to'), '2027-01-27T00:00:00Z');
+  await page.locator(`[data-testid=flag-marker][data-name=${ENDPOINT}]`).waitFor();
+  const endpointRow = page.locator(`[data-testid=endpoint-row][data-endpoint=${ENDPOINT}]`);
+  assert.equal(await endpointRow.getAttribute('data-flagged'), 'true');
+  assert.match(await endpointRow.innerText(), /Capacity reservation expired/);
+  assert.equal(await page.locator('[data-testid=plan-row][data-plan=p5-endpoint-plan]').getAttribute('data-status'), 'Expired');
+  // The costs, to the cent; no controls.
+  for (const field of ['plan_fees', 'on_demand_cost', 'total_cost', 'on_demand_equivalent', 'savings']) {
+    assert.equal(await page.locator(`[data-testid=costs-totals] [data-field=${field}]`).innerText(),
+      dollars(ledger.totals.overall[field]), field);
+  }
+  assert.equal(await page.locator('[data-testid=cost-plan-row][data-plan=p5-endpoint-plan]').getAttribute('data-fee'),
+    String(ledger.plans[0].fee_in_range));
+  for (const id of ['advance-7d', 'reset', 'pool-form', 'show-all-pools']) {
+    assert.equal(await page.locator(`[data-testid=${id}]`).isVisible(), false, `${id} is hidden`);
+  }
+  await page.waitForTimeout(1500);  // a live page would have polled by now
+  assert.deepEqual(requests, [], 'the report asked for nothing');
+  assert.deepEqual(errors, [], 'no script errors in the page');
+  await page.screenshot({ path: join(ARTIFACTS, 'dashboard-report.png'), fullPage: true });
   await page.close();
 });

@@ -1,5 +1,6 @@
 // The dashboard with many plans (10,000 by default when enabled): times GET /_emulator/state and
-// the page's first draw, a pan and a redraw in headless chromium. Opt-in, since seeding takes a
+// GET /_emulator/costs, and the page's first draw, a pan, the cost panel, folding every group and a
+// redraw in headless chromium. Opt-in, since seeding takes a
 // while: DASHBOARD_MANY_PLANS=10000 tests/browser/run.sh build/sagemaker-emulator
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,6 +63,14 @@ test(`the dashboard stays responsive with ${COUNT || 'many'} plans`, { skip: COU
   console.log(`GET /_emulator/state with ${COUNT} plans: ${timings.map((t) => t.toFixed(1)).join(', ')} ms;` +
     ` ?since= (unchanged): ${sinceMs.toFixed(1)} ms`);
 
+  // The cost ledger: all time (what the timeline draws) and one month (the panel's view).
+  for (const query of ['', `?from=2027-01-01T00:00:00Z&to=2027-02-01T00:00:00Z`]) {
+    const start = performance.now();
+    const text = await (await fetch(`${emu.url}/_emulator/costs${query}`)).text();
+    console.log(`GET /_emulator/costs${query}: ${(performance.now() - start).toFixed(1)} ms, ${text.length} bytes,` +
+      ` ${JSON.parse(text).plans.length} plans`);
+  }
+
   const browser = await launchBrowser();
   after(() => browser.close());
   const page = await browser.context.newPage();
@@ -71,6 +80,9 @@ test(`the dashboard stays responsive with ${COUNT || 'many'} plans`, { skip: COU
   console.log(`page open to first bars: ${(performance.now() - opened).toFixed(0)} ms;` +
     ` bars in the DOM: ${await page.locator('[data-testid=plan-bar]').count()};` +
     ` plan rows in the DOM: ${await page.locator('[data-testid=plan-row]').count()} of ${COUNT}`);
+  await page.locator('[data-testid=costs][data-ready=true]').waitFor({ timeout: 30000 });
+  console.log(`page open to the cost panel: ${(performance.now() - opened).toFixed(0)} ms`);
+  await page.waitForTimeout(1500);  // the ledger for the timeline too
   // A pan redraws only what is in sight: time one from the click to the next frame.
   const panMs = await page.evaluate(() => new Promise((resolve) => {
     const start = performance.now();
@@ -85,6 +97,28 @@ test(`the dashboard stays responsive with ${COUNT || 'many'} plans`, { skip: COU
     requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - start)));
   }));
   console.log(`pan: ${panMs.toFixed(0)} ms; scroll the plan list to the middle: ${scrollMs.toFixed(0)} ms`);
+  // The cost panel for the time in view, its plan list drawn only where it is in sight.
+  const costsOpened = performance.now();
+  await page.waitForFunction(() => document.getElementById('costs').dataset.from ===
+    document.querySelector('[data-testid=timeline]').dataset.viewStart, null, { timeout: 30000 });
+  const costRows = await page.locator('[data-testid=cost-plan-row]').count();
+  console.log(`cost panel ready ${(performance.now() - costsOpened).toFixed(0)} ms after the pan;` +
+    ` cost plan rows in the DOM: ${costRows} of ${await page.locator('#cost-plans-count').innerText()}`);
+  assert.ok(costRows < 200, 'the cost panel lists only the rows in sight');
   await page.screenshot({ path: join(ARTIFACTS, 'dashboard-many-plans.png') });
-  assert.ok(panMs < 1000 && scrollMs < 1000, 'interactions answer within a second');
+  // Folded groups draw no plan at all; a frame of the whole timeline with every group folded.
+  const barsBefore = await page.locator('[data-testid=plan-bar]').count();
+  const foldMs = await page.evaluate(() => new Promise((resolve) => {
+    const start = performance.now();
+    // Each fold redraws the rows: look the next open group up again.
+    for (let toggle; (toggle = document.querySelector('[data-testid=group-row][data-folded=false] [data-testid=group-toggle]'));) {
+      toggle.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
+    }
+    requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - start)));
+  }));
+  const barsFolded = await page.locator('[data-testid=plan-bar]').count();
+  console.log(`fold every group: ${foldMs.toFixed(0)} ms; plan bars in the DOM ${barsBefore} -> ${barsFolded}`);
+  assert.equal(barsFolded, 0);
+  assert.ok(barsBefore < COUNT, 'only the bars in the window are drawn');
+  assert.ok(panMs < 1000 && scrollMs < 1000 && foldMs < 1000, 'interactions answer within a second');
 });
