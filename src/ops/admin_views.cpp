@@ -144,7 +144,6 @@ AdminViews::Census AdminViews::TakeCensus(const domain::Owner& default_owner) {
   Census census = emulator_.Administer([&](const Context& ctx) {
     Census taken;
     taken.resources = ctx.store.CountByKindAndStatus();
-    if (auto costs = CostsAt(ctx, {})) taken.costs = std::move(*costs);
     if (ctx.quotas.empty()) return taken;  // nothing is limited: no account has a quota to show
     for (const auto& [account, region] : QuotaOwners(ctx, default_owner)) {
       auto quotas = QuotasIn(ctx, account, region);
@@ -153,6 +152,7 @@ AdminViews::Census AdminViews::TakeCensus(const domain::Owner& default_owner) {
     return taken;
   });
   census.capacity = std::move(capacity);
+  if (auto costs = Costs({})) census.costs = std::move(*costs);
   return census;
 }
 
@@ -217,7 +217,15 @@ std::vector<AdminViews::QuotaLine> AdminViews::Quotas(const std::string& account
 }
 
 domain::Result<domain::CostLedger> AdminViews::Costs(const CostQuery& query) {
-  return emulator_.Administer([&](const Context& ctx) { return CostsAt(ctx, query); });
+  return emulator_.Administer([&](const Context& ctx) -> domain::Result<domain::CostLedger> {
+    // Under the emulator's lock, like the snapshot's mark.
+    const long long changes = ctx.store.TotalChanges();
+    CostsMark& mark = costs_mark_;
+    if (mark.changes == changes && mark.now == ctx.now && mark.query == query) return mark.ledger;
+    auto ledger = CostsAt(ctx, query);
+    if (ledger) mark = {changes, ctx.now, query, *ledger};
+    return ledger;
+  });
 }
 
 domain::Result<PoolView> AdminViews::ChangeCapacity(const PoolChange& change) {

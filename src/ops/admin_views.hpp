@@ -134,6 +134,14 @@ class AdminViews {
     std::uint64_t version = 0;
   } snapshot_mark_;
   const std::string snapshot_epoch_;  // tells this run's versions from an earlier run's
+  // The last ledger computed, with what it depended on: the dashboard asks for the same range
+  // again until something is written or the clock moves, and a ledger of 10,000 plans is costly.
+  struct CostsMark {
+    long long changes = -1;
+    TimePoint now{};
+    CostQuery query;
+    domain::CostLedger ledger;
+  } costs_mark_;
 };
 
 }  // namespace smemu::ops

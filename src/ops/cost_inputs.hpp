@@ -15,6 +15,8 @@ struct CostQuery {
   std::optional<TimePoint> from;       // default: the earliest plan window or holding
   std::optional<TimePoint> to;         // default: now
   std::optional<std::string> account;  // default: every account
+
+  bool operator==(const CostQuery&) const = default;
 };
 
 // The ledger for `query` as of ctx.now. ValidationException when `from` is not before `to`.
