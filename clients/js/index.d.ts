@@ -82,6 +82,119 @@ export interface CapacityView {
   }>;
 }
 
+/** Query of GET /_emulator/costs. Left out, the range runs from the first plan or holding to now (or to the end of the last plan, if later). */
+export interface CostsQuery {
+  /** Start of the range [from, to): a Date, or an ISO 8601 string passed on as given. */
+  from?: Date | string;
+  /** End of the range (exclusive). */
+  to?: Date | string;
+  /** Only this 12-digit account. */
+  account?: string;
+}
+
+/** Instances held over time, as steps: ISO 8601 times, gaps hold none. */
+export interface CostUse {
+  from: string;
+  to: string;
+  instances: number;
+}
+
+export type CostHolderKind = 'endpoint' | 'training-job' | 'processing-job' | 'cluster';
+
+/** A training plan in the ledger. Money in US dollars rounded to the cent; instance-hours to 4 decimals. */
+export interface CostPlan {
+  training_plan_arn: string;
+  name: string;
+  account: string;
+  region: string;
+  availability_zone: string;
+  instance_type: string;
+  instance_count: number;
+  start_time: string;
+  end_time: string;
+  status: 'Scheduled' | 'Active' | 'Expired';
+  /** The whole fee paid (plan and extensions). */
+  upfront_fee: number;
+  /** The fee for the part of the plan's window inside the range. */
+  fee_in_range: number;
+  reserved_instance_hours: number;
+  used_instance_hours: number;
+  used_by: Record<CostHolderKind, number>;
+  /** used / reserved; null when nothing is reserved in the range. */
+  utilization: number | null;
+  on_demand_equivalent: number;
+  use: CostUse[];
+}
+
+/** One resource's instances of one type from one source: a plan (`training_plan_arn`) or on demand (null). */
+export interface CostHolder {
+  arn: string;
+  name: string;
+  kind: CostHolderKind;
+  account: string;
+  region: string;
+  instance_type: string;
+  training_plan_arn: string | null;
+  instance_hours: number;
+  /** The on-demand price per instance-hour; null on a plan, whose fee pays for its use. */
+  hourly_price: number | null;
+  /** instance_hours x hourly_price on demand; null on a plan. */
+  cost: number | null;
+  use: CostUse[];
+}
+
+export interface CostChoice {
+  instance_type: string;
+  instance_count: number;
+  training_plan_arn: string | null;
+  cost: number;
+}
+
+/** A started job that had more than one InstancePreferences option: what it ran on beside its first choice. */
+export interface CostPreferenceJob {
+  arn: string;
+  name: string;
+  kind: CostHolderKind;
+  account: string;
+  region: string;
+  hours: number;
+  chosen: CostChoice;
+  first_choice: CostChoice;
+  /** chosen.cost - first_choice.cost */
+  difference: number;
+}
+
+export interface CostTotal {
+  plan_fees: number;
+  on_demand_cost: number;
+  total_cost: number;
+  reserved_instance_hours: number;
+  plan_used_instance_hours: number;
+  on_demand_instance_hours: number;
+  utilization: number | null;
+  on_demand_equivalent: number;
+  /** on_demand_equivalent - total_cost (negative when the plans cost more than their use would have on demand). */
+  savings: number;
+}
+
+/** GET /_emulator/costs: the cost ledger over [from, to) (snake_case, as on the wire). */
+export interface CostLedger {
+  now: string;
+  from: string;
+  to: string;
+  account: string | null;
+  currency: 'USD';
+  plans: CostPlan[];
+  holders: CostHolder[];
+  preference_jobs: CostPreferenceJob[];
+  totals: {
+    overall: CostTotal;
+    by_account: Array<CostTotal & { account: string }>;
+    by_region: Array<CostTotal & { region: string }>;
+    by_instance_type: Array<CostTotal & { instance_type: string }>;
+  };
+}
+
 export interface EmulatorHandle extends AsyncDisposable {
   /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
   readonly url: string;
@@ -100,6 +213,12 @@ export interface EmulatorHandle extends AsyncDisposable {
   /** Changes or adds a capacity pool; waiting jobs that now fit start at once. */
   setPool(pool: PoolChange): Promise<Pool>;
   capacity(query?: { region?: string; instanceType?: string }): Promise<CapacityView>;
+  /** The cost ledger: plans' fees and use, holders' instance-hours and on-demand cost, totals. */
+  costs(query?: CostsQuery): Promise<CostLedger>;
+  /** The same ledger as CSV text: a header line, then a row per plan, holder, preference job and total. */
+  costsCsv(query?: CostsQuery): Promise<string>;
+  /** GET /_emulator/report: one self-contained HTML page (the dashboard with the state and the whole ledger inside), as text. */
+  report(): Promise<string>;
   /** Stops a started emulator (SIGTERM, then SIGKILL after `timeoutMs`, default 5000); does nothing for a connected one. */
   stop(options?: { timeoutMs?: number }): Promise<void>;
 }

@@ -16,12 +16,15 @@ export class EmulatorAdminError extends Error {
   }
 }
 
-// Returns `call(method, path, body?)`, which resolves with the parsed JSON answer or throws an
-// EmulatorAdminError. `token` (when set) goes in the header that --admin-token checks.
+// Returns `call(method, path, body?, { accept }?)`, which resolves with the parsed JSON answer or
+// throws an EmulatorAdminError. With `accept` (e.g. 'text/csv'), that media type is asked for and
+// the call resolves with the answer's text instead; errors still come as JSON. `token` (when set)
+// goes in the header that --admin-token checks.
 export function adminCaller(url, token) {
-  return async (method, path, body) => {
+  return async (method, path, body, { accept } = {}) => {
     const headers = {};
     if (token) headers['X-Emulator-Admin-Token'] = token;
+    if (accept) headers.Accept = accept;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const res = await fetch(url + path, {
       method,
@@ -30,9 +33,11 @@ export function adminCaller(url, token) {
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const text = await res.text();
-    const json = parseJson(text);
-    if (!res.ok) throw new EmulatorAdminError(res.status, json?.__type, json?.message ?? text);
-    return json;
+    if (!res.ok) {
+      const json = parseJson(text);
+      throw new EmulatorAdminError(res.status, json?.__type, json?.message ?? text);
+    }
+    return accept ? text : parseJson(text);
   };
 }
 

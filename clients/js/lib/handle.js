@@ -1,5 +1,5 @@
 // The handle that startEmulator and connectEmulator return: where the emulator is, an AWS SDK
-// client configuration for it, and its admin API (clock, capacity, reset).
+// client configuration for it, and its admin API (clock, capacity, reset, costs).
 import { adminCaller } from './admin.js';
 
 const DEFAULT_REGION = 'us-west-2';
@@ -26,11 +26,14 @@ export function createHandle({ url, region = DEFAULT_REGION, accountId = DEFAULT
       await admin('POST', '/_emulator/reset');
     },
     clock: async () => toClock(await admin('GET', '/_emulator/clock')),
-    setClock: (time) => moveClock({ now: time instanceof Date ? time.toISOString() : time }),
+    setClock: (time) => moveClock({ now: isoTime(time) }),
     advance: (seconds) => moveClock({ advance_seconds: seconds }),
     freeze: (frozen = true) => moveClock({ frozen }),
     setPool: (pool) => admin('POST', '/_emulator/capacity', poolBody(pool, region)),
     capacity: (query = {}) => admin('GET', `/_emulator/capacity${capacityQuery(query)}`),
+    costs: (range = {}) => admin('GET', `/_emulator/costs${costsQuery(range)}`),
+    costsCsv: (range = {}) => admin('GET', `/_emulator/costs${costsQuery(range, 'csv')}`, undefined, { accept: 'text/csv' }),
+    report: () => admin('GET', '/_emulator/report', undefined, { accept: 'text/html' }),
     stop,
     [Symbol.asyncDispose]: stop,
   };
@@ -54,6 +57,23 @@ function capacityQuery({ region, instanceType }) {
   const params = new URLSearchParams();
   if (region) params.set('region', region);
   if (instanceType) params.set('instance_type', instanceType);
+  return queryString(params);
+}
+
+// The range of GET /_emulator/costs: Dates as ISO 8601 UTC, strings as given. The emulator checks
+// the values (from before to, a 12-digit account) and refuses others with a ValidationException.
+function costsQuery({ from, to, account }, format) {
+  const params = new URLSearchParams();
+  if (from !== undefined) params.set('from', isoTime(from));
+  if (to !== undefined) params.set('to', isoTime(to));
+  if (account !== undefined) params.set('account', account);
+  if (format) params.set('format', format);
+  return queryString(params);
+}
+
+const isoTime = (time) => (time instanceof Date ? time.toISOString() : time);
+
+function queryString(params) {
   const query = params.toString();
   return query ? `?${query}` : '';
 }

@@ -1,5 +1,6 @@
 """Test helpers for sagemaker-emulator: start the binary or connect to a running one, get boto3
-clients that know the emulator's operations, and drive its admin API (reset, clock, capacity).
+clients that know the emulator's operations, and drive its admin API (reset, clock, capacity,
+costs).
 
     with sagemaker_emulator.start("build/sagemaker-emulator",
                                   ["--clock-start=2027-01-01T00:00:00Z"]) as emulator:

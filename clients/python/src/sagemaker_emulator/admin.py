@@ -126,20 +126,58 @@ class AdminClient:
                  (("region", region), ("instance_type", instance_type)) if value is not None}
         return self._call("GET", "capacity", query=query)
 
+    def costs(self, from_time: Optional[Union[datetime, str]] = None,
+              to_time: Optional[Union[datetime, str]] = None,
+              account: Optional[str] = None) -> JsonObject:
+        """The cost ledger (``GET /_emulator/costs``): each plan's fee beside its reserved and
+        used instance-hours, each holder's instance-hours and on-demand cost, and the totals
+        (``plans``, ``holders``, ``preference_jobs``, ``totals``), over the range
+        ``[from_time, to_time)`` and for one ``account`` when given. Times are datetimes (a
+        naive one is taken as UTC) or ISO 8601 strings; left out, the emulator picks the range
+        (from the first plan or holding to now, or to the end of the last plan if later)."""
+        return self._call("GET", "costs", query=_costs_query(from_time, to_time, account))
+
+    def costs_csv(self, from_time: Optional[Union[datetime, str]] = None,
+                  to_time: Optional[Union[datetime, str]] = None,
+                  account: Optional[str] = None) -> str:
+        """The same ledger as :meth:`costs`, as CSV text: a header line, then one row per plan,
+        holder, preference job and total."""
+        query = _costs_query(from_time, to_time, account)
+        query["format"] = "csv"
+        return self._call_text("GET", "costs", query=query, accept="text/csv")
+
+    def report(self) -> str:
+        """``GET /_emulator/report``: one self-contained HTML page (the dashboard with the
+        state and the whole cost ledger inside it) to save next to a test's results."""
+        return self._call_text("GET", "report", accept="text/html")
+
     def _change_clock(self, change: JsonObject) -> Clock:
         return Clock.from_json(self._call("POST", "clock", change))
 
     def _call(self, method: str, name: str, body: Optional[JsonObject] = None,
               query: Optional[Dict[str, str]] = None) -> JsonObject:
+        answer: JsonObject = json.loads(self._request(method, name, body, query,
+                                                      "application/json"))
+        return answer
+
+    def _call_text(self, method: str, name: str, query: Optional[Dict[str, str]] = None,
+                   accept: str = "text/plain") -> str:
+        """As :meth:`_call`, for an answer that is not JSON (CSV, HTML): its text, decoded
+        as UTF-8, the only charset the emulator sends."""
+        return self._request(method, name, None, query, accept).decode("utf-8")
+
+    def _request(self, method: str, name: str, body: Optional[JsonObject],
+                 query: Optional[Dict[str, str]], accept: str) -> bytes:
         path = "/_emulator/" + name
         if query:
             path += "?" + urllib.parse.urlencode(query)
-        request = urllib.request.Request(self.url + path, method=method, headers=self._headers(),
+        request = urllib.request.Request(self.url + path, method=method,
+                                         headers=self._headers(accept),
                                          data=None if body is None else json.dumps(body).encode())
         try:
             with _OPENER.open(request, timeout=self.timeout) as response:
-                answer: JsonObject = json.loads(response.read())
-                return answer
+                raw: bytes = response.read()
+                return raw
         except urllib.error.HTTPError as error:
             with error:
                 raise _admin_error(method, path, error.code, error.read()) from None
@@ -149,11 +187,26 @@ class AdminClient:
                 f"{method} {self.url}{path}: cannot reach sagemaker-emulator: "
                 f"{getattr(error, 'reason', error)}") from error
 
-    def _headers(self) -> Dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    def _headers(self, accept: str = "application/json") -> Dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": accept}
         if self.admin_token:
             headers[ADMIN_TOKEN_HEADER] = self.admin_token
         return headers
+
+
+def _costs_query(from_time: Optional[Union[datetime, str]],
+                 to_time: Optional[Union[datetime, str]],
+                 account: Optional[str]) -> Dict[str, str]:
+    """The query of GET /_emulator/costs; the emulator checks the values (a range whose start
+    is not before its end, an account that is not 12 digits) and refuses them with a 400."""
+    query: Dict[str, str] = {}
+    if from_time is not None:
+        query["from"] = format_time(from_time)
+    if to_time is not None:
+        query["to"] = format_time(to_time)
+    if account is not None:
+        query["account"] = account
+    return query
 
 
 def _admin_error(method: str, path: str, status: int, raw: bytes) -> AdminError:

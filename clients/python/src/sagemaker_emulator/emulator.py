@@ -20,7 +20,8 @@ ADMIN_TOKEN_ENV = "SAGEMAKER_EMULATOR_ADMIN_TOKEN"
 
 class Emulator(AdminClient):
     """A sagemaker-emulator to test against: its ``url``, boto3 clients acting as ``account``
-    in ``region``, and the admin API (:class:`AdminClient`: reset, clock, capacity pools).
+    in ``region``, and the admin API (:class:`AdminClient`: reset, clock, capacity pools, cost
+    ledger).
 
     :meth:`close` (or leaving a ``with`` block) closes the clients and stops the server if this
     handle started it (``process`` is then set; it is None for a connected emulator).
