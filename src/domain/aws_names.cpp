@@ -32,4 +32,12 @@ std::string Sha256Hex(std::string_view text) {
   return hex;
 }
 
+std::string ArnKey(std::string_view arn) {
+  std::string key(arn);
+  for (char& c : key) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return key;
+}
+
 }  // namespace smemu::domain

@@ -16,4 +16,9 @@ bool IsAccountId(std::string_view account);
 // (offering ids, node ids), so that equal inputs name equal things.
 std::string Sha256Hex(std::string_view text);
 
+// An ARN as SageMaker compares it: resource names are case-insensitive and the rest of an ARN is
+// lower case, so the whole ARN lower-cased (ASCII) names the same resource whatever case a
+// caller wrote it in.
+std::string ArnKey(std::string_view arn);
+
 }  // namespace smemu::domain

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <tuple>
 
+#include "domain/aws_names.hpp"
+
 namespace smemu::domain {
 namespace {
 
@@ -64,8 +66,9 @@ double OnDemandHourly(const std::map<std::string, Prices>& prices, const std::st
 
 void AddTo(CostLedger& ledger, const std::string& account, const std::string& region,
            const std::string& type, const CostTotals& line) {
-  for (CostTotals* totals : {&ledger.overall, &ledger.by_account[account],
-                             &ledger.by_region[region], &ledger.by_instance_type[type]}) {
+  for (CostTotals* totals :
+       {&ledger.overall, &ledger.by_account[account], &ledger.by_region[region],
+        &ledger.by_instance_type[type], &ledger.by_account_region_type[{account, region, type}]}) {
     totals->plan_fees += line.plan_fees;
     totals->on_demand_cost += line.on_demand_cost;
     totals->on_demand_equivalent += line.on_demand_equivalent;
@@ -83,7 +86,7 @@ Cents OptionCost(const JobOption& option, Millis ran, const CostInputs& inputs,
   if (option.plan_arn.empty()) {
     return OnDemandCost(OnDemandHourly(inputs.prices, option.instance_type), used);
   }
-  const auto it = plans.find(option.plan_arn);
+  const auto it = plans.find(ArnKey(option.plan_arn));
   if (it == plans.end()) return 0;
   const PlanBill& plan = *it->second;
   return ShareOf(plan.fee, used,
@@ -128,11 +131,13 @@ CostLedger ComputeCosts(const CostInputs& inputs, TimePoint from, TimePoint to, 
   ledger.now = now;
   const TimePoint used_until = std::min(to, now);
 
-  // Plans that resources may name, by either of their ARNs.
+  // Plans that resources may name, by either of their ARNs, in any letter case.
   std::map<std::string, const PlanBill*> plan_by_arn;
   for (const PlanBill& plan : inputs.plans) {
-    plan_by_arn[plan.arn] = &plan;
-    if (!plan.reserved_capacity_arn.empty()) plan_by_arn[plan.reserved_capacity_arn] = &plan;
+    plan_by_arn[ArnKey(plan.arn)] = &plan;
+    if (!plan.reserved_capacity_arn.empty()) {
+      plan_by_arn[ArnKey(plan.reserved_capacity_arn)] = &plan;
+    }
   }
 
   // Each resource's use per type and source, and each plan's use, clipped to what counts.
@@ -146,7 +151,7 @@ CostLedger ComputeCosts(const CostInputs& inputs, TimePoint from, TimePoint to, 
     TimePoint hi = used_until;
     const PlanBill* plan = nullptr;
     if (!span.plan_arn.empty()) {
-      const auto it = plan_by_arn.find(span.plan_arn);
+      const auto it = plan_by_arn.find(ArnKey(span.plan_arn));
       if (it != plan_by_arn.end()) {
         plan = it->second;
         lo = std::max(lo, plan->window.start);

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "domain/capacity_ledger.hpp"
@@ -122,6 +123,8 @@ struct CostLedger {
   std::map<std::string, CostTotals> by_account;
   std::map<std::string, CostTotals> by_region;
   std::map<std::string, CostTotals> by_instance_type;
+  // By account, region and instance type together (the metrics' labels).
+  std::map<std::tuple<std::string, std::string, std::string>, CostTotals> by_account_region_type;
 };
 
 struct CostInputs {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "domain/aws_names.hpp"
+
 namespace smemu::domain {
 namespace {
 
@@ -17,7 +19,8 @@ int HeldBy(const Holder* holder, std::string_view region, std::string_view insta
   if (holder == nullptr || holder->region != region) return 0;
   int count = 0;
   for (const Hold& hold : holder->holds) {
-    if (hold.plan_arn == plan_arn && (!plan_arn.empty() || hold.instance_type == instance_type)) {
+    if (ArnKey(hold.plan_arn) == ArnKey(plan_arn) &&
+        (!plan_arn.empty() || hold.instance_type == instance_type)) {
       count += hold.count;
     }
   }
@@ -43,7 +46,7 @@ void Holdings::Count(const Holder& holder, int sign) {
     if (hold.plan_arn.empty()) {
       on_demand_[holder.region][hold.instance_type] += sign * hold.count;
     } else {
-      by_plan_[hold.plan_arn] += sign * hold.count;
+      by_plan_[ArnKey(hold.plan_arn)] += sign * hold.count;
     }
   }
 }
@@ -85,7 +88,7 @@ void Holdings::Clear() {
 }
 
 int Holdings::OnPlan(std::string_view plan_arn, std::string_view except_arn) const {
-  auto it = by_plan_.find(plan_arn);
+  auto it = by_plan_.find(ArnKey(plan_arn));
   const int all = it == by_plan_.end() ? 0 : it->second;
   if (except_arn.empty()) return all;
   const Holder* except = Find(except_arn);

@@ -40,7 +40,8 @@ class Holdings {
   void Remove(std::string_view arn);
   void Clear();
 
-  // Instances held on the plan named `plan_arn`, by every resource or by all but `except_arn`.
+  // Instances held on the plan named `plan_arn` (in any letter case), by every resource or by all
+  // but `except_arn`.
   int OnPlan(std::string_view plan_arn, std::string_view except_arn = {}) const;
   // On-demand instances of a type held in a region, by every resource or by all but `except_arn`.
   int OnDemand(std::string_view region, std::string_view instance_type,

@@ -61,6 +61,10 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   std::lock_guard lock(mutex_);
   if (!store_.ReadOnly()) PersistClockLocked();  // a read-only file keeps the clock it has
   RebuildLedgerLocked();
+  if (!store_.ReadOnly()) {
+    store_.CutHoldingsLogAt(clock_.Now());  // a clock started before the history
+    ReconcileHoldingsLog(store_, holdings_, clock_.Now());
+  }
   // The writes above are the last of the start; every write from here on is acknowledged.
   store_.EndStartup();
 }
@@ -181,6 +185,7 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
         " is before the current " + domain::FormatIso8601(before.now) + ".");
   }
   if (backwards) {
+    store_.CutHoldingsLogAt(target);  // what happens again from `target` is counted once
     clock_.Reset(target, before.frozen);
     offerings_.clear();  // found at a later time
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <tuple>
 
 #include "domain/resource_kinds.hpp"
 #include "ops/cluster_records.hpp"
@@ -349,6 +351,36 @@ void RemoveHolder(Context& ctx, const store::ResourceKey& key, const std::string
                   TimePoint at) {
   if (ctx.holdings.Find(arn) != nullptr) ctx.store.LogHolds(key, arn, {}, at);
   ctx.holdings.Remove(arn);
+}
+
+void ReconcileHoldingsLog(store::StateStore& store, const domain::Holdings& holdings,
+                          TimePoint now) {
+  using Held = std::tuple<std::string, std::string, int>;  // type, plan, count
+  std::map<std::string, std::pair<store::ResourceKey, std::vector<Held>>> logged;
+  for (const store::HeldStretch& stretch : store.HeldNow()) {
+    auto& [key, held] = logged[stretch.arn];
+    key = {stretch.account, stretch.region, stretch.kind, stretch.name};
+    held.emplace_back(stretch.instance_type, stretch.plan_arn, stretch.count);
+  }
+  for (const domain::Holder* holder : holdings.All()) {
+    std::vector<Held> held;
+    std::vector<store::HeldCount> log;
+    for (const domain::Hold& hold : holder->holds) {
+      held.emplace_back(hold.instance_type, hold.plan_arn, hold.count);
+      log.push_back({hold.instance_type, hold.plan_arn, hold.count});
+    }
+    std::sort(held.begin(), held.end());
+    const auto it = logged.find(holder->arn);
+    if (it != logged.end()) {
+      std::sort(it->second.second.begin(), it->second.second.end());
+      const bool same = it->second.second == held;
+      logged.erase(it);
+      if (same) continue;
+    }
+    if (const auto row = store.FindByArn(holder->arn))
+      store.LogHolds(row->key, holder->arn, log, now);
+  }
+  for (const auto& [arn, entry] : logged) store.LogHolds(entry.first, arn, {}, now);
 }
 
 domain::Holdings HoldingsFromStore(const store::StateStore& store) {

@@ -76,6 +76,11 @@ void SaveJob(Context& ctx, const JobRecord& record, const domain::Job& before);
 void PutHolder(Context& ctx, const store::ResourceKey& key, domain::Holder holder, TimePoint at);
 void RemoveHolder(Context& ctx, const store::ResourceKey& key, const std::string& arn,
                   TimePoint at);
+// Brings the holdings log in line with `holdings` at `now`, when a server starts: a database from
+// before the log, or a clock started earlier than its history, leaves resources holding
+// instances without an open stretch (or stretches open for what nothing holds any more).
+void ReconcileHoldingsLog(store::StateStore& store, const domain::Holdings& holdings,
+                          TimePoint now);
 
 // What every endpoint, live job and cluster in the store holds (after a start, a rollback or a
 // reset).

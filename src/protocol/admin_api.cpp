@@ -2,6 +2,7 @@
 // the dashboard (its page and the state snapshot it polls).
 #include <openssl/crypto.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -549,8 +550,10 @@ HttpResponse Router::AdminCosts(const AdminCall& call) const {
   const std::string& target = call.request.target;
   ops::CostQuery query;
   for (const auto& [name, bound] : {std::pair{"from", &query.from}, std::pair{"to", &query.to}}) {
-    const std::string text = FormDecode(QueryParameter(target, name));
+    std::string text = FormDecode(QueryParameter(target, name));
     if (text.empty()) continue;
+    // An offset's "+" written unencoded arrives as a space (form encoding).
+    std::replace(text.begin(), text.end(), ' ', '+');
     *bound = domain::ParseIso8601(text);
     if (!*bound) {
       return call.Fail(domain::ValidationException(

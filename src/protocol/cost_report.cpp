@@ -257,7 +257,7 @@ std::string CostsCsv(const domain::CostLedger& ledger) {
                                                 {"used_instance_hours", Hours(holder.used)}};
     if (holder.cost) {
       char price[32];
-      std::snprintf(price, sizeof price, "%.6g", *holder.hourly_price);
+      std::snprintf(price, sizeof price, "%.15g", *holder.hourly_price);
       cells["hourly_price"] = price;
       cells["cost"] = Money(*holder.cost);
       cells["on_demand_equivalent"] = Money(*holder.cost);

@@ -65,22 +65,7 @@ class Exposition {
 // series per plan would grow with every plan sold; GET /_emulator/costs has them).
 void RenderCosts(Exposition& out, const domain::CostLedger& costs) {
   using Key = std::tuple<std::string, std::string, std::string>;  // account, region, type
-  std::map<Key, domain::CostTotals> totals;
-  for (const domain::PlanCost& plan : costs.plans) {
-    domain::CostTotals& line =
-        totals[{plan.plan.account, plan.plan.pool.region, plan.plan.pool.instance_type}];
-    line.plan_fees += plan.fee_in_range;
-    line.reserved += plan.reserved;
-    line.plan_used += plan.used;
-    line.on_demand_equivalent += plan.on_demand_equivalent;
-  }
-  for (const domain::HolderCost& holder : costs.holders) {
-    if (!holder.cost) continue;
-    domain::CostTotals& line = totals[{holder.account, holder.region, holder.instance_type}];
-    line.on_demand_cost += *holder.cost;
-    line.on_demand_used += holder.used;
-    line.on_demand_equivalent += *holder.cost;
-  }
+  const auto& totals = costs.by_account_region_type;
   auto labels = [](const Key& key, const char* name, const char* value) {
     std::vector<std::pair<const char*, std::string>> result = {{"account", std::get<0>(key)},
                                                                {"region", std::get<1>(key)},

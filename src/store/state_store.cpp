@@ -622,12 +622,34 @@ void StateStore::LogHolds(const ResourceKey& key, const std::string& arn,
   transaction.Commit();
 }
 
+namespace {
+
+constexpr const char* kStretchColumns =
+    "arn, account, region, kind, name, instance_type, plan_arn, count, from_ms, to_ms";
+
+HeldStretch StretchFromRow(SQLite::Statement& statement) {
+  HeldStretch stretch;
+  stretch.arn = statement.getColumn(0).getString();
+  stretch.account = statement.getColumn(1).getString();
+  stretch.region = statement.getColumn(2).getString();
+  stretch.kind = statement.getColumn(3).getString();
+  stretch.name = statement.getColumn(4).getString();
+  stretch.instance_type = statement.getColumn(5).getString();
+  stretch.plan_arn = statement.getColumn(6).getString();
+  stretch.count = statement.getColumn(7).getInt();
+  stretch.from = FromMillis(statement.getColumn(8).getInt64());
+  if (!statement.getColumn(9).isNull()) stretch.to = FromMillis(statement.getColumn(9).getInt64());
+  return stretch;
+}
+
+}  // namespace
+
 std::vector<HeldStretch> StateStore::HeldBetween(TimePoint from, TimePoint to,
                                                  const std::optional<std::string>& account) const {
-  Prepared statement_lease = Prepare(
-      "SELECT arn, account, region, kind, name, instance_type, plan_arn, count, from_ms, to_ms "
-      "FROM holdings_log WHERE from_ms < :to AND (to_ms IS NULL OR to_ms > :from) "
-      "AND (:account IS NULL OR account = :account) ORDER BY rowid");
+  Prepared statement_lease =
+      Prepare(std::string("SELECT ") + kStretchColumns +
+              " FROM holdings_log WHERE from_ms < :to AND (to_ms IS NULL OR to_ms > :from) "
+              "AND (:account IS NULL OR account = :account) ORDER BY rowid");
   SQLite::Statement& statement = *statement_lease;
   statement.bind(":to", ToMillis(to));
   statement.bind(":from", ToMillis(from));
@@ -637,22 +659,32 @@ std::vector<HeldStretch> StateStore::HeldBetween(TimePoint from, TimePoint to,
     statement.bind(":account");
   }
   std::vector<HeldStretch> stretches;
-  while (statement.executeStep()) {
-    HeldStretch stretch;
-    stretch.arn = statement.getColumn(0).getString();
-    stretch.account = statement.getColumn(1).getString();
-    stretch.region = statement.getColumn(2).getString();
-    stretch.kind = statement.getColumn(3).getString();
-    stretch.name = statement.getColumn(4).getString();
-    stretch.instance_type = statement.getColumn(5).getString();
-    stretch.plan_arn = statement.getColumn(6).getString();
-    stretch.count = statement.getColumn(7).getInt();
-    stretch.from = FromMillis(statement.getColumn(8).getInt64());
-    if (!statement.getColumn(9).isNull())
-      stretch.to = FromMillis(statement.getColumn(9).getInt64());
-    stretches.push_back(std::move(stretch));
-  }
+  while (statement.executeStep()) stretches.push_back(StretchFromRow(statement));
   return stretches;
+}
+
+std::vector<HeldStretch> StateStore::HeldNow() const {
+  Prepared statement_lease = Prepare(std::string("SELECT ") + kStretchColumns +
+                                     " FROM holdings_log WHERE to_ms IS NULL ORDER BY rowid");
+  std::vector<HeldStretch> stretches;
+  while (statement_lease->executeStep()) stretches.push_back(StretchFromRow(*statement_lease));
+  return stretches;
+}
+
+void StateStore::CutHoldingsLogAt(TimePoint at) {
+  WriteScope transaction(*this);
+  {
+    Prepared drop = Prepare("DELETE FROM holdings_log WHERE from_ms > ?");
+    drop->bind(1, ToMillis(at));
+    drop->exec();
+  }
+  {
+    Prepared cut = Prepare("UPDATE holdings_log SET to_ms = ? WHERE to_ms > ?");
+    cut->bind(1, ToMillis(at));
+    cut->bind(2, ToMillis(at));
+    cut->exec();
+  }
+  transaction.Commit();
 }
 
 void StateStore::DeleteEverything() {

@@ -198,6 +198,11 @@ class StateStore {
   // one account or of all, in the order they were logged.
   std::vector<HeldStretch> HeldBetween(TimePoint from, TimePoint to,
                                        const std::optional<std::string>& account = {}) const;
+  // The stretches still open, of every resource.
+  std::vector<HeldStretch> HeldNow() const;
+  // Forgets the history after `at`: for a clock set back, so that what happens again is not
+  // counted twice. Stretches that began after `at` go; those running past it end at it.
+  void CutHoldingsLogAt(TimePoint at);
 
   std::optional<std::string> GetSetting(const std::string& key) const;
   void PutSetting(const std::string& key, const std::string& value);

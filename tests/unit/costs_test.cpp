@@ -402,6 +402,38 @@ TEST_F(CostsTest, AClusterOnAPlanUsesItAndItsOnDemandGroupCosts) {
   EXPECT_EQ((*head)["cost"], 70.9);  // 10 h x 7.09
 }
 
+TEST_F(CostsTest, APlanNamedInAnotherLetterCaseIsThePlan) {
+  const std::string plan = BuyPlan("week", 2, 7, {"endpoint"});
+  std::string shouted = plan;
+  shouted.replace(shouted.rfind('/') + 1, std::string::npos, "WEEK");
+  Endpoint("ep", kP5, 2, shouted);
+  Advance(3600);
+  const json costs = Costs();
+  EXPECT_EQ(costs["plans"][0]["used_instance_hours"], 2.0);
+  ASSERT_EQ(costs["holders"].size(), 1u);
+  EXPECT_EQ(costs["holders"][0]["training_plan_arn"], plan);  // the plan's own ARN
+  // The plan's instances are taken whatever case names them.
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "week"}})["InUseInstanceCount"], 2);
+}
+
+TEST_F(CostsTest, AClockSetBackCountsWhatHappensAgainOnce) {
+  Endpoint("ep", kG5, 1);
+  Advance(3600);
+  Call("DeleteEndpoint", {{"EndpointName", "ep"}});
+  Call("DeleteEndpointConfig", {{"EndpointConfigName", "ep"}});
+  Call("DeleteModel", {{"ModelName", "model"}});
+  // With no resource left the clock may go back; the hour it held is history to forget.
+  ASSERT_TRUE(
+      emulator_->ChangeClock({kStart - Millis{kDay * 1000}, std::nullopt, std::nullopt}).ok());
+  Call("CreateModel", {{"ModelName", "model"}});
+  Endpoint("ep", kG5, 1);
+  Advance(kDay + 2 * 3600);
+  const json costs = Costs();
+  ASSERT_EQ(costs["holders"].size(), 1u) << costs.dump();
+  EXPECT_EQ(costs["holders"][0]["instance_hours"], 26.0);
+  EXPECT_EQ(costs["holders"][0]["use"].size(), 1u);
+}
+
 TEST_F(CostsTest, ARangeAndAnAccountNarrowTheLedger) {
   const std::string plan = BuyPlan("week", 2, 7, {"endpoint"});
   Endpoint("ep", kP5, 2, plan);
@@ -512,11 +544,15 @@ TEST_F(CostsTest, MetricsShowTheTotalsPerAccountRegionAndType) {
               HasSubstr("sagemaker_emulator_on_demand_equivalent_dollars{" + where + "} 196.64"));
 }
 
-// The history is in the database: a restarted server shows the same ledger.
-class DurableCostsTest : public CostsTest {
+// The history is in the database: a restarted server shows the same ledger. The path is a base,
+// so that each test's file exists before EmulatorFixture opens it.
+struct CostsDbPath {
+  TempDbPath db;
+};
+
+class DurableCostsTest : private CostsDbPath, public CostsTest {
  protected:
-  DurableCostsTest() : CostsTest(db_.str()) {}
-  inline static TempDbPath db_;
+  DurableCostsTest() : CostsTest(db.str()) {}
 };
 
 TEST_F(DurableCostsTest, TheHistorySurvivesARestart) {
@@ -530,6 +566,20 @@ TEST_F(DurableCostsTest, TheHistorySurvivesARestart) {
   EXPECT_EQ(Costs(), before);
   Advance(3600);  // the endpoint still holds its instances after the restart
   EXPECT_EQ(Line(Costs()["holders"], "name", "od")->at("instance_hours"), 4.0);
+}
+
+TEST_F(DurableCostsTest, ADatabaseFromBeforeTheLogStartsItsHistoryAtTheNextStart) {
+  Endpoint("od", kG5, 2);
+  Advance(3600);
+  store_.CutHoldingsLogAt(TimePoint{});  // as a database from before the holdings log
+  router_.reset();
+  emulator_.reset();
+  Open();  // at kStart again, where the log is cut
+  Advance(3 * 3600);
+  const json costs = Costs();
+  const json* line = Line(costs["holders"], "name", "od");
+  ASSERT_NE(line, nullptr);
+  EXPECT_EQ((*line)["instance_hours"], 6.0);  // from this start on: 2 x 3 h
 }
 
 }  // namespace
