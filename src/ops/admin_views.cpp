@@ -223,8 +223,9 @@ domain::Result<domain::CostLedger> AdminViews::Costs(const CostQuery& query) {
     CostsMark& mark = costs_mark_;
     if (mark.changes == changes && mark.now == ctx.now && mark.query == query) return mark.ledger;
     auto ledger = CostsAt(ctx, query);
-    if (ledger) mark = {changes, ctx.now, query, *ledger};
-    return ledger;
+    if (!ledger) return ledger;
+    mark = {changes, ctx.now, query, std::move(*ledger)};
+    return domain::Result<domain::CostLedger>(mark.ledger);
   });
 }
 

@@ -62,7 +62,8 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   if (!store_.ReadOnly()) PersistClockLocked();  // a read-only file keeps the clock it has
   RebuildLedgerLocked();
   if (!store_.ReadOnly()) {
-    store_.CutHoldingsLogAt(clock_.Now());  // a clock started before the history
+    // A saved clock never runs backwards; only --clock-start can start before the history.
+    if (clock_start.start) store_.CutHoldingsLogAt(clock_.Now());
     ReconcileHoldingsLog(store_, holdings_, clock_.Now());
   }
   // The writes above are the last of the start; every write from here on is acknowledged.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <map>
-#include <tuple>
 
 #include "domain/resource_kinds.hpp"
 #include "ops/cluster_records.hpp"
@@ -324,6 +323,7 @@ void SaveJob(Context& ctx, const JobRecord& record, const domain::Job& before) {
   const domain::Job& job = record.job;
   if (!job.start || !job.selected) return;
   if (!before.start) {
+    // HolderOf(job) holds nothing once the job has ended: log what it held while it ran.
     const domain::JobOption& option = *job.selected;
     ctx.store.LogHolds(record.key, job.arn,
                        {{option.instance_type, option.plan_arn, option.instance_count}},
@@ -334,15 +334,24 @@ void SaveJob(Context& ctx, const JobRecord& record, const domain::Job& before) {
 
 // ---- Holdings
 
+namespace {
+
+// What a holder holds, as the holdings log keeps it.
+std::vector<store::HeldCount> LogEntries(const domain::Holder& holder) {
+  std::vector<store::HeldCount> entries;
+  for (const domain::Hold& hold : holder.holds) {
+    entries.push_back({hold.instance_type, hold.plan_arn, hold.count});
+  }
+  return entries;
+}
+
+}  // namespace
+
 void PutHolder(Context& ctx, const store::ResourceKey& key, domain::Holder holder, TimePoint at) {
   const domain::Holder* held = ctx.holdings.Find(holder.arn);
   const std::vector<domain::Hold> none;
   if ((held != nullptr ? held->holds : none) != holder.holds) {
-    std::vector<store::HeldCount> log;
-    for (const domain::Hold& hold : holder.holds) {
-      log.push_back({hold.instance_type, hold.plan_arn, hold.count});
-    }
-    ctx.store.LogHolds(key, holder.arn, log, at);
+    ctx.store.LogHolds(key, holder.arn, LogEntries(holder), at);
   }
   ctx.holdings.Put(std::move(holder));
 }
@@ -355,31 +364,25 @@ void RemoveHolder(Context& ctx, const store::ResourceKey& key, const std::string
 
 void ReconcileHoldingsLog(store::StateStore& store, const domain::Holdings& holdings,
                           TimePoint now) {
-  using Held = std::tuple<std::string, std::string, int>;  // type, plan, count
-  std::map<std::string, std::pair<store::ResourceKey, std::vector<Held>>> logged;
+  // What the log has open, per resource, in a canonical order.
+  std::map<std::string, std::pair<store::ResourceKey, std::vector<store::HeldCount>>> logged;
   for (const store::HeldStretch& stretch : store.HeldNow()) {
     auto& [key, held] = logged[stretch.arn];
     key = {stretch.account, stretch.region, stretch.kind, stretch.name};
-    held.emplace_back(stretch.instance_type, stretch.plan_arn, stretch.count);
+    held.push_back({stretch.instance_type, stretch.plan_arn, stretch.count});
   }
+  for (auto& [arn, entry] : logged) std::sort(entry.second.begin(), entry.second.end());
   for (const domain::Holder* holder : holdings.All()) {
-    std::vector<Held> held;
-    std::vector<store::HeldCount> log;
-    for (const domain::Hold& hold : holder->holds) {
-      held.emplace_back(hold.instance_type, hold.plan_arn, hold.count);
-      log.push_back({hold.instance_type, hold.plan_arn, hold.count});
-    }
+    std::vector<store::HeldCount> held = LogEntries(*holder);
     std::sort(held.begin(), held.end());
     const auto it = logged.find(holder->arn);
-    if (it != logged.end()) {
-      std::sort(it->second.second.begin(), it->second.second.end());
-      const bool same = it->second.second == held;
-      logged.erase(it);
-      if (same) continue;
-    }
+    const bool already_logged = it != logged.end() && it->second.second == held;
+    if (it != logged.end()) logged.erase(it);
+    if (already_logged) continue;
     if (const auto row = store.FindByArn(holder->arn))
-      store.LogHolds(row->key, holder->arn, log, now);
+      store.LogHolds(row->key, holder->arn, held, now);
   }
+  // Stretches still open for what nothing holds any more.
   for (const auto& [arn, entry] : logged) store.LogHolds(entry.first, arn, {}, now);
 }
 

@@ -64,41 +64,49 @@ class Exposition {
 // The cost ledger's totals from the beginning to now, per account, region and instance type (a
 // series per plan would grow with every plan sold; GET /_emulator/costs has them).
 void RenderCosts(Exposition& out, const domain::CostLedger& costs) {
-  using Key = std::tuple<std::string, std::string, std::string>;  // account, region, type
-  const auto& totals = costs.by_account_region_type;
-  auto labels = [](const Key& key, const char* name, const char* value) {
-    std::vector<std::pair<const char*, std::string>> result = {{"account", std::get<0>(key)},
-                                                               {"region", std::get<1>(key)},
-                                                               {"instance_type", std::get<2>(key)}};
-    if (name != nullptr) result.emplace_back(name, value);
-    return result;
+  using Totals = domain::CostTotals;
+  struct Series {
+    const char* label_value;  // nullptr: the family has no label of its own
+    double (*value)(const Totals&);
   };
-  out.Family("cost_dollars", "gauge",
-             "What was paid up to now, in US dollars: training plan fees (for their whole "
-             "windows) and on-demand instance-hours at on-demand prices.");
-  for (const auto& [key, line] : totals) {
-    out.Sample("cost_dollars", labels(key, "source", "training_plan"),
-               Number(Dollars(line.plan_fees)));
-    out.Sample("cost_dollars", labels(key, "source", "on_demand"),
-               Number(Dollars(line.on_demand_cost)));
-  }
-  out.Family("instance_hours", "gauge",
-             "Instance-hours up to now: reserved by training plans (whole windows), used on "
-             "plans, and used on demand.");
-  for (const auto& [key, line] : totals) {
-    out.Sample("instance_hours", labels(key, "use", "reserved"),
-               Number(InstanceHours(line.reserved)));
-    out.Sample("instance_hours", labels(key, "use", "used_on_plan"),
-               Number(InstanceHours(line.plan_used)));
-    out.Sample("instance_hours", labels(key, "use", "on_demand"),
-               Number(InstanceHours(line.on_demand_used)));
-  }
-  out.Family("on_demand_equivalent_dollars", "gauge",
-             "What the instance-hours used up to now, on plans and on demand, would have cost at "
-             "on-demand prices.");
-  for (const auto& [key, line] : totals) {
-    out.Sample("on_demand_equivalent_dollars", labels(key, nullptr, nullptr),
-               Number(Dollars(line.on_demand_equivalent)));
+  struct Gauge {
+    const char* name;
+    const char* help;
+    const char* label;
+    std::vector<Series> series;
+  };
+  const Gauge gauges[] = {
+      {"cost_dollars",
+       "What was paid up to now, in US dollars: training plan fees (for their whole windows) and "
+       "on-demand instance-hours at on-demand prices.",
+       "source",
+       {{"training_plan", [](const Totals& t) { return Dollars(t.plan_fees); }},
+        {"on_demand", [](const Totals& t) { return Dollars(t.on_demand_cost); }}}},
+      {"instance_hours",
+       "Instance-hours up to now: reserved by training plans (whole windows), used on plans, and "
+       "used on demand.",
+       "use",
+       {{"reserved", [](const Totals& t) { return InstanceHours(t.reserved); }},
+        {"used_on_plan", [](const Totals& t) { return InstanceHours(t.plan_used); }},
+        {"on_demand", [](const Totals& t) { return InstanceHours(t.on_demand_used); }}}},
+      {"on_demand_equivalent_dollars",
+       "What the instance-hours used up to now, on plans and on demand, would have cost at "
+       "on-demand prices.",
+       nullptr,
+       {{nullptr, [](const Totals& t) { return Dollars(t.on_demand_equivalent); }}}},
+  };
+  for (const Gauge& gauge : gauges) {
+    out.Family(gauge.name, "gauge", gauge.help);
+    for (const auto& [key, totals] : costs.by_account_region_type) {
+      for (const Series& series : gauge.series) {
+        std::vector<std::pair<const char*, std::string>> labels = {
+            {"account", std::get<0>(key)},
+            {"region", std::get<1>(key)},
+            {"instance_type", std::get<2>(key)}};
+        if (gauge.label != nullptr) labels.emplace_back(gauge.label, series.label_value);
+        out.Sample(gauge.name, labels, Number(series.value(totals)));
+      }
+    }
   }
 }
 

@@ -60,6 +60,8 @@ struct HeldCount {
   std::string instance_type;
   std::string plan_arn;  // the ARN the resource names its plan by; empty: on demand
   int count = 0;
+
+  auto operator<=>(const HeldCount&) const = default;
 };
 
 // A stretch of time during which a resource held `count` instances (the holdings log).
