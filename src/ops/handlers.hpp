@@ -42,7 +42,8 @@ struct PlanCommitment {
   int count = 0;
 };
 
-// Every sold plan of every account, oldest first (rebuilding the ledger, the admin view).
+// Every sold plan of every account, the earliest start first (rebuilding the ledger, the admin
+// view).
 std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store);
 
 // sagemaker-runtime InvokeEndpoint.

@@ -96,19 +96,6 @@ StoreFilters ReadStoreFilters(const json& input) {
   return filters;
 }
 
-SortPosition PositionOf(const store::ResourceRow& row, store::SortField column) {
-  std::string name_key = store::NameKey(row.key.name);
-  switch (column) {
-    case store::SortField::kCreationTime:
-      return {row.created.time_since_epoch().count(), std::move(name_key)};
-    case store::SortField::kStatus:
-      return {row.status, std::move(name_key)};
-    case store::SortField::kName:
-      break;
-  }
-  return {name_key, name_key};
-}
-
 Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
                                        const ListRequest& request, const StoreFilters& filters) {
   store::ListQuery query;
@@ -121,6 +108,7 @@ Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& ki
   query.modified_after = filters.modified_after;
   query.modified_before = filters.modified_before;
   query.status = filters.status;
+  query.plan = filters.plan;
   query.sort = request.sort->column.value();
   query.descending = request.descending;
   const store::StateStore* store = &ctx.store;
@@ -128,10 +116,12 @@ Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& ki
     query.limit = count;
     query.after.reset();
     if (after) query.after = store::ListQuery::Cursor{after->value, after->tiebreak};
+    store::ListPage page = store->List(query);
     std::vector<Positioned<store::ResourceRow>> batch;
-    for (store::ResourceRow& row : store->List(query).rows) {
-      SortPosition position = PositionOf(row, query.sort);
-      batch.push_back({std::move(position), std::move(row)});
+    for (size_t i = 0; i < page.rows.size(); ++i) {
+      store::ListQuery::Cursor& position = page.positions[i];
+      batch.push_back(
+          {{std::move(position.value), std::move(position.name_key)}, std::move(page.rows[i])});
     }
     return batch;
   };

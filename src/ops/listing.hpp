@@ -164,6 +164,7 @@ struct StoreFilters {
   std::optional<TimePoint> modified_after;
   std::optional<TimePoint> modified_before;
   std::optional<std::string> status;
+  std::optional<store::ListQuery::PlanWindow> plan;  // training plans: by their window
 };
 
 // Reads NameContains, CreationTime{After,Before}, LastModifiedTime{After,Before} and StatusEquals.
@@ -173,9 +174,6 @@ StoreFilters ReadStoreFilters(const nlohmann::json& input);
 // sort key must have a column.
 Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
                                        const ListRequest& request, const StoreFilters& filters);
-
-// The position of a row under a column sort key.
-SortPosition PositionOf(const store::ResourceRow& row, store::SortField column);
 
 // A whole List* operation whose summaries are just name, ARN and creation time (ListModels,
 // ListEndpointConfigs): e.g. members {"Models", "ModelName", "ModelArn"}.

@@ -2,6 +2,7 @@
 // DescribeReservedCapacity: plans sold from the capacity ledger, with statuses from the clock.
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include "domain/aws_names.hpp"
@@ -333,51 +334,69 @@ Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) 
   return out;
 }
 
-// The position of a plan's summary under ListTrainingPlans' sort key `sort_by`.
-SortPosition PlanPosition(const json& summary, const Plan& plan, const std::string& sort_by) {
-  std::string name_key = store::NameKey(plan.name);
-  if (sort_by == "TrainingPlanName") return {name_key, name_key};
-  if (sort_by == "Status") return {summary["Status"].get<std::string>(), std::move(name_key)};
-  return {plan.window.start.time_since_epoch().count(), std::move(name_key)};
+// The plan status a window phase shows as.
+domain::PlanStatus StatusOfPhase(store::WindowPhase phase) {
+  switch (phase) {
+    case store::WindowPhase::kBefore:
+      return domain::PlanStatus::kScheduled;
+    case store::WindowPhase::kDuring:
+      return domain::PlanStatus::kActive;
+    case store::WindowPhase::kAfter:
+      break;
+  }
+  return domain::PlanStatus::kExpired;
+}
+
+constexpr std::array<store::WindowPhase, 3> kPhases = {
+    store::WindowPhase::kBefore, store::WindowPhase::kDuring, store::WindowPhase::kAfter};
+
+// Sorting by Status orders plans by the status names, as a sort by any other text member does.
+std::array<int64_t, 3> PhaseRanksByStatusName() {
+  std::array<int64_t, 3> ranks{};
+  for (size_t i = 0; i < kPhases.size(); ++i) {
+    for (const store::WindowPhase other : kPhases) {
+      if (ToString(StatusOfPhase(other)) < ToString(StatusOfPhase(kPhases[i]))) ++ranks[i];
+    }
+  }
+  return ranks;
 }
 
 Result<json> ListTrainingPlans(const json& in, Context& ctx) {
-  // The model names no default; the earliest start first is what a calendar shows.
+  // The model names no default; the earliest start first is what a calendar shows. Statuses
+  // follow the clock, so the store computes them from each plan's window at ctx.now.
   static const ListSpec kSpec{"ListTrainingPlans",
-                              {{"StartTime", std::nullopt, /*numeric=*/true},
-                               {"TrainingPlanName", std::nullopt},
-                               {"Status", std::nullopt}},
+                              {{"StartTime", store::SortField::kPlanStart, /*numeric=*/true},
+                               {"TrainingPlanName", store::SortField::kName},
+                               {"Status", store::SortField::kPlanPhase, /*numeric=*/true}},
                               /*descending_by_default=*/false};
   auto request = ReadListRequest(in, kSpec);
   if (!request) return request.error();
-  const auto after = OptionalTimestamp(in, "StartTimeAfter");
-  const auto before = OptionalTimestamp(in, "StartTimeBefore");
-  std::vector<std::string> statuses;
+  StoreFilters filters;
+  store::ListQuery::PlanWindow& window = filters.plan.emplace();
+  window.now = ctx.now;
+  window.start_after = OptionalTimestamp(in, "StartTimeAfter");
+  window.start_before = OptionalTimestamp(in, "StartTimeBefore");
+  window.phase_rank = PhaseRanksByStatusName();
+  bool status_filtered = false;
   for (const json& filter : in.value("Filters", json::array())) {
     if (filter.at("Name") != "Status") {
       return domain::ValidationException("The only filter name is Status.");
     }
-    statuses.push_back(filter.at("Value"));
-  }
-
-  // Statuses follow the clock, so plans are listed from memory.
-  std::vector<Positioned<json>> plans;
-  for (const store::ResourceRow& row :
-       ctx.store.AllOf(ctx.caller.account, ctx.caller.region, domain::kPlanKind)) {
-    const Plan plan = PlanFromRow(row);
-    if (after && plan.window.start <= *after) continue;
-    if (before && plan.window.start >= *before) continue;
-    json summary = PlanJson(ctx.caller, plan, ctx.now, ctx.holdings);
-    if (!statuses.empty() &&
-        std::find(statuses.begin(), statuses.end(), summary["Status"]) == statuses.end()) {
-      continue;
+    status_filtered = true;
+    for (const store::WindowPhase phase : kPhases) {
+      if (filter.at("Value") == ToString(StatusOfPhase(phase))) window.phases.push_back(phase);
     }
-    SortPosition position = PlanPosition(summary, plan, request->sort->wire_name);
-    plans.push_back({std::move(position), std::move(summary)});
   }
-  auto page =
-      Paginate<json>(kSpec, *request, InMemorySource(std::move(plans), request->descending));
-  json out = {{"TrainingPlanSummaries", std::move(page.items)}};
+  json summaries = json::array();
+  if (status_filtered && window.phases.empty()) {  // Pending or Failed: no plan here is either
+    return json{{"TrainingPlanSummaries", std::move(summaries)}};
+  }
+  auto page = Paginate<store::ResourceRow>(kSpec, *request,
+                                           StoreSource(ctx, domain::kPlanKind, *request, filters));
+  for (const store::ResourceRow& row : page.items) {
+    summaries.push_back(PlanJson(ctx.caller, PlanFromRow(row), ctx.now, ctx.holdings));
+  }
+  json out = {{"TrainingPlanSummaries", std::move(summaries)}};
   if (page.next_token) out["NextToken"] = *page.next_token;
   return out;
 }
@@ -401,9 +420,12 @@ void OfferingBook::ForgetExpired(TimePoint now) {
 
 std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store) {
   std::vector<PlanCommitment> commitments;
-  for (const store::ResourceRow& row : store.AllOfKind(domain::kPlanKind)) {
-    const Plan plan = PlanFromRow(row);
-    commitments.push_back({plan.arn, plan.pool, plan.window, plan.instance_count});
+  for (store::PlanCapacity& plan : store.AllPlanCapacity()) {
+    commitments.push_back(
+        {std::move(plan.arn),
+         {std::move(plan.region), std::move(plan.availability_zone), std::move(plan.instance_type)},
+         {plan.start, plan.end},
+         plan.instance_count});
   }
   return commitments;
 }

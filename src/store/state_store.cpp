@@ -51,6 +51,8 @@ ResourceRow ReadRow(SQLite::Statement& statement) {
 
 constexpr const char* kRowColumns =
     "account, region, kind, name, arn, status, created_ms, modified_ms, doc";
+constexpr const char* kQualifiedRowColumns =
+    "r.account, r.region, r.kind, r.name, r.arn, r.status, r.created_ms, r.modified_ms, r.doc";
 
 void BindKey(SQLite::Statement& statement, const ResourceKey& key) {
   statement.bind(":account", key.account);
@@ -436,31 +438,72 @@ bool StateStore::Delete(const ResourceKey& key) {
 }
 
 ListPage StateStore::List(const ListQuery& query) const {
-  // The SQL text is chosen from fixed fragments; every value is bound.
-  std::string sql =
-      std::string("SELECT ") + kRowColumns +
-      " FROM resources WHERE account = :account AND region = :region AND kind = :kind";
-  if (query.name_contains) sql += " AND instr(name_key, :contains) > 0";
-  if (query.created_after) sql += " AND created_ms > :created_after";
-  if (query.created_before) sql += " AND created_ms < :created_before";
-  if (query.modified_after) sql += " AND modified_ms > :modified_after";
-  if (query.modified_before) sql += " AND modified_ms < :modified_before";
-  if (query.status) sql += " AND status = :status";
+  // The SQL text is chosen from fixed fragments; every value is bound. Training plans listed by
+  // their window are read from plan_capacity's index first (CROSS JOIN keeps it the outer loop,
+  // so a page costs a keyset seek, not a sort of every plan), then each row by its key.
+  const bool plans = query.plan.has_value();
+  std::string sql = std::string("SELECT ") + kQualifiedRowColumns + ", ";
+  // The phase of the plan's window at :now, as 0 (before), 1 (during) or 2 (after).
+  const char* phase = "(CASE WHEN :now < p.start_ms THEN 0 WHEN :now < p.end_ms THEN 1 ELSE 2 END)";
+  std::string sort_value;
+  switch (query.sort) {
+    case SortField::kName:
+      sort_value = plans ? "p.name_key" : "r.name_key";
+      break;
+    case SortField::kCreationTime:
+      sort_value = "r.created_ms";
+      break;
+    case SortField::kStatus:
+      sort_value = "r.status";
+      break;
+    case SortField::kPlanStart:
+      sort_value = "p.start_ms";
+      break;
+    case SortField::kPlanPhase:
+      sort_value = std::string("(CASE ") + phase +
+                   " WHEN 0 THEN :rank_before WHEN 1 THEN :rank_during ELSE :rank_after END)";
+      break;
+  }
+  if ((query.sort == SortField::kPlanStart || query.sort == SortField::kPlanPhase) && !plans) {
+    throw std::logic_error("a listing sorted by a plan's window needs ListQuery::plan");
+  }
+  sql += sort_value + " AS sort_value";
+  if (plans) {
+    sql +=
+        " FROM plan_capacity p CROSS JOIN resources r ON r.account = p.account AND r.region = "
+        "p.region AND r.kind = :kind AND r.name_key = p.name_key WHERE p.account = :account AND "
+        "p.region = :region";
+    if (query.plan->start_after) sql += " AND p.start_ms > :start_after";
+    if (query.plan->start_before) sql += " AND p.start_ms < :start_before";
+    if (!query.plan->phases.empty()) {
+      sql += std::string(" AND ") + phase + " IN (";
+      for (size_t i = 0; i < query.plan->phases.size(); ++i) {
+        sql += (i ? "," : "") + std::to_string(static_cast<int>(query.plan->phases[i]));
+      }
+      sql += ")";
+    }
+  } else {
+    sql += " FROM resources r WHERE r.account = :account AND r.region = :region AND r.kind = :kind";
+  }
+  if (query.name_contains) sql += " AND instr(r.name_key, :contains) > 0";
+  if (query.created_after) sql += " AND r.created_ms > :created_after";
+  if (query.created_before) sql += " AND r.created_ms < :created_before";
+  if (query.modified_after) sql += " AND r.modified_ms > :modified_after";
+  if (query.modified_before) sql += " AND r.modified_ms < :modified_before";
+  if (query.status) sql += " AND r.status = :status";
   const char* direction = query.descending ? "DESC" : "ASC";
   const char* beyond = query.descending ? "<" : ">";
+  // The name key is the tiebreak; plan_capacity's copy of it lets its indexes order the page.
+  const char* name_key = plans ? "p.name_key" : "r.name_key";
   if (query.sort == SortField::kName) {
-    if (query.after) sql += std::string(" AND name_key ") + beyond + " :after_name";
-    sql += std::string(" ORDER BY name_key ") + direction;
-  } else if (query.sort == SortField::kStatus) {
-    if (query.after) {
-      sql += std::string(" AND (status, name_key) ") + beyond + " (:after_value, :after_name)";
-    }
-    sql += std::string(" ORDER BY status ") + direction + ", name_key " + direction;
+    if (query.after) sql += std::string(" AND ") + name_key + " " + beyond + " :after_name";
+    sql += std::string(" ORDER BY ") + name_key + " " + direction;
   } else {
     if (query.after) {
-      sql += std::string(" AND (created_ms, name_key) ") + beyond + " (:after_value, :after_name)";
+      sql +=
+          " AND (" + sort_value + ", " + name_key + ") " + beyond + " (:after_value, :after_name)";
     }
-    sql += std::string(" ORDER BY created_ms ") + direction + ", name_key " + direction;
+    sql += " ORDER BY sort_value " + std::string(direction) + ", " + name_key + " " + direction;
   }
   sql += " LIMIT :limit";
 
@@ -469,6 +512,18 @@ ListPage StateStore::List(const ListQuery& query) const {
   statement.bind(":account", query.account);
   statement.bind(":region", query.region);
   statement.bind(":kind", query.kind);
+  if (plans) {
+    if (sql.find(":now") != std::string::npos) statement.bind(":now", ToMillis(query.plan->now));
+    if (query.plan->start_after) statement.bind(":start_after", ToMillis(*query.plan->start_after));
+    if (query.plan->start_before) {
+      statement.bind(":start_before", ToMillis(*query.plan->start_before));
+    }
+    if (query.sort == SortField::kPlanPhase) {
+      statement.bind(":rank_before", query.plan->phase_rank[0]);
+      statement.bind(":rank_during", query.plan->phase_rank[1]);
+      statement.bind(":rank_after", query.plan->phase_rank[2]);
+    }
+  }
   if (query.name_contains) statement.bind(":contains", NameKey(*query.name_contains));
   if (query.created_after) statement.bind(":created_after", ToMillis(*query.created_after));
   if (query.created_before) statement.bind(":created_before", ToMillis(*query.created_before));
@@ -486,12 +541,40 @@ ListPage StateStore::List(const ListQuery& query) const {
   statement.bind(":limit", static_cast<int64_t>(query.limit) + 1);
 
   ListPage page;
-  while (statement.executeStep()) page.rows.push_back(ReadRow(statement));
+  constexpr int kSortValueColumn = 9;  // after kQualifiedRowColumns
+  while (statement.executeStep()) {
+    ResourceRow row = ReadRow(statement);
+    const SQLite::Column value = statement.getColumn(kSortValueColumn);
+    ListQuery::Cursor position{SortValue{}, NameKey(row.key.name)};
+    if (value.isInteger()) {
+      position.value = value.getInt64();
+    } else {
+      position.value = value.getString();
+    }
+    page.rows.push_back(std::move(row));
+    page.positions.push_back(std::move(position));
+  }
   if (static_cast<int>(page.rows.size()) > query.limit) {
     page.rows.pop_back();
+    page.positions.pop_back();
     page.has_more = true;
   }
   return page;
+}
+
+std::vector<PlanCapacity> StateStore::AllPlanCapacity() const {
+  Prepared statement_lease = Prepare(
+      "SELECT arn, region, availability_zone, instance_type, instance_count, start_ms, end_ms "
+      "FROM plan_capacity ORDER BY start_ms, account, region, name_key");
+  SQLite::Statement& statement = *statement_lease;
+  std::vector<PlanCapacity> plans;
+  while (statement.executeStep()) {
+    plans.push_back({statement.getColumn(0).getString(), statement.getColumn(1).getString(),
+                     statement.getColumn(2).getString(), statement.getColumn(3).getString(),
+                     statement.getColumn(4).getInt(), FromMillis(statement.getColumn(5).getInt64()),
+                     FromMillis(statement.getColumn(6).getInt64())});
+  }
+  return plans;
 }
 
 Tags StateStore::GetTags(const std::string& arn) const {

@@ -6,6 +6,7 @@
 // Thread-safety: none. The single owner (ops::Registry) serialises all calls.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -80,7 +81,22 @@ struct HeldStretch {
   bool operator==(const HeldStretch&) const = default;
 };
 
-enum class SortField { kName, kCreationTime, kStatus };
+// kPlanStart and kPlanPhase sort training plans by their reserved window (ListQuery::plan).
+// Where a moment stands against a window [start, end).
+enum class WindowPhase { kBefore = 0, kDuring = 1, kAfter = 2 };
+
+// The capacity a training plan reserves: its pool, window and instance count.
+struct PlanCapacity {
+  std::string arn;
+  std::string region;
+  std::string availability_zone;
+  std::string instance_type;
+  int instance_count = 0;
+  TimePoint start{};
+  TimePoint end{};
+};
+
+enum class SortField { kName, kCreationTime, kStatus, kPlanStart, kPlanPhase };
 // A sort column's value: creation time in milliseconds, or the name key or status.
 using SortValue = std::variant<int64_t, std::string>;
 
@@ -95,6 +111,17 @@ struct ListQuery {
   std::optional<TimePoint> modified_after;   // strictly after
   std::optional<TimePoint> modified_before;  // strictly before
   std::optional<std::string> status;         // equal
+  // Training plans only: what their reserved window filters and sorts on (table plan_capacity).
+  struct PlanWindow {
+    TimePoint now{};                        // the moment whose phase each window is in
+    std::optional<TimePoint> start_after;   // strictly after
+    std::optional<TimePoint> start_before;  // strictly before
+    std::vector<WindowPhase> phases;        // in any of them; empty: any phase
+    // The sort value of each phase (kBefore, kDuring, kAfter) under SortField::kPlanPhase, so
+    // the caller decides how phases order (e.g. by the names it shows for them).
+    std::array<int64_t, 3> phase_rank{0, 1, 2};
+  };
+  std::optional<PlanWindow> plan;
   SortField sort = SortField::kCreationTime;
   bool descending = true;
   // The sort column's value and the name key of the row the listing continues after. The value
@@ -109,6 +136,7 @@ struct ListQuery {
 
 struct ListPage {
   std::vector<ResourceRow> rows;
+  std::vector<ListQuery::Cursor> positions;  // each row's sort value and name key
   bool has_more = false;
 };
 
@@ -168,6 +196,9 @@ class StateStore {
   // Every row of a kind (optionally with one status), of every account and region.
   std::vector<ResourceRow> AllOfKind(const std::string& kind,
                                      const std::optional<std::string>& status = {}) const;
+  // The capacity of every training plan of every account, read from columns (no document), in
+  // order of their start.
+  std::vector<PlanCapacity> AllPlanCapacity() const;
   // Every row of a kind in one account and region, in name order.
   std::vector<ResourceRow> AllOf(const std::string& account, const std::string& region,
                                  const std::string& kind) const;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -97,6 +98,128 @@ ListQuery Query(const std::string& account = "111111111111") {
   query.region = "us-east-1";
   query.kind = "model";
   return query;
+}
+
+// A training plan's row as the operation layer writes it (ops::PlanDoc): the window and the
+// pool are members of its document.
+ResourceRow PlanRow(const std::string& name, long long start_ms, long long end_ms,
+                    const std::string& zone = "us-east-1a", int count = 2) {
+  const std::string doc = R"({"AvailabilityZone":")" + zone +
+                          R"(","InstanceType":"ml.p5.48xlarge","InstanceCount":)" +
+                          std::to_string(count) + R"(,"StartMs":)" + std::to_string(start_ms) +
+                          R"(,"EndMs":)" + std::to_string(end_ms) + "}";
+  return {{"111111111111", "us-east-1", "training-plan", name},
+          "arn:aws:sagemaker:us-east-1:111111111111:training-plan/" + NameKey(name),
+          "",
+          At(1000),
+          At(1000),
+          doc};
+}
+
+std::vector<std::string> PlanArnsEnding(const StateStore& store) {
+  std::vector<std::string> names;
+  for (const PlanCapacity& plan : store.AllPlanCapacity()) {
+    names.push_back(plan.arn.substr(plan.arn.rfind('/') + 1) + "@" + plan.availability_zone + "x" +
+                    std::to_string(plan.instance_count) + ":" +
+                    std::to_string(plan.start.time_since_epoch().count()) + "-" +
+                    std::to_string(plan.end.time_since_epoch().count()));
+  }
+  return names;
+}
+
+TEST(StateStore, PlanCapacityFollowsEveryWriteOfAPlan) {
+  StateStore store(":memory:");
+  ASSERT_TRUE(store.Insert(PlanRow("Late", 5000, 9000), {}));
+  ASSERT_TRUE(store.Insert(PlanRow("early", 1000, 3000, "us-east-1b", 4), {}));
+  ASSERT_TRUE(store.Insert(Row("not-a-plan", 1000), {}));
+  EXPECT_EQ(PlanArnsEnding(store), (std::vector<std::string>{"early@us-east-1bx4:1000-3000",
+                                                             "late@us-east-1ax2:5000-9000"}));
+  ResourceRow extended = PlanRow("late", 5000, 12000);
+  ASSERT_TRUE(store.Update(extended));
+  EXPECT_EQ(PlanArnsEnding(store).back(), "late@us-east-1ax2:5000-12000");
+  {
+    StateStore::WriteScope rolled_back(store);
+    ASSERT_TRUE(store.Delete(extended.key));
+    EXPECT_EQ(store.AllPlanCapacity().size(), 1u);
+  }  // no Commit(): the plan and its capacity are back
+  EXPECT_EQ(store.AllPlanCapacity().size(), 2u);
+  ASSERT_TRUE(store.Delete(extended.key));
+  EXPECT_EQ(PlanArnsEnding(store), (std::vector<std::string>{"early@us-east-1bx4:1000-3000"}));
+  store.DeleteEverything();
+  EXPECT_TRUE(store.AllPlanCapacity().empty());
+}
+
+TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
+  StateStore store(":memory:");
+  // At 4000: "a" is over, "b" and "c" are running (tied on start), "d" has not started.
+  ASSERT_TRUE(store.Insert(PlanRow("d", 6000, 8000), {}));
+  ASSERT_TRUE(store.Insert(PlanRow("c", 2000, 5000), {}));
+  ASSERT_TRUE(store.Insert(PlanRow("b", 2000, 7000), {}));
+  ASSERT_TRUE(store.Insert(PlanRow("a", 1000, 3000), {}));
+  ListQuery query = Query();
+  query.kind = "training-plan";
+  query.plan.emplace().now = At(4000);
+  query.sort = SortField::kPlanStart;
+  query.descending = false;
+  query.limit = 3;
+  ListPage page = store.List(query);
+  ASSERT_EQ(page.rows.size(), 3u);
+  EXPECT_TRUE(page.has_more);
+  EXPECT_EQ(page.rows[1].key.name, "b");
+  EXPECT_EQ(page.positions[1].value, SortValue{int64_t{2000}});
+  EXPECT_EQ(page.positions[1].name_key, "b");
+  query.after = page.positions.back();
+  page = store.List(query);
+  ASSERT_EQ(page.rows.size(), 1u);
+  EXPECT_EQ(page.rows[0].key.name, "d");
+  EXPECT_FALSE(page.has_more);
+
+  // Phase filters, start bounds and a phase order chosen by the caller.
+  query.after.reset();
+  query.limit = 10;
+  query.plan->phases = {WindowPhase::kDuring};
+  page = store.List(query);
+  ASSERT_EQ(page.rows.size(), 2u);
+  EXPECT_EQ(page.rows[0].key.name, "b");
+  EXPECT_EQ(page.rows[1].key.name, "c");
+  query.plan->phases = {WindowPhase::kBefore, WindowPhase::kAfter};
+  query.plan->start_before = At(6000);
+  page = store.List(query);
+  ASSERT_EQ(page.rows.size(), 1u);
+  EXPECT_EQ(page.rows[0].key.name, "a");
+  query.plan->phases.clear();
+  query.plan->start_before.reset();
+  query.sort = SortField::kPlanPhase;
+  query.plan->phase_rank = {2, 0, 1};  // during, after, before
+  page = store.List(query);
+  std::vector<std::string> order;
+  for (const ResourceRow& row : page.rows) order.push_back(row.key.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"b", "c", "a", "d"}));
+  EXPECT_EQ(page.positions[2].value, SortValue{int64_t{1}});
+}
+
+TEST(StateStore, MigrationFourFillsPlanCapacityFromPlansSoldBefore) {
+  const testing::TempDir dir;
+  const std::string path = (dir.path() / "migration-4.db").string();
+  {
+    StateStore store(path);
+    ASSERT_TRUE(store.Insert(PlanRow("sold-before", 1000, 3000), {}));
+  }
+  {  // Back to a version-3 file: no table, no triggers, the plan only in `resources`.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "DROP TRIGGER plan_capacity_on_insert; DROP TRIGGER "
+                           "plan_capacity_on_update; DROP TRIGGER plan_capacity_on_delete; "
+                           "DROP TABLE plan_capacity; PRAGMA user_version = 3;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  StateStore store(path);
+  EXPECT_EQ(store.SchemaVersion(), 4);
+  EXPECT_EQ(PlanArnsEnding(store),
+            (std::vector<std::string>{"sold-before@us-east-1ax2:1000-3000"}));
 }
 
 TEST(StateStore, MigratesANewDatabaseToTheLatestVersion) {

@@ -196,6 +196,31 @@ TEST_F(TrainingPlansTest, ListFiltersSortsAndPages) {
       "ListTrainingPlans", {{"StartTimeAfter", kStartSeconds}, {"SortBy", "TrainingPlanName"}});
   ASSERT_EQ(started_later["TrainingPlanSummaries"].size(), 2u);
   EXPECT_EQ(started_later["TrainingPlanSummaries"][0]["TrainingPlanName"], "plan-1");
+  // Status sorts by the status names (Expired before Scheduled) and pages by position.
+  names.clear();
+  input = {{"MaxResults", 2}, {"SortBy", "Status"}};
+  while (true) {
+    const json page = Call("ListTrainingPlans", input);
+    for (const json& plan : page["TrainingPlanSummaries"]) {
+      names.push_back(plan["Status"].get<std::string>() + " " +
+                      plan["TrainingPlanName"].get<std::string>());
+    }
+    if (!page.contains("NextToken")) break;
+    input["NextToken"] = page["NextToken"];
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"Expired plan-0", "Scheduled plan-1", "Scheduled plan-2"}));
+  // No plan here is ever Pending or Failed; both filters together still find the expired one.
+  EXPECT_TRUE(
+      Call("ListTrainingPlans",
+           {{"Filters", {{{"Name", "Status"}, {"Value", "Pending"}}}}})["TrainingPlanSummaries"]
+          .empty());
+  const json expired = Call(
+      "ListTrainingPlans",
+      {{"Filters",
+        {{{"Name", "Status"}, {"Value", "Failed"}}, {{"Name", "Status"}, {"Value", "Expired"}}}}});
+  ASSERT_EQ(expired["TrainingPlanSummaries"].size(), 1u);
+  EXPECT_EQ(expired["TrainingPlanSummaries"][0]["TrainingPlanName"], "plan-0");
   EXPECT_EQ(Call("ListTrainingPlans", {{"NextToken", "bogus"}}, 400)["__type"],
             "ValidationException");
 }
