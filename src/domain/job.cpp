@@ -321,6 +321,15 @@ Schedule ScheduleJobs(std::vector<Job> live, TimePoint now, const CapacityFacts&
   return schedule;
 }
 
+std::optional<TimePoint> NextDue(const std::vector<Job>& jobs, const CapacityFacts& facts) {
+  std::optional<TimePoint> next;
+  for (const Job& job : jobs) {
+    if (job.phase == JobPhase::kEnded || !IsLive(job.status)) continue;
+    next = Earliest(next, NextEvent(job, facts));
+  }
+  return next;
+}
+
 Holder HolderOf(const Job& job) {
   Holder holder{
       job.arn, std::string(ResourceKindOf(job.kind)), job.owner.region, {}, job.owner.account};

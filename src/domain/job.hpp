@@ -107,6 +107,10 @@ struct Schedule {
 Schedule ScheduleJobs(std::vector<Job> live, TimePoint now, const CapacityFacts& facts,
                       Holdings holdings);
 
+// The earliest moment at which something falls due for one of these jobs as the scheduler left
+// them (one ends or finishes stopping, a wait times out, a plan of its options opens or closes);
+// nullopt when nothing will until something else changes (a write, another resource's transition).
+std::optional<TimePoint> NextDue(const std::vector<Job>& jobs, const CapacityFacts& facts);
 // What a job holds: its selected instances while it runs (and while it stops).
 Holder HolderOf(const Job& job);
 

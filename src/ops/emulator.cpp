@@ -100,7 +100,7 @@ Context Emulator::MakeContextLocked(const Caller& caller) {
 bool Emulator::SettledAsOf(TimePoint now) const {
   // The change count moves with every row written, rolled back or not: a store that has not moved
   // holds exactly what the last settling left.
-  return store_.TotalChanges() == settled_.changes && !settled_.jobs_live &&
+  return store_.TotalChanges() == settled_.changes &&
          (!settled_.next_due || now < *settled_.next_due);
 }
 
@@ -128,7 +128,8 @@ std::optional<TimePoint> SettleInTimeOrder(Context& ctx) {
 void Emulator::SettleLocked(Context& ctx) {
   if (SettledAsOf(ctx.now)) return;
   settled_.next_due = SettleInTimeOrder(ctx);
-  settled_.jobs_live = SettleJobs(ctx);
+  // Jobs settle after endpoints and clusters, so they see what those gave back by now.
+  settled_.next_due = Earliest(settled_.next_due, SettleJobs(ctx));
   settled_.changes = store_.TotalChanges();
 }
 

@@ -94,9 +94,9 @@ class Emulator {
   void RebuildLedgerLocked();
   // A context at the clock's now, with everything due by then settled.
   Context MakeContextLocked(const Caller& caller);
-  // Settles endpoints and jobs up to ctx.now, unless the last settling still holds: nothing was
-  // written since, no job is in progress and no endpoint transition has fallen due. Most requests
-  // are reads between writes, and settling costs several queries.
+  // Settles endpoints, clusters and jobs up to ctx.now, unless the last settling still holds:
+  // nothing was written since and nothing has fallen due. Most requests are reads between writes,
+  // and settling reads every resource in transition.
   void SettleLocked(Context& ctx);
   bool SettledAsOf(TimePoint now) const;
   // Runs `work` (settling and a handler) as one store transaction: a request's writes land
@@ -130,11 +130,11 @@ class Emulator {
   OfferingBook offerings_;
   const HostingOptions hosting_;
   std::uint64_t invocations_ = 0;  // numbers invocations for the traffic split
-  // What the last settling left: the store's change count after it (-1: settle next time), whether
-  // jobs are in progress, and when the next endpoint transition falls due.
+  // What the last settling left: the store's change count after it (-1: settle next time) and
+  // when the next endpoint, cluster or job event falls due. Until one of them moves, a request
+  // settles nothing: running jobs no longer make every read re-read every live resource.
   struct SettledMark {
     long long changes = -1;
-    bool jobs_live = true;
     std::optional<TimePoint> next_due;
   } settled_;
   mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store

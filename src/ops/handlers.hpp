@@ -30,9 +30,9 @@ std::optional<TimePoint> SettleEndpoints(Context& ctx);
 std::optional<TimePoint> SettleClusters(Context& ctx);
 
 // Applies every job event that is due at ctx.now, in time order: jobs end, waiting jobs time out
-// or start where capacity is free (first come, first served). Returns whether any job is still in
-// progress.
-bool SettleJobs(Context& ctx);
+// or start where capacity is free (first come, first served). Returns when the next job event
+// falls due by time alone (domain::NextDue); a write may bring one sooner.
+std::optional<TimePoint> SettleJobs(Context& ctx);
 
 // What a stored training plan holds of a pool.
 struct PlanCommitment {

@@ -45,9 +45,9 @@ constexpr JobFamily kProcessing{domain::kProcessingJobKind, "Processing",
 
 }  // namespace
 
-bool SettleJobs(Context& ctx) {
+std::optional<TimePoint> SettleJobs(Context& ctx) {
   std::vector<JobRecord> records = LiveJobs(ctx.store);
-  if (records.empty()) return false;
+  if (records.empty()) return std::nullopt;
   std::map<std::string, std::size_t, std::less<>> by_arn;
   std::vector<domain::Job> live;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -56,15 +56,15 @@ bool SettleJobs(Context& ctx) {
   }
   const StoreCapacityFacts facts(ctx);
   domain::Schedule schedule = domain::ScheduleJobs(std::move(live), ctx.now, facts, ctx.holdings);
-  bool any_live = false;
   for (domain::Job& job : schedule.jobs) {
-    any_live = any_live || domain::IsLive(job.status);
     JobRecord& record = records[by_arn.at(job.arn)];
     if (job == record.job) continue;
     const domain::Job before = std::exchange(record.job, std::move(job));
     SaveJob(ctx, record, before);
   }
-  return any_live;
+  std::vector<domain::Job> settled;
+  for (JobRecord& record : records) settled.push_back(std::move(record.job));
+  return domain::NextDue(settled, facts);
 }
 
 namespace {

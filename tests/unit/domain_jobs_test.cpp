@@ -188,6 +188,32 @@ TEST(DomainScheduler, SettlingEveryHourGivesWhatSettlingAtEachCreationGives) {
   }
 }
 
+// The emulator settles jobs again only when something was written or this moment has come, so it
+// must name every event that time alone brings.
+TEST(DomainScheduler, NextDueIsTheFirstEventTimeAloneBrings) {
+  FakeFacts facts;
+  facts.WithOnDemand("ml.g5.12xlarge", 1).WithPlan(kPlan, 2, 5, 100);
+  const std::vector<Job> created = {
+      MakeJob({"runs-10h", 0, {{"ml.g5.12xlarge", 1, ""}}, 10}, facts),  // starts at hour 1
+      MakeJob({"waits", 0, {{"ml.g5.12xlarge", 1, ""}}}, facts),
+      MakeJob({"waits-3h-at-most", 0, {{"ml.g5.12xlarge", 1, ""}}, 1, 24, 3}, facts),
+      MakeJob({"on-the-plan", 0, {{"ml.p5.48xlarge", 1, kPlan}}, 1}, facts)};
+  const auto schedule = domain::ScheduleJobs(created, Hour(1), facts, {});
+  std::map<std::string, std::optional<int>> due;
+  for (const Job& job : schedule.jobs) {
+    due[job.arn.substr(job.arn.rfind('/') + 1)] = HourOf(domain::NextDue({job}, facts));
+  }
+  EXPECT_EQ(
+      due,
+      (std::map<std::string, std::optional<int>>{
+          {"runs-10h", 10}, {"waits", std::nullopt}, {"waits-3h-at-most", 3}, {"on-the-plan", 5}}));
+  EXPECT_EQ(HourOf(domain::NextDue(schedule.jobs, facts)), 3);
+  domain::Holdings holdings;
+  for (const Job& job : schedule.jobs) holdings.Put(domain::HolderOf(job));
+  const auto later = domain::ScheduleJobs(schedule.jobs, Hour(200), facts, holdings);
+  EXPECT_EQ(domain::NextDue(later.jobs, facts), std::nullopt);  // all ended: nothing is due
+}
+
 TEST(DomainScheduler, AStoppedJobHoldsItsInstancesUntilTheStopCompletes) {
   FakeFacts facts;
   facts.WithOnDemand("ml.g5.12xlarge", 1);
