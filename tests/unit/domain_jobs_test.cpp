@@ -206,7 +206,7 @@ TEST(DomainScheduler, NextDueIsTheFirstEventTimeAloneBrings) {
   EXPECT_EQ(
       due,
       (std::map<std::string, std::optional<int>>{
-          {"runs-10h", 10}, {"waits", std::nullopt}, {"waits-3h-at-most", 3}, {"on-the-plan", 5}}));
+          {"runs-10h", 11}, {"waits", std::nullopt}, {"waits-3h-at-most", 3}, {"on-the-plan", 5}}));
   EXPECT_EQ(HourOf(domain::NextDue(schedule.jobs, facts)), 3);
   domain::Holdings holdings;
   for (const Job& job : schedule.jobs) holdings.Put(domain::HolderOf(job));
