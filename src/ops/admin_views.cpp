@@ -1,8 +1,10 @@
 #include "ops/admin_views.hpp"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "domain/resource_kinds.hpp"
 #include "domain/training_plan.hpp"
@@ -129,7 +131,14 @@ AdminViews::CapacityView AdminViews::Capacity(const std::string& region,
       it->second.reservations.push_back({plan.training_plan_arn, plan.window, plan.count});
     }
     CapacityView result{ctx.now, {}, {}};
-    for (auto& [key, view] : views) result.pools.push_back(std::move(view));
+    for (auto& [key, view] : views) {
+      std::sort(view.reservations.begin(), view.reservations.end(),
+                [](const auto& a, const auto& b) {
+                  return std::tie(a.window.start, a.training_plan_arn) <
+                         std::tie(b.window.start, b.training_plan_arn);
+                });
+      result.pools.push_back(std::move(view));
+    }
     for (HeldInstances& holder : HeldIn(ctx.holdings, region)) {
       if ((instance_type.empty() || holder.instance_type == instance_type) && visible(holder.arn)) {
         result.in_use.push_back(std::move(holder));

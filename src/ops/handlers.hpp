@@ -42,7 +42,7 @@ struct PlanCommitment {
   int count = 0;
 };
 
-// Every sold plan of every account, the earliest start first (rebuilding the ledger, the admin
+// Every sold plan of every account, in no particular order (rebuilding the ledger, the admin
 // view).
 std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store);
 

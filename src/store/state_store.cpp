@@ -565,7 +565,7 @@ ListPage StateStore::List(const ListQuery& query) const {
 std::vector<PlanCapacity> StateStore::AllPlanCapacity() const {
   Prepared statement_lease = Prepare(
       "SELECT arn, region, availability_zone, instance_type, instance_count, start_ms, end_ms "
-      "FROM plan_capacity ORDER BY start_ms, account, region, name_key");
+      "FROM plan_capacity");
   SQLite::Statement& statement = *statement_lease;
   std::vector<PlanCapacity> plans;
   while (statement.executeStep()) {

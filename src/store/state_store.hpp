@@ -197,7 +197,7 @@ class StateStore {
   std::vector<ResourceRow> AllOfKind(const std::string& kind,
                                      const std::optional<std::string>& status = {}) const;
   // The capacity of every training plan of every account, read from columns (no document), in
-  // order of their start.
+  // no particular order.
   std::vector<PlanCapacity> AllPlanCapacity() const;
   // Every row of a kind in one account and region, in name order.
   std::vector<ResourceRow> AllOf(const std::string& account, const std::string& region,
