@@ -199,6 +199,7 @@ std::string StateStore::CommitBatch() {
               std::to_string(e.getExtendedErrorCode()) + ")";
     if (sqlite3_get_autocommit(db_->getHandle()) == 0) Execute("ROLLBACK");
   }
+  if (!failure.empty()) ForgetRowsRead();  // the batch's writes are gone
   return failure;
 }
 
@@ -321,14 +322,30 @@ std::vector<StateStore::KindStatusCount> StateStore::CountByKindAndStatus() cons
   return counts;
 }
 
+namespace {
+
+std::string RowCacheKey(const ResourceKey& key) {
+  std::string text;
+  text.reserve(key.account.size() + key.region.size() + key.kind.size() + key.name.size() + 3);
+  // '\x1f' (unit separator) cannot occur in account ids, region names, kinds or resource names.
+  text.append(key.account).append(1, '\x1f').append(key.region).append(1, '\x1f');
+  text.append(key.kind).append(1, '\x1f').append(NameKey(key.name));
+  return text;
+}
+
+}  // namespace
+
 std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
+  std::string cache_key = RowCacheKey(key);
+  if (const auto it = rows_read_.find(cache_key); it != rows_read_.end()) return it->second;
   Prepared statement_lease = Prepare(std::string("SELECT ") + kRowColumns +
                                      " FROM resources WHERE account = :account AND region = "
                                      ":region AND kind = :kind AND name_key = :name_key");
   SQLite::Statement& statement = *statement_lease;
   BindKey(statement, key);
   if (!statement.executeStep()) return std::nullopt;
-  return ReadRow(statement);
+  if (rows_read_.size() >= kRowsReadLimit) ForgetRowsRead();
+  return rows_read_.emplace(std::move(cache_key), ReadRow(statement)).first->second;
 }
 
 bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
@@ -399,6 +416,7 @@ std::vector<ResourceRow> StateStore::AllOf(const std::string& account, const std
 }
 
 bool StateStore::Update(const ResourceRow& row) {
+  rows_read_.erase(RowCacheKey(row.key));
   WriteScope transaction(*this);
   Prepared update_lease = Prepare(
       "UPDATE resources SET status = :status, modified_ms = :modified, doc = "
@@ -415,6 +433,7 @@ bool StateStore::Update(const ResourceRow& row) {
 }
 
 bool StateStore::Delete(const ResourceKey& key) {
+  rows_read_.erase(RowCacheKey(key));
   WriteScope transaction(*this);
   Prepared select_lease = Prepare(
       "SELECT arn FROM resources WHERE account = :account AND region = "
@@ -771,6 +790,7 @@ void StateStore::CutHoldingsLogAt(TimePoint at) {
 }
 
 void StateStore::DeleteEverything() {
+  ForgetRowsRead();
   WriteScope transaction(*this);
   db_->exec(
       "DELETE FROM resources; DELETE FROM tags; DELETE FROM emulator_state; "
@@ -819,6 +839,7 @@ void StateStore::WriteScope::Commit() {
 
 StateStore::WriteScope::~WriteScope() {
   if (done_) return;
+  store_.ForgetRowsRead();  // rows read since the scope began may be rolled back with it
   try {
     if (depth_ == 0 && !store_.batching_) {
       store_.Execute("ROLLBACK");

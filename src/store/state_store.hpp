@@ -309,6 +309,13 @@ class StateStore {
   int autocheckpoint_pages_ = 0;  // SQLite's WAL auto-checkpoint threshold, off in start-up
   // Declared after db_, so the statements are finalized before the connection closes.
   mutable std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
+  // Rows read by Get(), by key: most requests read one or two rows again and again (an endpoint
+  // and its config per invocation), and a hash lookup costs a fraction of a query. A write drops
+  // the row it touches; a rollback (of a request or of a group-commit batch) drops them all, since
+  // rows read inside it may be gone. Bounded: when full it starts again empty.
+  mutable std::unordered_map<std::string, ResourceRow> rows_read_;
+  static constexpr std::size_t kRowsReadLimit = 1024;
+  void ForgetRowsRead() const { rows_read_.clear(); }
   int write_depth_ = 0;
   std::atomic<std::uint64_t> committed_writes_{0};
   int log_fd_ = -1;          // the write-ahead log, opened by DeferSyncs() for SyncWrites()

@@ -222,6 +222,40 @@ TEST(StateStore, MigrationFourFillsPlanCapacityFromPlansSoldBefore) {
             (std::vector<std::string>{"sold-before@us-east-1ax2:1000-3000"}));
 }
 
+// Get() keeps the rows it reads; no write, rollback or reset may leave it answering an old row.
+TEST(StateStore, RowsReadAreNeverStale) {
+  StateStore store(":memory:");
+  const ResourceKey key{"111111111111", "us-east-1", "model", "m"};
+  {
+    StateStore::WriteScope request(store);
+    ASSERT_TRUE(store.Insert(Row("m", 1000), {}));
+    ASSERT_TRUE(store.Get(key).has_value());  // read (and kept) inside the request
+  }                                           // rolled back
+  EXPECT_FALSE(store.Get(key).has_value());
+
+  ASSERT_TRUE(store.Insert(Row("m", 1000), {}));
+  ASSERT_EQ(store.Get(key)->doc, "{}");
+  ResourceRow changed = *store.Get(key);
+  changed.doc = R"({"v":2})";
+  changed.status = "InService";
+  ASSERT_TRUE(store.Update(changed));
+  EXPECT_EQ(store.Get({"111111111111", "us-east-1", "model", "M"})->doc, R"({"v":2})");
+  {
+    StateStore::WriteScope request(store);
+    changed.doc = R"({"v":3})";
+    ASSERT_TRUE(store.Update(changed));
+    EXPECT_EQ(store.Get(key)->doc, R"({"v":3})");
+  }  // rolled back: version 2 again
+  EXPECT_EQ(store.Get(key)->doc, R"({"v":2})");
+  EXPECT_EQ(store.Get(key)->status, "InService");
+  ASSERT_TRUE(store.Delete(key));
+  EXPECT_FALSE(store.Get(key).has_value());
+  ASSERT_TRUE(store.Insert(Row("m", 2000), {}));
+  ASSERT_TRUE(store.Get(key).has_value());
+  store.DeleteEverything();
+  EXPECT_FALSE(store.Get(key).has_value());
+}
+
 TEST(StateStore, MigratesANewDatabaseToTheLatestVersion) {
   StateStore store(":memory:");
   EXPECT_GE(store.SchemaVersion(), 1);
