@@ -29,6 +29,8 @@ domain::Status CheckEmulatorVariables(const nlohmann::json& container);
 
 // The real container behind a model, if it names one.
 std::optional<ContainerAddress> UpstreamOf(const Context& ctx, const std::string& model_name);
+// The same, from a model environment already read.
+std::optional<ContainerAddress> UpstreamIn(const nlohmann::json& environment);
 
 // What became of an invocation forwarded to a real container: the plain facts the runtime's
 // answer is composed from.

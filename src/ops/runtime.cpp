@@ -102,11 +102,11 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
   response.invoked_variant = variant.name;
   response.custom_attributes = request.custom_attributes;
   const std::string model = variant.model_name.value_or("");
-  if (auto upstream = UpstreamOf(ctx, model)) {
+  const json environment = ModelEnvironment(ctx, model);
+  if (auto upstream = UpstreamIn(environment)) {
     response.forward_to = std::move(upstream);
     return response;
   }
-  const json environment = ModelEnvironment(ctx, model);
   if (environment.contains(kFixedResponseVariable)) {
     response.body = environment[kFixedResponseVariable];
     response.content_type = request.accept.empty() ? "application/json" : request.accept;

@@ -33,6 +33,8 @@ struct ResourceKey {
   std::string region;
   std::string kind;  // "model", "endpoint", ...
   std::string name;
+
+  bool operator==(const ResourceKey&) const = default;
 };
 
 struct ResourceRow {
@@ -42,6 +44,8 @@ struct ResourceRow {
   TimePoint created{};
   TimePoint modified{};
   std::string doc;  // JSON text owned by the handlers
+
+  bool operator==(const ResourceRow&) const = default;
 };
 
 using Tags = std::vector<std::pair<std::string, std::string>>;
