@@ -53,6 +53,9 @@ struct ServerOptions {
   std::size_t max_header_bytes = 16 * 1024;
   std::chrono::milliseconds read_timeout{30'000};   // to receive one request once it has begun
   std::chrono::milliseconds idle_timeout{120'000};  // keep-alive connections with no request
+  // Open connections at most (0: 10,000, or fewer under a lower descriptor limit); see
+  // http::TransportLimits::max_connections.
+  std::size_t max_connections = 0;
 };
 
 }  // namespace smemu

@@ -111,6 +111,12 @@ int Run(int argc, char** argv) {
                  "Seconds to receive a request once its first byte has arrived")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  std::size_t max_connections = 0;
+  app.add_option("--max-connections", max_connections,
+                 "Open connections at most; at the limit a new connection closes the oldest idle "
+                 "one, or is closed at once when none is idle (0: 10000, or fewer when the "
+                 "descriptor limit, ulimit -n, is lower)")
+      ->capture_default_str();
   ReadOptionsFromEnvironment(app);
   CLI11_PARSE(app, argc, argv);
 
@@ -134,6 +140,7 @@ int Run(int argc, char** argv) {
       std::chrono::milliseconds(static_cast<long long>(read_timeout_seconds * 1000));
   options.container_timeout =
       std::chrono::milliseconds(static_cast<long long>(container_timeout_seconds * 1000));
+  options.max_connections = max_connections;
   smemu::log::Configure(
       log_format == "json" ? smemu::log::Format::kJson : smemu::log::Format::kText,
       spdlog::level::from_str(log_level));

@@ -1,5 +1,7 @@
 #include "smemu/server.hpp"
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <fstream>
 #include <future>
@@ -88,6 +90,16 @@ void WarnAboutExposure(const ServerOptions& options, bool signatures_checked) {
   log::Event(spdlog::level::warn,
              "listening on a non-loopback address: " + aws + "; " + AdminRule(options),
              {{"host", options.host}});
+}
+
+// The transport's lines about itself (accept failures, the connection cap), into the log.
+void LogTransportReport(const http::TransportReport& report) {
+  nlohmann::json fields = nlohmann::json::object();
+  for (const auto& [name, text] : report.texts) fields[name] = text;
+  for (const auto& [name, number] : report.numbers) fields[name] = number;
+  log::Event(report.level == http::TransportReport::Level::kWarning ? spdlog::level::warn
+                                                                    : spdlog::level::info,
+             report.message, fields);
 }
 
 }  // namespace
@@ -226,6 +238,7 @@ unsigned short Server::Start() {
   limits.header_limit = s.options.max_header_bytes;
   limits.read_timeout = s.options.read_timeout;
   limits.idle_timeout = s.options.idle_timeout;
+  limits.max_connections = s.options.max_connections;
   const protocol::Router& router = *s.router;
   http::TransportCallbacks callbacks{
       [&router](protocol::HttpRequest&& request, protocol::Reply reply) {
@@ -234,11 +247,20 @@ unsigned short Server::Start() {
       [&router](std::string_view target) { return router.BodyLimitFor(target); },
       [&router](int status, const std::string& message) {
         return router.FramingError(status, message);
-      }};
+      },
+      LogTransportReport};
   std::vector<http::net::io_context*> contexts;
   for (auto& context : s.contexts) contexts.push_back(context.get());
   s.transport = std::make_unique<http::Transport>(std::move(contexts), s.options.host,
                                                   s.options.port, limits, std::move(callbacks));
+  if (limits.max_connections == 0 &&
+      s.transport->max_connections() < http::kDefaultMaxConnections) {
+    rlimit descriptors{};
+    getrlimit(RLIMIT_NOFILE, &descriptors);
+    log::Event(spdlog::level::info, "the descriptor limit (ulimit -n) lowers the connection cap",
+               {{"max_connections", s.transport->max_connections()},
+                {"descriptor_limit", descriptors.rlim_cur}});
+  }
   s.transport->StartAccepting();
   for (auto& context : s.contexts) s.threads.emplace_back([&context] { context->run(); });
   s.running = true;

@@ -1,12 +1,52 @@
 #include "http/transport.hpp"
 
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <optional>
+#include <string>
 #include <vector>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace smemu::http {
 namespace {
 
 constexpr std::size_t kFirstReadBytes = 4096;
+// Keep-alive requests reuse their connection's read buffer; one left bigger than this by a large
+// request is freed while the connection waits for the next.
+constexpr std::size_t kKeptReadBufferBytes = kFirstReadBytes;
+
+constexpr std::size_t kReservedDescriptors = 64;
+constexpr std::size_t kReservedDescriptorsPerThread = 4;  // epoll, eventfd, timerfd, a spare
+
+// Accept errors: the first retry after kFirstAcceptRetry, each next one twice as late, up to
+// kLastAcceptRetry.
+constexpr std::chrono::milliseconds kFirstAcceptRetry{5};
+constexpr std::chrono::milliseconds kLastAcceptRetry{1000};
+// At most one line about the connection cap this often.
+constexpr std::chrono::seconds kCapReportInterval{10};
+// Memory is given back when the open connections fall to 1/kTrimFraction of a peak of at least
+// kTrimAfterPeak, kTrimDelay later.
+constexpr std::size_t kTrimAfterPeak = 256;
+constexpr std::size_t kTrimFraction = 8;
+constexpr std::chrono::milliseconds kTrimDelay{500};
+
+long long AsNumber(std::size_t value) { return static_cast<long long>(value); }
+
+// This process's resident memory in KiB (VmRSS), or -1 when it cannot be read.
+long long ResidentKib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6);
+  }
+  return -1;
+}
 
 protocol::HttpRequest ToProtocolRequest(bhttp::request<bhttp::string_body>&& message,
                                         const std::string& peer) {
@@ -45,17 +85,36 @@ std::string PeerOf(const tcp::socket& socket) {
 // One connection. Lives as long as one of its asynchronous operations is pending.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, Transport& transport)
+  Session(tcp::socket&& socket, Transport& transport, std::size_t context_index)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         buffer_(transport.limits_.read_buffer_limit),
         transport_(transport),
         registry_(transport.registry_),
-        peer_(PeerOf(socket_)) {}
+        idle_list_(registry_->idle[context_index]),
+        peer_(PeerOf(socket_)) {
+    registry_->open.fetch_add(1, std::memory_order_relaxed);
+    // For the read after a wait for readability (WaitForFirstBytes); asynchronous operations
+    // work the same either way.
+    beast::error_code ignored;
+    socket_.non_blocking(true, ignored);
+  }
 
   ~Session() {
-    std::lock_guard lock(registry_->mutex);
-    registry_->sessions.erase(this);
+    LeaveIdleList();
+    {
+      std::lock_guard lock(registry_->mutex);
+      registry_->sessions.erase(this);
+    }
+    if (released_.exchange(true)) return;  // made room at the cap: no longer counted
+    const std::size_t left = registry_->open.fetch_sub(1, std::memory_order_relaxed) - 1;
+    std::size_t peak = registry_->peak.load(std::memory_order_relaxed);
+    // Once per burst: resetting the peak ends it. Not at shutdown, when the Transport may be gone.
+    if (peak >= kTrimAfterPeak && left <= peak / kTrimFraction &&
+        !registry_->closing.load(std::memory_order_acquire) &&
+        registry_->peak.compare_exchange_strong(peak, left, std::memory_order_relaxed)) {
+      transport_.ScheduleTrim(peak);
+    }
   }
 
   void Run() {
@@ -64,16 +123,46 @@ class Session : public std::enable_shared_from_this<Session> {
       registry_->sessions.emplace(this, weak_from_this());
       if (registry_->shutting_down) closing_ = true;
     }
+    // Idle from the start: a flood of new connections must find room among its own oldest, even
+    // before their threads have run them.
+    EnterIdleList(std::chrono::steady_clock::now() + transport_.limits_.idle_timeout);
     net::dispatch(socket_.get_executor(),
                   beast::bind_front_handler(&Session::ReadHeader, shared_from_this()));
   }
 
-  // Called at shutdown from any thread.
-  void Shutdown() {
+  // Closes the connection if it waits for a request, else after the response to the one it is
+  // reading or answering. Called at shutdown, and to make room at the connection cap. From any
+  // thread.
+  void CloseWhenIdle() {
     net::post(socket_.get_executor(), [self = shared_from_this()] {
       self->closing_ = true;
       if (self->idle_) self->Close();
     });
+  }
+
+  // Takes the oldest connection waiting for a request on `list` off it and stops counting it
+  // against the cap; false when none waits. `session` is null when that connection is already
+  // being destroyed, else it is to be closed (CloseWhenIdle).
+  static bool TakeOldestIdle(IdleList& list, SessionRegistry& registry,
+                             std::shared_ptr<Session>& session) {
+    std::lock_guard lock(list.mutex);
+    Session* oldest = list.oldest;
+    if (!oldest) return false;
+    oldest->UnlinkLocked();
+    // Counted out now, not when it is gone, so that each new connection of a flood closes one old
+    // one, not one for every new connection until the first closes.
+    if (!oldest->released_.exchange(true)) {
+      registry.open.fetch_sub(1, std::memory_order_relaxed);
+    }
+    session = oldest->weak_from_this().lock();  // null if its destructor waits for the lock
+    return true;
+  }
+
+  // When the oldest connection on `list` started waiting (its idle deadline); nullopt if none does.
+  static std::optional<net::steady_timer::time_point> OldestIdleSince(IdleList& list) {
+    std::lock_guard lock(list.mutex);
+    if (!list.oldest) return std::nullopt;
+    return list.oldest->idle_deadline_;
   }
 
  private:
@@ -84,14 +173,37 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(transport_.limits_.header_limit));
     if (buffer_.size() > 0) return ReadRestOfHeader();  // a pipelined request is already here
+    if (buffer_.capacity() > kKeptReadBufferBytes) buffer_.shrink_to_fit();  // frees it: empty
     idle_ = true;
     Arm(transport_.limits_.idle_timeout);
+    EnterIdleList(deadline_);
+    // A connection with no read buffer (a new one, or one whose last request was large) waits for
+    // its first byte without one, so that idle connections cost little memory. The keep-alive
+    // path keeps its buffer and reads at once.
+    if (buffer_.capacity() == 0) return WaitForFirstBytes();
     socket_.async_read_some(buffer_.prepare(kFirstReadBytes),
                             beast::bind_front_handler(&Session::OnFirstBytes, shared_from_this()));
   }
 
+  void WaitForFirstBytes() {
+    socket_.async_wait(tcp::socket::wait_read,
+                       beast::bind_front_handler(&Session::OnReadable, shared_from_this()));
+  }
+
+  void OnReadable(beast::error_code ec) {
+    std::size_t bytes = 0;
+    if (!ec) {
+      bytes = socket_.read_some(buffer_.prepare(kFirstReadBytes), ec);
+      if (ec == net::error::would_block || ec == net::error::try_again) {
+        return WaitForFirstBytes();
+      }
+    }
+    OnFirstBytes(ec, bytes);
+  }
+
   void OnFirstBytes(beast::error_code ec, std::size_t bytes) {
     idle_ = false;
+    LeaveIdleList();
     if (ec) return OnReadError(ec, /*nothing_received=*/true);
     buffer_.commit(bytes);
     if (closing_) return Close();  // shutdown began while idle: the request was never started
@@ -229,6 +341,39 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
+  // The idle list holds the connections waiting for a request, in the order they began to, so that
+  // the cap can close the one idle longest. Entered and left twice a request, under the context's
+  // own lock, which only the accepting thread shares: when it adds a new connection, and at the
+  // cap. `deadline`: when the idle wait ends; all are equally long, so it orders them as they
+  // began.
+  void EnterIdleList(net::steady_timer::time_point deadline) {
+    std::lock_guard lock(idle_list_.mutex);
+    if (listed_ || released_) return;  // listed since it was accepted; or to be closed
+    idle_deadline_ = deadline;
+    idle_previous_ = idle_list_.newest;
+    idle_next_ = nullptr;
+    if (idle_list_.newest) {
+      idle_list_.newest->idle_next_ = this;
+    } else {
+      idle_list_.oldest = this;
+    }
+    idle_list_.newest = this;
+    listed_ = true;
+  }
+
+  void LeaveIdleList() {
+    std::lock_guard lock(idle_list_.mutex);
+    if (listed_) UnlinkLocked();
+  }
+
+  // REQUIRES: idle_list_.mutex held, listed_.
+  void UnlinkLocked() {
+    (idle_previous_ ? idle_previous_->idle_next_ : idle_list_.oldest) = idle_next_;
+    (idle_next_ ? idle_next_->idle_previous_ : idle_list_.newest) = idle_previous_;
+    idle_previous_ = idle_next_ = nullptr;
+    listed_ = false;
+  }
+
   void Close() {
     beast::error_code ignored;
     ++timer_generation_;
@@ -248,6 +393,14 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   Transport& transport_;  // valid while any handler of this session can still run
   std::shared_ptr<SessionRegistry> registry_;
+  IdleList& idle_list_;  // its io_context's; lives in *registry_
+  // Guarded by idle_list_.mutex: the links, and when the idle wait began (as its deadline).
+  Session* idle_previous_ = nullptr;
+  Session* idle_next_ = nullptr;
+  bool listed_ = false;
+  net::steady_timer::time_point idle_deadline_;
+  // No longer counted in SessionRegistry::open: taken off to make room at the cap, or destroyed.
+  std::atomic<bool> released_{false};
   const std::string peer_;  // the caller's address, for the admin API's access rule
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::unique_ptr<bhttp::response<bhttp::string_body>> response_;
@@ -256,12 +409,36 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closing_ = false;  // shutdown asked: close after the current response
 };
 
+std::size_t DefaultMaxConnections(std::size_t threads) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
+    return kDefaultMaxConnections;
+  }
+  const std::size_t descriptors = static_cast<std::size_t>(limit.rlim_cur);
+  const std::size_t reserve =
+      std::min(descriptors / 2,
+               kReservedDescriptors + kReservedDescriptorsPerThread * threads + descriptors / 8);
+  return std::clamp<std::size_t>(descriptors - reserve, 1, kDefaultMaxConnections);
+}
+
+namespace {
+
+TransportLimits WithConnectionCap(TransportLimits limits, std::size_t threads) {
+  if (limits.max_connections == 0) limits.max_connections = DefaultMaxConnections(threads);
+  return limits;
+}
+
+}  // namespace
+
 Transport::Transport(std::vector<net::io_context*> contexts, const std::string& host,
                      unsigned short port, TransportLimits limits, TransportCallbacks callbacks)
     : contexts_(std::move(contexts)),
       acceptor_(*contexts_.at(0)),
-      limits_(limits),
-      callbacks_(std::move(callbacks)) {
+      limits_(WithConnectionCap(limits, contexts_.size())),
+      callbacks_(std::move(callbacks)),
+      registry_(std::make_shared<SessionRegistry>(contexts_.size())),
+      accept_retry_(*contexts_.at(0)),
+      trim_timer_(*contexts_.at(0)) {
   const tcp::endpoint endpoint{net::ip::make_address(host), port};
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(net::socket_base::reuse_address(true));
@@ -270,28 +447,147 @@ Transport::Transport(std::vector<net::io_context*> contexts, const std::string& 
   port_ = acceptor_.local_endpoint().port();
 }
 
-Transport::~Transport() = default;
+Transport::~Transport() { registry_->closing = true; }
 
 void Transport::StartAccepting() { Accept(); }
 
 void Transport::Accept() {
-  net::io_context& context = *contexts_[next_context_];
+  const std::size_t index = next_context_;
   next_context_ = (next_context_ + 1) % contexts_.size();
-  acceptor_.async_accept(context, [this](beast::error_code ec, tcp::socket socket) {
-    if (ec == net::error::operation_aborted || shutting_down_) return;
-    if (!ec) {
-      socket.set_option(tcp::no_delay(true), ec);
-      std::make_shared<Session>(std::move(socket), *this)->Run();
-    }
+  acceptor_.async_accept(
+      *contexts_[index], [this, index](beast::error_code ec, tcp::socket socket) {
+        if (ec == net::error::operation_aborted || shutting_down_) return;
+        if (ec) return OnAcceptError(ec);
+        if (accept_backoff_.count() > 0) {
+          const auto paused = std::chrono::duration_cast<std::chrono::milliseconds>(
+              std::chrono::steady_clock::now() - accept_failing_since_);
+          Report({TransportReport::Level::kWarning,
+                  "accepting connections again",
+                  {},
+                  {{"failed_accepts", AsNumber(accept_failures_)},
+                   {"paused_ms", static_cast<long long>(paused.count())},
+                   {"open_connections", AsNumber(registry_->open.load())}}});
+          accept_backoff_ = std::chrono::milliseconds(0);
+          accept_failures_ = 0;
+        }
+        Admit(std::move(socket), index);
+        Accept();
+      });
+}
+
+// Every accept error is retried after a pause: those asio does not retry itself are about
+// resources (descriptors, kernel memory), which an immediate retry would not find freed, only
+// turning the loop into a spin. New connections wait in the listen backlog meanwhile.
+void Transport::OnAcceptError(const beast::error_code& ec) {
+  ++accept_failures_;
+  if (accept_backoff_.count() == 0) {
+    accept_backoff_ = kFirstAcceptRetry;
+    accept_failing_since_ = std::chrono::steady_clock::now();
+    Report({TransportReport::Level::kWarning,
+            "cannot accept connections: retrying with a growing delay until it works",
+            {{"error", ec.message()}},
+            {{"errno", ec.value()},
+             {"open_connections", AsNumber(registry_->open.load())},
+             {"max_connections", AsNumber(limits_.max_connections)}}});
+  } else {
+    accept_backoff_ = std::min(accept_backoff_ * 2, kLastAcceptRetry);
+  }
+  accept_retry_.expires_after(accept_backoff_);
+  accept_retry_.async_wait([this](beast::error_code wait_ec) {
+    if (wait_ec || shutting_down_) return;
     Accept();
   });
 }
 
+// At the cap, the new connection takes the place of the oldest idle one. When every connection is
+// busy, the new one is closed at once rather than answered 503: answering would first mean reading
+// its request (closing on an unread request resets the connection, and the client may lose the
+// answer), holding a descriptor and a session past the cap for up to --read-timeout, exactly what
+// ran short. A connection closed before any answer is an error every AWS SDK retries, with backoff.
+void Transport::Admit(tcp::socket socket, std::size_t context_index) {
+  if (registry_->open.load(std::memory_order_relaxed) >= limits_.max_connections) {
+    std::shared_ptr<Session> evicted;
+    bool made_room = false;
+    while (!made_room) {
+      // The list whose oldest entry has waited longest; an entry may leave it meanwhile.
+      IdleList* oldest_list = nullptr;
+      std::optional<net::steady_timer::time_point> oldest_since;
+      for (IdleList& list : registry_->idle) {
+        const auto since = Session::OldestIdleSince(list);
+        if (since && (!oldest_since || *since < *oldest_since)) {
+          oldest_since = since;
+          oldest_list = &list;
+        }
+      }
+      if (!oldest_list) break;
+      made_room = Session::TakeOldestIdle(*oldest_list, *registry_, evicted);
+    }
+    if (!made_room) {
+      NoteCapReached(/*evicted=*/false);
+      return;  // the socket closes here
+    }
+    if (evicted) evicted->CloseWhenIdle();
+    NoteCapReached(/*evicted=*/true);
+  }
+  beast::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  std::make_shared<Session>(std::move(socket), *this, context_index)->Run();
+  const std::size_t open = registry_->open.load(std::memory_order_relaxed);
+  std::size_t peak = registry_->peak.load(std::memory_order_relaxed);
+  while (open > peak &&
+         !registry_->peak.compare_exchange_weak(peak, open, std::memory_order_relaxed)) {
+  }
+}
+
+void Transport::NoteCapReached(bool evicted) {
+  ++(evicted ? cap_evicted_ : cap_refused_);
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_cap_report_) return;
+  next_cap_report_ = now + kCapReportInterval;
+  Report({TransportReport::Level::kWarning,
+          "connection limit reached: a new connection closes the oldest idle one, or is closed at "
+          "once when none is idle (--max-connections)",
+          {},
+          {{"max_connections", AsNumber(limits_.max_connections)},
+           {"idle_closed", AsNumber(cap_evicted_)},
+           {"refused", AsNumber(cap_refused_)}}});
+  cap_evicted_ = cap_refused_ = 0;
+}
+
+void Transport::ScheduleTrim(std::size_t peak) {
+  net::post(acceptor_.get_executor(), [this, peak] {
+    trim_timer_.expires_after(kTrimDelay);
+    trim_timer_.async_wait([this, peak](beast::error_code ec) {
+      if (ec || shutting_down_) return;
+#if defined(__GLIBC__)
+      const long long before = ResidentKib();
+      malloc_trim(0);
+      Report({TransportReport::Level::kInfo,
+              "connections closed after a burst: freed memory given back to the system",
+              {},
+              {{"peak_connections", AsNumber(peak)},
+               {"open_connections", AsNumber(registry_->open.load())},
+               {"resident_kib_before", before},
+               {"resident_kib_after", ResidentKib()}}});
+#else
+      (void)peak;
+#endif
+    });
+  });
+}
+
+void Transport::Report(TransportReport report) const {
+  if (callbacks_.report) callbacks_.report(report);
+}
+
 void Transport::BeginShutdown() {
   shutting_down_ = true;
+  registry_->closing = true;
   net::post(acceptor_.get_executor(), [this] {
     beast::error_code ignored;
     acceptor_.close(ignored);
+    accept_retry_.cancel();
+    trim_timer_.cancel();
   });
   std::vector<std::shared_ptr<Session>> live;
   {
@@ -302,7 +598,7 @@ void Transport::BeginShutdown() {
     }
   }
   // Outside the lock: dropping the last reference runs ~Session, which takes the lock.
-  for (auto& session : live) session->Shutdown();
+  for (auto& session : live) session->CloseWhenIdle();
 }
 
 std::size_t Transport::OpenConnections() const {

@@ -7,6 +7,13 @@
 // and answered on one thread without hand-offs. Each connection owns itself (shared_from_this); the
 // transport keeps only weak references, used at shutdown to close idle connections and let busy
 // ones finish.
+//
+// Under descriptor exhaustion: at most TransportLimits::max_connections connections are open. At
+// the cap a new connection closes the oldest idle one (waiting for its next request), or is itself
+// closed at once when none is idle. Should accept() fail all the same (EMFILE with a cap above the
+// descriptor limit, ENFILE, ENOBUFS, ...), accepting pauses and retries with a growing delay
+// instead of spinning; new connections wait in the listen backlog meanwhile. When the number of
+// open connections falls back after a burst, freed memory is given back to the system.
 #pragma once
 
 #include <atomic>
@@ -17,6 +24,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "http/net.hpp"
@@ -29,6 +37,17 @@ struct TransportLimits {
   std::chrono::milliseconds read_timeout{30'000};   // per request: header, then body
   std::chrono::milliseconds idle_timeout{120'000};  // keep-alive wait for the next request
   std::size_t read_buffer_limit = 1024 * 1024;      // bytes buffered ahead (pipelining)
+  std::size_t max_connections = 0;  // open connections at most; 0: DefaultMaxConnections()
+};
+
+// A line for the log about the transport itself (accept failing and resuming, the connection cap
+// reached, memory given back), already rate-limited by the transport.
+struct TransportReport {
+  enum class Level { kInfo, kWarning };
+  Level level = Level::kWarning;
+  std::string message;
+  std::vector<std::pair<std::string, std::string>> texts;  // fields with text values
+  std::vector<std::pair<std::string, long long>> numbers;  // fields with number values
 };
 
 struct TransportCallbacks {
@@ -37,16 +56,43 @@ struct TransportCallbacks {
   std::function<void(protocol::HttpRequest&&, protocol::Reply)> handle;
   std::function<std::size_t(std::string_view target)> body_limit;
   std::function<protocol::HttpResponse(int status, const std::string& message)> refuse;
+  // Called on the accepting thread (the first io_context's); may be empty.
+  std::function<void(const TransportReport&)> report;
 };
 
+constexpr std::size_t kDefaultMaxConnections = 10'000;
+
+// The connection cap when none is given: kDefaultMaxConnections, or fewer when the descriptor limit
+// (RLIMIT_NOFILE soft limit) is lower: the limit minus a reserve for what else the process opens
+// (the database and its journal, the connections to model containers, the event loops of `threads`
+// threads, log files): 64 + 4 per thread + an eighth of the limit, at most half of it.
+std::size_t DefaultMaxConnections(std::size_t threads);
+
 class Session;
+
+// The connections waiting for their next request on one io_context, oldest first, linked through
+// the Sessions themselves. The context's thread adds and removes its own sessions (twice a request,
+// uncontended); the accepting thread adds new ones and takes the oldest when the cap is reached.
+struct IdleList {
+  std::mutex mutex;
+  Session* oldest = nullptr;  // guarded by mutex, as are the Sessions' links
+  Session* newest = nullptr;
+};
 
 // The live connections, shared with each Session so a Session can unregister itself even when it
 // is destroyed after the Transport (its pending handlers die with the io_context).
 struct SessionRegistry {
+  explicit SessionRegistry(std::size_t contexts) : idle(contexts) {}
+
   std::mutex mutex;
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
   bool shutting_down = false;
+  std::vector<IdleList> idle;  // one per io_context, by its index
+  // Sessions counted against the cap: alive, and not yet taken off to make room for another.
+  std::atomic<std::size_t> open{0};
+  // The most connections open since memory was last given back (see Transport::ScheduleTrim).
+  std::atomic<std::size_t> peak{0};
+  std::atomic<bool> closing{false};  // shutdown began: no more memory trims
 };
 
 class Transport {
@@ -59,6 +105,7 @@ class Transport {
   ~Transport();
 
   unsigned short port() const { return port_; }
+  std::size_t max_connections() const { return limits_.max_connections; }
   void StartAccepting();
   // Stops accepting, closes idle connections and asks busy ones to close after their response.
   // Safe from any thread.
@@ -68,6 +115,14 @@ class Transport {
  private:
   friend class Session;
   void Accept();
+  void OnAcceptError(const beast::error_code& ec);
+  // Opens a Session on an accepted socket, first making room at the cap. On the accepting thread.
+  void Admit(tcp::socket socket, std::size_t context_index);
+  void NoteCapReached(bool evicted);
+  // Gives freed memory back to the system a moment after the connections of a burst closed (the
+  // moment lets the rest of them close first). From any thread.
+  void ScheduleTrim(std::size_t peak);
+  void Report(TransportReport report) const;
 
   const std::vector<net::io_context*> contexts_;
   std::size_t next_context_ = 0;  // where the next connection goes; touched only by Accept()
@@ -76,7 +131,20 @@ class Transport {
   const TransportLimits limits_;
   const TransportCallbacks callbacks_;
   std::atomic<bool> shutting_down_{false};
-  std::shared_ptr<SessionRegistry> registry_ = std::make_shared<SessionRegistry>();
+  std::shared_ptr<SessionRegistry> registry_;
+
+  // The rest is touched only on the accepting thread.
+  // Accept errors: the delay before the next try (zero while accepting works), the failures in
+  // this episode and when it began.
+  net::steady_timer accept_retry_;
+  std::chrono::milliseconds accept_backoff_{0};
+  std::size_t accept_failures_ = 0;
+  std::chrono::steady_clock::time_point accept_failing_since_;
+  // The cap: what happened there since the last line about it, and when the next line may come.
+  std::size_t cap_evicted_ = 0;
+  std::size_t cap_refused_ = 0;
+  std::chrono::steady_clock::time_point next_cap_report_;
+  net::steady_timer trim_timer_;
 };
 
 }  // namespace smemu::http
