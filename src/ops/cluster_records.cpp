@@ -1,6 +1,7 @@
 #include "ops/cluster_records.hpp"
 
 #include "domain/resource_kinds.hpp"
+#include "ops/decoded_rows.hpp"
 #include "ops/lifecycle_records.hpp"
 
 namespace smemu::ops {
@@ -105,7 +106,8 @@ std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& 
     row = ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kClusterKind, name_or_arn});
   }
   if (!row) return std::nullopt;
-  return ClusterFromRow(*row);
+  // DescribeCluster and DescribeClusterNode decode the whole cluster (every node) for one answer.
+  return DecodedFromRow(*row, [](const store::ResourceRow& read) { return ClusterFromRow(read); });
 }
 
 bool InsertCluster(Context& ctx, const ClusterRecord& record, const store::Tags& tags) {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <unordered_map>
 
 #include "domain/resource_kinds.hpp"
+#include "ops/decoded_rows.hpp"
 
 namespace smemu::ops {
 
@@ -95,28 +95,18 @@ json ModelEnvironment(const Context& ctx, const std::string& model_name) {
   const auto model =
       ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kModelKind, model_name});
   if (!model) return json::object();
-  // Every invocation reads its model's environment: the last one decoded per model is kept, and
-  // used while the model's row is the same (models are immutable; a deleted and re-created one
-  // differs in its row). Per thread, so no lock; bounded.
-  struct Decoded {
-    store::ResourceRow row;
-    json environment;
-  };
-  thread_local std::unordered_map<std::string, Decoded> decoded;
-  constexpr std::size_t kDecodedLimit = 256;
-  if (const auto it = decoded.find(model->arn); it != decoded.end() && it->second.row == *model) {
-    return it->second.environment;
-  }
-  const json doc = json::parse(model->doc);
-  json environment = json::object();
-  if (doc.contains("PrimaryContainer")) {
-    environment = doc["PrimaryContainer"].value("Environment", json::object());
-  } else if (doc.contains("Containers") && !doc["Containers"].empty()) {
-    environment = doc["Containers"][0].value("Environment", json::object());
-  }
-  if (decoded.size() >= kDecodedLimit) decoded.clear();
-  decoded.insert_or_assign(model->arn, Decoded{*model, environment});
-  return environment;
+  // Every invocation reads its model's environment (models are immutable; a deleted and
+  // re-created one differs in its row).
+  return DecodedFromRow(*model, [](const store::ResourceRow& read) {
+    const json doc = json::parse(read.doc);
+    if (doc.contains("PrimaryContainer")) {
+      return doc["PrimaryContainer"].value("Environment", json::object());
+    }
+    if (doc.contains("Containers") && !doc["Containers"].empty()) {
+      return doc["Containers"][0].value("Environment", json::object());
+    }
+    return json::object();
+  });
 }
 
 domain::Status CheckEmulatorVariables(const json& container) {

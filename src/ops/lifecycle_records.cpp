@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <climits>
 #include <map>
-#include <unordered_map>
 
 #include "domain/resource_kinds.hpp"
 #include "ops/cluster_records.hpp"
+#include "ops/decoded_rows.hpp"
 #include "ops/plan_records.hpp"
 
 namespace smemu::ops {
@@ -219,23 +219,7 @@ EndpointRecord EndpointFromRow(const store::ResourceRow& row) {
 std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::ResourceKey& key) {
   const auto row = ctx.store.Get(key);
   if (!row) return std::nullopt;
-  // DescribeEndpoint and every invocation decode the same few rows again and again, and decoding
-  // (a JSON parse) was the largest part of serving them. A record is a function of its row alone,
-  // so one decoded from an equal row is reused: nothing to invalidate. Per thread, so no lock;
-  // bounded, so a thread that saw many endpoints starts again empty.
-  struct Decoded {
-    store::ResourceRow row;
-    EndpointRecord record;
-  };
-  thread_local std::unordered_map<std::string, Decoded> decoded;
-  constexpr std::size_t kDecodedLimit = 256;
-  if (const auto it = decoded.find(row->arn); it != decoded.end() && it->second.row == *row) {
-    return it->second.record;
-  }
-  if (decoded.size() >= kDecodedLimit) decoded.clear();
-  EndpointRecord record = EndpointFromRow(*row);
-  decoded.insert_or_assign(row->arn, Decoded{*row, record});
-  return record;
+  return DecodedFromRow(*row, [](const store::ResourceRow& read) { return EndpointFromRow(read); });
 }
 
 std::vector<domain::Variant> VariantsFromConfig(const json& config) {
