@@ -372,7 +372,10 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
   auto request = ReadListRequest(in, kSpec);
   if (!request) return request.error();
   StoreFilters filters;
-  store::ListQuery::PlanWindow& window = filters.plan.emplace();
+  // Assigned, not emplace()d: clang 14 cannot default-construct a nested struct with member
+  // initializers through std::optional::emplace().
+  filters.plan = store::ListQuery::PlanWindow{};
+  store::ListQuery::PlanWindow& window = *filters.plan;
   window.now = ctx.now;
   window.start_after = OptionalTimestamp(in, "StartTimeAfter");
   window.start_before = OptionalTimestamp(in, "StartTimeBefore");

@@ -158,7 +158,8 @@ TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
   ASSERT_TRUE(store.Insert(PlanRow("a", 1000, 3000), {}));
   ListQuery query = Query();
   query.kind = "training-plan";
-  query.plan.emplace().now = At(4000);
+  query.plan = ListQuery::PlanWindow{};  // not emplace(): clang 14 refuses it for this struct
+  query.plan->now = At(4000);
   query.sort = SortField::kPlanStart;
   query.descending = false;
   query.limit = 3;
