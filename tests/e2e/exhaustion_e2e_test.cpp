@@ -182,6 +182,12 @@ TEST(Exhaustion, AtTheDefaultConnectionCapTheOldestIdleConnectionsMakeRoom) {
 // A cap above what the descriptor limit allows: accept() fails with EMFILE. The server must not
 // spin on it, must say so once, and must accept again when descriptors are free.
 TEST(Exhaustion, WhenAcceptRunsOutOfDescriptorsItBacksOffAndRecovers) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizer build is ASan with UBSan. UBSan's vptr check tests whether memory is readable
+  // through a pipe(); with no descriptor left it takes every vtable it has not seen yet for
+  // unreadable and stops the server with "object has invalid vptr". Plain and TSan builds run it.
+  GTEST_SKIP() << "UBSan's vptr check needs a free descriptor";
+#endif
   Process server({"--port", "0", "--db", ":memory:", "--threads", "2", "--log-level", "warn",
                   "--max-connections", "1000"},
                  true, WithDescriptorLimit(64));
