@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,15 @@ constexpr std::size_t kFirstReadBytes = 4096;
 // request is freed while the connection waits for the next.
 constexpr std::size_t kKeptReadBufferBytes = kFirstReadBytes;
 
+// After refusing a request it did not read whole (a body over its limit, headers too large), the
+// connection reads and drops what the client still sends before closing, as nginx's lingering
+// close does: closing a socket with unread data sends a reset, which can destroy the refusal
+// before the client reads it, so a client sending a large body would see a dropped connection
+// (and retry it) instead of the 413. Bounded in time between reads and in bytes.
+constexpr std::chrono::milliseconds kLingerTimeout{2000};
+constexpr std::chrono::milliseconds kLingerTime{5000};
+constexpr std::size_t kLingerBytes = 64 * 1024 * 1024;
+constexpr std::size_t kLingerReadBytes = 64 * 1024;
 constexpr std::size_t kReservedDescriptors = 64;
 constexpr std::size_t kReservedDescriptorsPerThread = 4;  // epoll, eventfd, timerfd, a spare
 
@@ -136,7 +146,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void CloseWhenIdle() {
     net::post(socket_.get_executor(), [self = shared_from_this()] {
       self->closing_ = true;
-      if (self->idle_) self->Close();
+      if (self->idle_ || self->lingering_) self->Close();
     });
   }
 
@@ -172,6 +182,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closing_) return Close();
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(transport_.limits_.header_limit));
+    // The body limit depends on the route, known once the header is read (OnHeader). Until then
+    // the parser must not apply its own default of 1 MiB: it checks a Content-Length against it
+    // as the header ends, which refused every larger invocation sent with one. (boost::none would
+    // not do: Beast 1.74 compares a Content-Length with an unset limit as exceeding it.)
+    parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
     if (buffer_.size() > 0) return ReadRestOfHeader();  // a pipelined request is already here
     if (buffer_.capacity() > kKeptReadBufferBytes) buffer_.shrink_to_fit();  // frees it: empty
     idle_ = true;
@@ -291,6 +306,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Answers a request that cannot be read and closes the connection afterwards.
   void Refuse(int status, const std::string& message) {
+    linger_ = true;
     Write(transport_.callbacks_.refuse(status, message), 11, false);
   }
 
@@ -305,8 +321,35 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnWrite(bool keep_alive, beast::error_code ec, std::size_t) {
     response_.reset();
+    if (!ec && linger_) return Linger();
     if (ec || !keep_alive) return Close();
     ReadHeader();
+  }
+
+  // The refusal is sent: stop sending, and drop what the client still sends until it stops, pauses
+  // for kLingerTimeout, has sent kLingerBytes or kLingerTime has passed (see kLingerTimeout).
+  void Linger() {
+    if (closing_) return Close();
+    lingering_ = true;
+    linger_ends_ = std::chrono::steady_clock::now() + kLingerTime;
+    beast::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    buffer_.clear();
+    DropInput();
+  }
+
+  void DropInput() {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        linger_ends_ - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return Close();
+    Arm(std::min(left, kLingerTimeout));
+    socket_.async_read_some(buffer_.prepare(kLingerReadBytes),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
+                              self->lingered_ += bytes;
+                              if (ec || self->lingered_ >= kLingerBytes) return self->Close();
+                              self->buffer_.clear();
+                              self->DropInput();
+                            });
   }
 
   // Starts the deadline for the next socket operation. Unlike beast::tcp_stream's timeout, which
@@ -405,8 +448,12 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::unique_ptr<bhttp::response<bhttp::string_body>> response_;
   std::unique_ptr<bhttp::response<bhttp::empty_body>> continue_;
-  bool idle_ = false;     // waiting for the first byte of a request
-  bool closing_ = false;  // shutdown asked: close after the current response
+  bool idle_ = false;       // waiting for the first byte of a request
+  bool closing_ = false;    // shutdown asked: close after the current response
+  bool linger_ = false;     // refused a request not read whole: drop the rest before closing
+  bool lingering_ = false;  // dropping it (Linger)
+  std::chrono::steady_clock::time_point linger_ends_;
+  std::size_t lingered_ = 0;  // bytes dropped so far
 };
 
 std::size_t DefaultMaxConnections(std::size_t threads) {

@@ -722,6 +722,32 @@ class EndpointWaitersBoto3Test(EmulatorTestCase):
         self.assertEqual(b'{"label": "cat"}', fixed["Body"].read())
         self.assertEqual("AllTraffic", fixed["InvokedProductionVariant"])
 
+    def test_invoke_endpoint_takes_files_up_to_the_models_6_mib(self):
+        """The runtime model's BodyBlob allows 6,291,456 bytes; boto3 sends a file with a
+        Content-Length. The echo model answers with the body whole; one byte more is refused with
+        the limit named, and boto3 reads that refusal rather than a dropped connection."""
+        runtime = self.client(service="sagemaker-runtime")
+        self.make_endpoint("big")
+        self.advance(PROVISIONING_SECONDS)
+        with tempfile.TemporaryDirectory() as folder:
+            for size in (2000000, 6291456):
+                path = os.path.join(folder, "body-%d.bin" % size)
+                with open(path, "wb") as out:
+                    out.write(os.urandom(size))
+                with open(path, "rb") as body:
+                    answer = runtime.invoke_endpoint(EndpointName="big", Body=body,
+                                                     ContentType="application/octet-stream")
+                with open(path, "rb") as sent:
+                    self.assertEqual(sent.read(), answer["Body"].read(), size)
+            path = os.path.join(folder, "over.bin")
+            with open(path, "wb") as out:
+                out.write(os.urandom(6291457))
+            with open(path, "rb") as body:
+                self.assert_client_error(
+                    runtime.invoke_endpoint, "RequestEntityTooLargeException",
+                    "The request body of 6291457 bytes exceeds the limit of 6291456 bytes.",
+                    status=413, EndpointName="big", Body=body, ContentType="application/octet-stream")
+
     def test_invoke_after_the_plan_expired_is_a_model_error(self):
         runtime = self.client(service="sagemaker-runtime")
         plan = self.buy_plan("endpoint-week", 2)

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "e2e/http_client.hpp"
@@ -105,6 +106,127 @@ TEST(ServerE2E, InvocationsMayCarryLargerBodiesThanTheControlPlane) {
                                  {{"Content-Type", "application/octet-stream"}});
   EXPECT_EQ(reply.status, 400);  // the endpoint is missing, but the body was accepted
   EXPECT_THAT(reply.body, HasSubstr("ValidationError"));
+}
+
+// The default limits, as the models set them: a control-plane request body of up to 1 MiB, and an
+// InvokeEndpoint body of up to 6 MiB (the runtime model's BodyBlob: "max": 6291456). Each holds
+// at limit - 1, limit and limit + 1 bytes whatever the framing: a Content-Length (what every SDK
+// and the CLI send), chunked, and Content-Length with Expect: 100-continue.
+class BodyLimits : public ::testing::Test {
+ protected:
+  static constexpr std::size_t kControlPlane = 1024 * 1024;
+  static constexpr std::size_t kRuntime = 6291456;
+
+  enum class Framing { kContentLength, kChunked, kExpectContinue };
+
+  BodyLimits() : server_(TestOptions()), port_(server_.Start()) {
+    HttpClient client(port_);
+    EXPECT_EQ(client.Aws("CreateModel", R"({"ModelName":"echo"})").status, 200);
+    EXPECT_EQ(client
+                  .Aws("CreateEndpointConfig",
+                       R"({"EndpointConfigName":"echo","ProductionVariants":[{"VariantName":"v",
+                          "ModelName":"echo","InstanceType":"ml.m5.large",
+                          "InitialInstanceCount":1}]})")
+                  .status,
+              200);
+    EXPECT_EQ(client.Aws("CreateEndpoint", R"({"EndpointName":"echo","EndpointConfigName":"echo"})")
+                  .status,
+              200);
+  }
+
+  // The raw answer to `body` sent to `target` with `framing`; the server closes after answering.
+  std::string Send(const std::string& target, const std::string& extra_headers,
+                   const std::string& body, Framing framing) {
+    std::string head =
+        "POST " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + extra_headers;
+    if (framing == Framing::kChunked) {
+      std::ostringstream size;
+      size << std::hex << body.size();
+      return RawExchange(port_, {head + "Transfer-Encoding: chunked\r\n\r\n" + size.str() + "\r\n" +
+                                 body + "\r\n0\r\n\r\n"});
+    }
+    head += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+    if (framing == Framing::kExpectContinue) {
+      // A client waits for 100 Continue before the body; the pause lets the answer come first.
+      return RawExchange(port_, {head + "Expect: 100-continue\r\n\r\n", body},
+                         std::chrono::milliseconds(100));
+    }
+    return RawExchange(port_, {head + "\r\n" + body});
+  }
+
+  static std::string Named(Framing framing) {
+    return framing == Framing::kContentLength ? "Content-Length"
+           : framing == Framing::kChunked     ? "chunked"
+                                              : "Expect: 100-continue";
+  }
+
+  // The final answer in `reply`: after the interim 100 Continue, which must come first when the
+  // client asked for it.
+  static std::string AfterContinue(const std::string& reply, Framing framing) {
+    if (framing != Framing::kExpectContinue) return reply;
+    const std::string interim = "HTTP/1.1 100 Continue\r\n\r\n";
+    EXPECT_EQ(reply.substr(0, interim.size()), interim);
+    return reply.substr(std::min(reply.size(), interim.size()));
+  }
+
+  // The refusal names the limit that applied (and, with a Content-Length, the body's size).
+  static void ExpectRefused(const std::string& reply, std::size_t size, std::size_t limit,
+                            Framing framing) {
+    const std::string why = Named(framing) + ", " + std::to_string(size) + " bytes";
+    EXPECT_THAT(reply, StartsWith("HTTP/1.1 413")) << why << ": " << reply.substr(0, 300);
+    EXPECT_THAT(reply, HasSubstr("RequestEntityTooLargeException")) << why;
+    const std::string limit_text = "exceeds the limit of " + std::to_string(limit) + " bytes.";
+    EXPECT_THAT(reply, HasSubstr(framing == Framing::kChunked
+                                     ? "The request body " + limit_text
+                                     : "The request body of " + std::to_string(size) + " bytes " +
+                                           limit_text))
+        << why;
+    EXPECT_THAT(reply, ::testing::Not(HasSubstr("100 Continue"))) << why;
+  }
+
+  Server server_;
+  unsigned short port_;
+};
+
+TEST_F(BodyLimits, TheControlPlaneTakesUpTo1MiBWithEveryFraming) {
+  for (const Framing framing :
+       {Framing::kContentLength, Framing::kChunked, Framing::kExpectContinue}) {
+    for (const std::size_t size : {kControlPlane - 1, kControlPlane, kControlPlane + 1}) {
+      // A valid ListModels request padded with spaces to `size` bytes.
+      const std::string body = "{}" + std::string(size - 2, ' ');
+      const std::string reply = Send("/", "X-Amz-Target: SageMaker.ListModels\r\n", body, framing);
+      if (size > kControlPlane) {
+        ExpectRefused(reply, size, kControlPlane, framing);
+        continue;
+      }
+      const std::string answer = AfterContinue(reply, framing);
+      EXPECT_THAT(answer, StartsWith("HTTP/1.1 200")) << Named(framing) << ", " << size;
+      EXPECT_THAT(answer, HasSubstr("\"ModelName\":\"echo\"")) << Named(framing) << ", " << size;
+    }
+  }
+}
+
+TEST_F(BodyLimits, InvokeEndpointTakesUpTo6MiBWithEveryFraming) {
+  for (const Framing framing :
+       {Framing::kContentLength, Framing::kChunked, Framing::kExpectContinue}) {
+    for (const std::size_t size : {kRuntime - 1, kRuntime, kRuntime + 1}) {
+      const std::string body(size, 'x');
+      const std::string reply = Send("/endpoints/echo/invocations",
+                                     "Content-Type: application/octet-stream\r\n", body, framing);
+      if (size > kRuntime) {
+        ExpectRefused(reply, size, kRuntime, framing);
+        continue;
+      }
+      const std::string answer = AfterContinue(reply, framing);
+      EXPECT_EQ(answer.substr(0, 12), "HTTP/1.1 200") << Named(framing) << ", " << size;
+      // The echo model answers with the body it was sent, whole.
+      EXPECT_TRUE(answer.size() > body.size() &&
+                  answer.compare(answer.size() - body.size(), body.size(), body) == 0 &&
+                  answer.find("Content-Length: " + std::to_string(size) + "\r\n") !=
+                      std::string::npos)
+          << Named(framing) << ", " << size << ": " << answer.substr(0, 300);
+    }
+  }
 }
 
 TEST(ServerE2E, OversizedHeadersAre431) {
