@@ -467,6 +467,9 @@ TEST(ServerE2E, EndpointsAndJobsRacingForOnePoolNeverHoldMoreThanItHas) {
     }
   });
   std::atomic<int> served{0};  // endpoints that came up InService
+  // Jobs join the race once an endpoint has been described: otherwise they could take the whole
+  // pool before any endpoint asks, and no endpoint would ever be served (about 1 run in 30).
+  std::atomic<bool> endpoint_described{false};
   std::vector<std::thread> clients;
   for (int t = 0; t < 3; ++t) {
     clients.emplace_back([&, t] {  // endpoints: create, use if InService, delete every other one
@@ -481,6 +484,7 @@ TEST(ServerE2E, EndpointsAndJobsRacingForOnePoolNeverHoldMoreThanItHas) {
         const json described =
             json::parse(client.Aws("DescribeEndpoint", json{{"EndpointName", name}}.dump()).body);
         if (described["EndpointStatus"] == "InService") ++served;
+        endpoint_described = true;
         if (i % 2 == 0 || described["EndpointStatus"] == "Failed") {
           client.Aws("DeleteEndpoint", json{{"EndpointName", name}}.dump());
         }
@@ -488,6 +492,10 @@ TEST(ServerE2E, EndpointsAndJobsRacingForOnePoolNeverHoldMoreThanItHas) {
     });
     clients.emplace_back([&, t] {  // jobs: run or wait for the pool, stop every third one
       HttpClient client(port);
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!endpoint_described && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::yield();
+      }
       for (int i = 0; i < 8; ++i) {
         const std::string name = "j-" + std::to_string(t) + "-" + std::to_string(i);
         const json job = {{"TrainingJobName", name},
