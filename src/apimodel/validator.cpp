@@ -156,7 +156,8 @@ class RequestValidator {
 
  private:
   void Violation(const json* value, const std::string& path, const std::string& rule) {
-    const std::string shown = value == nullptr ? "null" : "'" + Render(*value) + "'";
+    const std::string shown =
+        value == nullptr ? "null" : "'" + domain::Excerpt(Render(*value)) + "'";
     violations_.push_back("Value " + shown + " at '" + path +
                           "' failed to satisfy constraint: Member must " + rule);
   }
@@ -269,12 +270,12 @@ class RequestValidator {
       key_check.Visit(*shape.key, json(key), path);
       AppendNested(key_check, value, path, "Map keys");
       if (item.is_null()) {
-        Violation(nullptr, Join(path, key), "not be null");
+        Violation(nullptr, Join(path, domain::Excerpt(key)), "not be null");
         continue;
       }
       if (shape.value->type == Type::kStructure || shape.value->type == Type::kList ||
           shape.value->type == Type::kMap) {
-        Visit(*shape.value, item, Join(path, key));
+        Visit(*shape.value, item, Join(path, domain::Excerpt(key)));
       } else {
         RequestValidator value_check;
         value_check.Visit(*shape.value, item, path);
@@ -299,7 +300,7 @@ class RequestValidator {
       if (!rules.empty()) rules += ", ";
       rules += pos == std::string::npos ? v : v.substr(pos + marker.size());
     }
-    violations_.push_back("Value '" + Render(map) + "' at '" + path +
+    violations_.push_back("Value '" + domain::Excerpt(Render(map)) + "' at '" + path +
                           "' failed to satisfy constraint: " + what +
                           " must satisfy constraint: [" + rules + "]");
   }
@@ -324,9 +325,9 @@ class RequestValidator {
         value.get<unsigned long long>() >
             static_cast<unsigned long long>(std::numeric_limits<long long>::max())) {
       if (!serialization_error_) {
-        serialization_error_ =
-            domain::SerializationException("Numeric value (" + value.dump() + ") out of range of " +
-                                           (is_int ? "int" : "long") + " (at '" + path + "').");
+        serialization_error_ = domain::SerializationException(
+            "Numeric value (" + domain::Excerpt(value.dump()) + ") out of range of " +
+            (is_int ? "int" : "long") + " (at '" + path + "').");
       }
       return;
     }
@@ -334,8 +335,9 @@ class RequestValidator {
     if (is_int &&
         (number > std::numeric_limits<int>::max() || number < std::numeric_limits<int>::min())) {
       if (!serialization_error_) {
-        serialization_error_ = domain::SerializationException(
-            "Numeric value (" + value.dump() + ") out of range of int (at '" + path + "').");
+        serialization_error_ =
+            domain::SerializationException("Numeric value (" + domain::Excerpt(value.dump()) +
+                                           ") out of range of int (at '" + path + "').");
       }
       return;
     }
@@ -350,12 +352,10 @@ class RequestValidator {
   std::optional<domain::AwsError> serialization_error_;
 };
 
-// How a value is quoted in a response violation: as the request messages quote it, cut short.
+// How a value is quoted in a response violation: as the request messages quote it, shortened.
 std::string Quote(const json& value) {
-  constexpr size_t kLongest = 120;
-  std::string shown = value.is_string() ? "'" + Render(value) + "'" : Render(value);
-  if (shown.size() > kLongest) shown = shown.substr(0, kLongest) + "...";
-  return shown;
+  const std::string shown = domain::Excerpt(Render(value));
+  return value.is_string() ? "'" + shown + "'" : shown;
 }
 
 // Walks a response body along its shape, as a strict client would read it: every constraint of the

@@ -2,6 +2,7 @@
 // protocol layer, which alone renders it on the wire. Plain values; safe to copy between threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -116,6 +117,19 @@ struct AwsError {
 
   bool operator==(const AwsError&) const = default;
 };
+
+// How a message shows a value the caller sent (a name, an id, a header): in full when it has at
+// most kExcerptCharacters characters, else its first characters and "...", as AWS's validation
+// messages shorten long values. Every message that quotes input goes through Excerpt(), so that a
+// message grows by at most kExcerptCharacters per quoted value whatever the caller sends, and the
+// bounds error shapes set (1,024 characters on the control plane, 2,048 on the runtime) hold.
+// Characters are code points, as the service counts a string's length.
+inline constexpr std::size_t kExcerptCharacters = 256;
+std::string Excerpt(std::string_view value);
+
+// `text` cut to at most `limit` characters (code points, at a character boundary), the last three
+// of them "..." when it was cut. `limit` must be at least 3.
+std::string Shortened(std::string_view text, std::size_t limit);
 
 // The makers, one per code the operation layer and the domain answer with.
 inline AwsError ValidationException(std::string message) {

@@ -23,9 +23,9 @@ std::string Count(int count) { return std::to_string(count); }
 
 AwsError ExceedsAvailable(const GroupSpec& spec, int available) {
   return ResourceLimitExceeded("Requested instance count (" + Count(spec.count) +
-                               ") of instance group " + spec.name +
+                               ") of instance group " + Excerpt(spec.name) +
                                " exceeds available capacity (" + Count(std::max(0, available)) +
-                               ") in training plan " + spec.plan_arn + ".");
+                               ") in training plan " + Excerpt(spec.plan_arn) + ".");
 }
 
 // From one hour before a plan ends, HyperPod takes its instances back.
@@ -34,10 +34,11 @@ bool WindingDown(const PlanFacts& plan, TimePoint at) {
 }
 
 AwsError EndsWithinTheHour(const GroupSpec& spec, TimePoint end) {
-  return ValidationException("Training plan " + spec.plan_arn + " ends at " + FormatIso8601(end) +
+  return ValidationException("Training plan " + Excerpt(spec.plan_arn) + " ends at " +
+                             FormatIso8601(end) +
                              ": HyperPod takes its instances back from one hour before, so "
                              "instance group " +
-                             spec.name + " cannot take more of them.");
+                             Excerpt(spec.name) + " cannot take more of them.");
 }
 
 // Whether an update changed the group (a new group, or a new count).
@@ -95,13 +96,15 @@ std::optional<std::string> ProvisioningFailure(const Cluster& cluster, TimePoint
     }
     const auto plan = facts.Plan(cluster.owner, spec.plan_arn);
     if (!plan || PlanStatusOf(plan->window, at) == PlanStatus::kExpired) {
-      return "Instance group " + spec.name + ": training plan " + spec.plan_arn + " has expired.";
+      return "Instance group " + Excerpt(spec.name) + ": training plan " + Excerpt(spec.plan_arn) +
+             " has expired.";
     }
     int& taken = plan_taken[spec.plan_arn];
     const int available =
         plan->instance_count - holdings.OnPlan(spec.plan_arn, cluster.arn) - taken;
     if (available < spec.count)
-      return "Instance group " + spec.name + ": " + ExceedsAvailable(spec, available).message;
+      return "Instance group " + Excerpt(spec.name) + ": " +
+             ExceedsAvailable(spec, available).message;
     taken += spec.count;
   }
   return std::nullopt;
@@ -317,28 +320,29 @@ Status CheckPlanGroup(const GroupSpec& spec, const Owner& owner, TimePoint now,
                       std::string_view except_arn, int also_taken) {
   const auto plan = facts.Plan(owner, spec.plan_arn);
   if (!plan) {
-    return ValidationException("Training plan " + spec.plan_arn +
+    return ValidationException("Training plan " + Excerpt(spec.plan_arn) +
                                " does not exist in this account and region.");
   }
   if (PlanStatusOf(plan->window, now) == PlanStatus::kExpired) {
-    return ValidationException("Training plan " + spec.plan_arn + " has expired.");
+    return ValidationException("Training plan " + Excerpt(spec.plan_arn) + " has expired.");
   }
   if (WindingDown(*plan, now)) return EndsWithinTheHour(spec, plan->window.end);
   if (!plan->Targets(kPlanTarget)) {
-    return ValidationException("Training plan " + spec.plan_arn +
+    return ValidationException("Training plan " + Excerpt(spec.plan_arn) +
                                " was not bought for HyperPod clusters (its TargetResources do not "
                                "include hyperpod-cluster).");
   }
   if (plan->instance_type != spec.instance_type) {
-    return ValidationException("Instance type " + spec.instance_type + " of instance group " +
-                               spec.name + " does not match the instance type of training plan " +
-                               spec.plan_arn + " (" + plan->instance_type + ").");
+    return ValidationException("Instance type " + Excerpt(spec.instance_type) +
+                               " of instance group " + Excerpt(spec.name) +
+                               " does not match the instance type of training plan " +
+                               Excerpt(spec.plan_arn) + " (" + Excerpt(plan->instance_type) + ").");
   }
   if (spec.count > plan->instance_count) {
     return ValidationException("Requested instance count (" + Count(spec.count) +
-                               ") of instance group " + spec.name + " exceeds reserved capacity (" +
-                               Count(plan->instance_count) + ") for training plan " +
-                               spec.plan_arn + ".");
+                               ") of instance group " + Excerpt(spec.name) +
+                               " exceeds reserved capacity (" + Count(plan->instance_count) +
+                               ") for training plan " + Excerpt(spec.plan_arn) + ".");
   }
   const int available =
       plan->instance_count - holdings.OnPlan(spec.plan_arn, except_arn) - also_taken;
@@ -371,7 +375,7 @@ Result<Cluster> NewCluster(std::string arn, Owner owner, std::vector<GroupSpec> 
 
 Status CheckUpdatable(const Cluster& cluster) {
   if (cluster.status == ClusterStatus::kInService) return Ok();
-  return ConflictException("Cluster " + cluster.arn + " is " +
+  return ConflictException("Cluster " + Excerpt(cluster.arn) + " is " +
                            std::string(ToString(cluster.status)) +
                            "; it can be updated only while it is InService.");
 }
@@ -383,7 +387,7 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
   const Holder before = HolderOf(cluster);
   for (const GroupSpec& spec : groups) {
     if (std::find(to_delete.begin(), to_delete.end(), spec.name) != to_delete.end()) {
-      return ValidationException("Instance group " + spec.name +
+      return ValidationException("Instance group " + Excerpt(spec.name) +
                                  " cannot be both updated and deleted.");
     }
     auto group = std::find_if(cluster.groups.begin(), cluster.groups.end(),
@@ -393,12 +397,12 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
       continue;
     }
     if (spec.instance_type != group->spec.instance_type) {
-      return ValidationException("The instance type of instance group " + spec.name +
-                                 " cannot be changed from " + group->spec.instance_type + " to " +
-                                 spec.instance_type + ".");
+      return ValidationException("The instance type of instance group " + Excerpt(spec.name) +
+                                 " cannot be changed from " + Excerpt(group->spec.instance_type) +
+                                 " to " + Excerpt(spec.instance_type) + ".");
     }
     if (spec.plan_arn != group->spec.plan_arn) {
-      return ValidationException("The training plan of instance group " + spec.name +
+      return ValidationException("The training plan of instance group " + Excerpt(spec.name) +
                                  " cannot be changed.");
     }
     if (spec.count == group->spec.count) continue;
@@ -407,7 +411,9 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
       const auto plan = facts.Plan(cluster.owner, spec.plan_arn);
       if (!plan || WindingDown(*plan, now)) {
         if (spec.count > group->spec.count) {
-          if (!plan) return ValidationException("Training plan " + spec.plan_arn + " has expired.");
+          if (!plan) {
+            return ValidationException("Training plan " + Excerpt(spec.plan_arn) + " has expired.");
+          }
           return EndsWithinTheHour(spec, plan->window.end);
         }
         group->spec.count = spec.count;
@@ -428,8 +434,8 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
     auto group = std::find_if(cluster.groups.begin(), cluster.groups.end(),
                               [&](const InstanceGroup& g) { return g.spec.name == name; });
     if (group == cluster.groups.end()) {
-      return ValidationException("Instance group " + name + " does not exist in cluster " +
-                                 cluster.arn + ".");
+      return ValidationException("Instance group " + Excerpt(name) + " does not exist in cluster " +
+                                 Excerpt(cluster.arn) + ".");
     }
     group->status = GroupStatus::kDeleting;
     for (ClusterNode& node : group->nodes) {
@@ -439,7 +445,7 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
   if (std::none_of(cluster.groups.begin(), cluster.groups.end(), [](const InstanceGroup& group) {
         return group.status != GroupStatus::kDeleting;
       })) {
-    return ValidationException("Cluster " + cluster.arn +
+    return ValidationException("Cluster " + Excerpt(cluster.arn) +
                                " must keep at least one instance group.");
   }
   cluster.status = ClusterStatus::kUpdating;
@@ -469,13 +475,13 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
     }
     const auto plan = facts.Plan(cluster.owner, plan_arn);
     if (!plan || PlanStatusOf(plan->window, now) == PlanStatus::kExpired) {
-      return ValidationException("Training plan " + plan_arn + " has expired.");
+      return ValidationException("Training plan " + Excerpt(plan_arn) + " has expired.");
     }
     const int available = plan->instance_count - holdings.OnPlan(plan_arn) + had;
     if (available < after) {
       return ResourceLimitExceeded("Requested instance count (" + Count(after) +
                                    ") exceeds available capacity (" + Count(available) +
-                                   ") in training plan " + plan_arn + ".");
+                                   ") in training plan " + Excerpt(plan_arn) + ".");
     }
   }
   return cluster;
@@ -483,7 +489,7 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
 
 Result<Cluster> StartDelete(Cluster cluster, TimePoint now, Millis delay) {
   if (cluster.status == ClusterStatus::kDeleting) {
-    return ConflictException("Cluster " + cluster.arn + " is already being deleted.");
+    return ConflictException("Cluster " + Excerpt(cluster.arn) + " is already being deleted.");
   }
   for (InstanceGroup& group : cluster.groups) {
     group.status = GroupStatus::kDeleting;
@@ -500,7 +506,7 @@ Result<Cluster> StartDelete(Cluster cluster, TimePoint now, Millis delay) {
 Result<Cluster> DeleteNodes(Cluster cluster, const std::vector<std::string>& node_ids,
                             TimePoint now, Millis delay, NodeDeletion& outcome) {
   if (cluster.status != ClusterStatus::kInService && cluster.status != ClusterStatus::kUpdating) {
-    return ValidationException("Cluster " + cluster.arn + " is " +
+    return ValidationException("Cluster " + Excerpt(cluster.arn) + " is " +
                                std::string(ToString(cluster.status)) +
                                "; nodes can be deleted only while it is InService or Updating.");
   }
@@ -517,12 +523,13 @@ Result<Cluster> DeleteNodes(Cluster cluster, const std::vector<std::string>& nod
     }
     if (found == nullptr) {
       outcome.failed.push_back(
-          {id, "NodeIdNotFound", "Node " + id + " was not found in cluster " + cluster.arn + "."});
+          {id, "NodeIdNotFound",
+           "Node " + Excerpt(id) + " was not found in cluster " + Excerpt(cluster.arn) + "."});
       continue;
     }
     if (found->status == NodeStatus::kShuttingDown) {
       outcome.failed.push_back(
-          {id, "InvalidNodeStatus", "Node " + id + " is already being deleted."});
+          {id, "InvalidNodeStatus", "Node " + Excerpt(id) + " is already being deleted."});
       continue;
     }
     ShutDown(*found, now, delay);

@@ -7,20 +7,21 @@ namespace smemu::domain {
 namespace {
 
 AwsError NotFound(const Endpoint& endpoint) {
-  return ValidationException("Could not find endpoint \"" + endpoint.arn + "\".");
+  return ValidationException("Could not find endpoint \"" + Excerpt(endpoint.arn) + "\".");
 }
 
 AwsError InProgress(const Endpoint& endpoint) {
-  return ValidationException("Cannot update in-progress endpoint \"" + endpoint.arn + "\".");
+  return ValidationException("Cannot update in-progress endpoint \"" + Excerpt(endpoint.arn) +
+                             "\".");
 }
 
 std::string Expired(const std::string& plan_arn) {
-  return "The capacity reservation " + plan_arn + " has expired.";
+  return "The capacity reservation " + Excerpt(plan_arn) + " has expired.";
 }
 
 std::string ExceedsAvailable(int wanted, int available, const std::string& plan_arn) {
   return "Requested instance count (" + std::to_string(wanted) + ") exceeds available capacity (" +
-         std::to_string(available) + ") in training plan " + plan_arn + ".";
+         std::to_string(available) + ") in training plan " + Excerpt(plan_arn) + ".";
 }
 
 // What one provisioning attempt decided.
@@ -99,7 +100,7 @@ Attempt Provision(const Endpoint& endpoint, std::vector<Variant> variants, TimeP
   if (healthy) {
     for (const Variant& variant : variants) {
       if (!healthy(endpoint.owner, variant)) {
-        return fail("The primary container for production variant " + variant.name +
+        return fail("The primary container for production variant " + Excerpt(variant.name) +
                     " did not pass the ping health check. Please check CloudWatch logs for this "
                     "endpoint.");
       }

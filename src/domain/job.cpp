@@ -163,7 +163,8 @@ void SettleAt(std::vector<Job>& jobs, std::vector<Job>& done, std::vector<JobEve
       if (ending.at > at) continue;
       std::string reason;
       if (ending.outcome == JobOutcome::kPlanEnded) {
-        reason = "The job was stopped at the end of training plan " + job.selected->plan_arn + ".";
+        reason = "The job was stopped at the end of training plan " +
+                 Excerpt(job.selected->plan_arn) + ".";
       } else if (ending.outcome == JobOutcome::kMaxRuntimeExceeded &&
                  job.kind == JobKind::kProcessing) {
         reason = "The job exceeded MaxRuntimeInSeconds.";

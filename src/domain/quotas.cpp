@@ -177,7 +177,7 @@ AwsError QuotaExceeded(std::string_view name, int limit, int used, int delta,
     return std::to_string(count) + (unit.empty() ? "" : " " + std::string(unit));
   };
   return ResourceLimitExceeded(
-      "The account-level service limit '" + std::string(name) + "' is " + amount(limit) +
+      "The account-level service limit '" + Excerpt(name) + "' is " + amount(limit) +
       ", with current utilization of " + amount(used) + " and a request delta of " + amount(delta) +
       ". Please use AWS Service Quotas to request an increase for this quota. If AWS Service "
       "Quotas is not available, contact AWS support to request an increase for this quota.");

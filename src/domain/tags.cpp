@@ -18,7 +18,8 @@ Status CheckNoReservedKeys(const std::vector<std::string>& keys) {
   for (const std::string& key : keys) {
     if (IsReservedTagKey(key)) {
       // The service's text, as a DeleteTags call answered it (aws/sagemaker-python-sdk#1301).
-      return ValidationException("System prefix 'aws:' reserved for AWS usage in tag key: " + key);
+      return ValidationException("System prefix 'aws:' reserved for AWS usage in tag key: " +
+                                 Excerpt(key));
     }
   }
   return Ok();

@@ -245,7 +245,7 @@ domain::Result<PoolView> AdminViews::ChangeCapacity(const PoolChange& change) {
     const int reservable = change.reservable.value_or(pool ? pool->reservable : 0);
     if (reservable > 0 && !ctx.capacity.prices.count(change.key.instance_type)) {
       return domain::ValidationException("No plan prices are configured for instance type " +
-                                         change.key.instance_type +
+                                         domain::Excerpt(change.key.instance_type) +
                                          ": only on-demand instances can be set.");
     }
     const int on_demand = change.on_demand.value_or(pool ? pool->on_demand : 0);

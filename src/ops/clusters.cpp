@@ -36,7 +36,7 @@ constexpr const char* kGroupSettings[] = {
     "ScheduledUpdateConfig",  "KubernetesConfig",        "SlurmConfig"};
 
 domain::AwsError ClusterNotFound(const std::string& name_or_arn) {
-  return domain::ResourceNotFound("Cluster " + name_or_arn + " not found.");
+  return domain::ResourceNotFound("Cluster " + domain::Excerpt(name_or_arn) + " not found.");
 }
 
 // arn:...:cluster/ and 12 lower-case alphanumerics: derived from the account, region, name and
@@ -68,12 +68,12 @@ Result<std::vector<domain::GroupSpec>> ReadGroups(const json& in, ClusterRecord&
   for (const json& given : in.value("InstanceGroups", json::array())) {
     const std::string name = given.at("InstanceGroupName");
     if (!names.insert(name).second) {
-      return domain::ValidationException("Instance group name " + name +
+      return domain::ValidationException("Instance group name " + domain::Excerpt(name) +
                                          " appears more than once in InstanceGroups.");
     }
     if (!given.contains("InstanceType")) {
       return domain::ValidationException(
-          "Instance group " + name +
+          "Instance group " + domain::Excerpt(name) +
           " must specify InstanceType (InstanceRequirements is not supported by this emulator).");
     }
     specs.push_back({name, given["InstanceType"], given.at("InstanceCount"),
@@ -147,7 +147,7 @@ Result<json> CreateCluster(const json& in, Context& ctx) {
     return domain::ValidationException("A cluster needs at least one instance group.");
   }
   if (ctx.store.Get(record.key)) {
-    return domain::ResourceInUse("Cluster " + name + " already exists.");
+    return domain::ResourceInUse("Cluster " + domain::Excerpt(name) + " already exists.");
   }
   const StoreCapacityFacts facts(ctx);
   if (auto allowed = CheckClusterQuotas(ctx, {}, *specs); !allowed) return allowed.error();
@@ -157,7 +157,7 @@ Result<json> CreateCluster(const json& in, Context& ctx) {
   if (!cluster) return cluster.error();
   record.cluster = std::move(*cluster);
   if (!InsertCluster(ctx, record, ReadTags(in))) {
-    return domain::ResourceInUse("Cluster " + name + " already exists.");
+    return domain::ResourceInUse("Cluster " + domain::Excerpt(name) + " already exists.");
   }
   SettleClusters(ctx);  // with no provisioning delay the cluster is in service at once
   return json{{"ClusterArn", record.cluster.arn}};
@@ -365,8 +365,8 @@ Result<json> DescribeClusterNode(const json& in, Context& ctx) {
     details["CapacityType"] = "OnDemand";
     return json{{"NodeDetails", std::move(details)}};
   }
-  return domain::ResourceNotFound("Node " + node_id + " not found in cluster " + record->key.name +
-                                  ".");
+  return domain::ResourceNotFound("Node " + domain::Excerpt(node_id) + " not found in cluster " +
+                                  domain::Excerpt(record->key.name) + ".");
 }
 
 Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {

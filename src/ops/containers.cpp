@@ -13,25 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-// At most `limit` characters (code points) of `text`, cut at a character boundary; "..." marks a
-// cut.
-std::string Truncated(const std::string& text, size_t limit) {
-  size_t count = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // continuation byte
-    if (++count > limit) {
-      size_t cut = i;
-      for (int dropped = 0; dropped < 3 && cut > 0; ++dropped) {  // room for "..."
-        do {
-          --cut;
-        } while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80);
-      }
-      return text.substr(0, cut) + "...";
-    }
-  }
-  return text;
-}
-
 // The runtime model's Message shape (ModelError's Message and OriginalMessage) holds at most 2048
 // characters; a container's error body can be any size.
 constexpr size_t kMaxMessage = 2048;
@@ -117,7 +98,8 @@ domain::Status CheckEmulatorVariables(const json& container) {
     return domain::ValidationException(
         std::string(kUpstreamVariable) +
         " must be the URL of an inference container, http://host:port, not '" +
-        (upstream->is_string() ? upstream->get<std::string>() : upstream->dump()) + "'.");
+        domain::Excerpt(upstream->is_string() ? upstream->get<std::string>() : upstream->dump()) +
+        "'.");
   }
   return domain::Ok();
 }
@@ -132,32 +114,64 @@ std::optional<ContainerAddress> UpstreamIn(const json& environment) {
   return ParseContainerUrl(upstream->get<std::string>());
 }
 
+namespace {
+
+std::string LogGroup(const ContainerAnswer& answer) {
+  return "/aws/sagemaker/Endpoints/" + domain::Excerpt(answer.endpoint_name);
+}
+
+// Where the container's logs would be, as the service's ModelError messages end.
+std::string LogsSentence(const ContainerAnswer& answer) {
+  const std::string region = domain::Excerpt(answer.region);
+  return " See https://" + region + ".console.aws.amazon.com/cloudwatch/home?region=" + region +
+         "#logEventViewer:group=" + LogGroup(answer) + " in account " +
+         domain::Excerpt(answer.account) + " for more information.";
+}
+
+// A ModelError whose message is `prefix`, `text` cut to fit and `suffix`, within the runtime
+// model's 2,048 characters, with the details the service adds (`original`: the container's
+// status and message).
+domain::AwsError ModelErrorWithin(const std::string& prefix, const std::string& text,
+                                  const std::string& suffix, int status,
+                                  const std::string& original, const ContainerAnswer& answer) {
+  // ASCII apart from `text`, so the byte sizes are character counts.
+  const size_t room = kMaxMessage - std::min(kMaxMessage - 3, prefix.size() + suffix.size());
+  return domain::ModelError(
+      prefix + domain::Shortened(text, room) + suffix,
+      {{"OriginalStatusCode", std::int64_t{status}},
+       {"OriginalMessage", domain::Shortened(original, kMaxMessage)},
+       {"LogStreamArn", "arn:aws:logs:" + answer.region + ":" + answer.account +
+                            ":log-group:" + LogGroup(answer)}});
+}
+
+}  // namespace
+
 domain::AwsError ContainerError(const ContainerAnswer& answer) {
   if (!answer.reached && !answer.timed_out) {
-    return domain::ModelError("The model container for production variant " + answer.variant +
-                              " at http://" + answer.address.host + ":" + answer.address.port +
-                              " did not answer (" + answer.failure + ").");
+    return domain::ModelError("The model container for production variant " +
+                              domain::Excerpt(answer.variant) + " at http://" +
+                              domain::Excerpt(answer.address.host) + ":" +
+                              domain::Excerpt(answer.address.port) + " did not answer (" +
+                              domain::Excerpt(answer.failure) + ").");
   }
   // The service reports its own timeout as a server error with status 0 from the container.
   const int status = answer.timed_out ? 0 : answer.status;
   const std::string body = answer.timed_out ? std::string(kTimeoutMessage) : answer.body;
   // The service's wording: the container's status and body, and where its logs would be.
-  const std::string log_group = "/aws/sagemaker/Endpoints/" + answer.endpoint_name;
   const std::string prefix =
       std::string(status >= 500 || answer.timed_out ? "Received server error ("
                                                     : "Received client error (") +
       std::to_string(status) + ") from primary with message \"";
-  const std::string suffix = "\". See https://" + answer.region +
-                             ".console.aws.amazon.com/cloudwatch/home?region=" + answer.region +
-                             "#logEventViewer:group=" + log_group + " in account " +
-                             answer.account + " for more information.";
-  // ASCII apart from the body, so the byte sizes are character counts.
-  const size_t room = kMaxMessage - std::min(kMaxMessage - 3, prefix.size() + suffix.size());
-  return domain::ModelError(prefix + Truncated(body, room) + suffix,
-                            {{"OriginalStatusCode", std::int64_t{status}},
-                             {"OriginalMessage", Truncated(body, kMaxMessage)},
-                             {"LogStreamArn", "arn:aws:logs:" + answer.region + ":" +
-                                                  answer.account + ":log-group:" + log_group}});
+  return ModelErrorWithin(prefix, body, "\"." + LogsSentence(answer), status, body, answer);
+}
+
+domain::AwsError UnfitContainerAnswer(const ContainerAnswer& answer,
+                                      const std::vector<std::string>& unfit) {
+  std::string problems;
+  for (const std::string& problem : unfit) problems += (problems.empty() ? "" : "; ") + problem;
+  return ModelErrorWithin(
+      "Received an answer from primary with headers an InvokeEndpoint response cannot carry: ",
+      problems, "." + LogsSentence(answer), answer.status, answer.body, answer);
 }
 
 }  // namespace smemu::ops

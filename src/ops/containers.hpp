@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "domain/aws_error.hpp"
 #include "ops/context.hpp"
@@ -53,5 +54,11 @@ struct ContainerAnswer {
 // timeout as a server error with status 0; no answer at all naming the container's address.
 // REQUIRES: not (reached, not timed out and 2xx), which is passed on as the container gave it.
 domain::AwsError ContainerError(const ContainerAnswer& answer);
+
+// The ModelError (424) for a container's 2xx answer that the runtime cannot pass on verbatim:
+// `unfit` names each header outside its shape in the runtime model (CheckResponse's wording), such
+// as an X-Amzn-SageMaker-Custom-Attributes of more than 1,024 characters.
+domain::AwsError UnfitContainerAnswer(const ContainerAnswer& answer,
+                                      const std::vector<std::string>& unfit);
 
 }  // namespace smemu::ops

@@ -31,7 +31,8 @@ store::ResourceKey KeyOf(const Context& ctx, const std::string& name) {
 
 domain::AwsError ConfigNotFound(const Context& ctx, const std::string& name) {
   return domain::ValidationException("Could not find endpoint configuration \"" +
-                                     SageMakerArn(ctx.caller, kKind, name) + "\".");
+                                     domain::Excerpt(SageMakerArn(ctx.caller, kKind, name)) +
+                                     "\".");
 }
 
 domain::Status RequireModel(const Context& ctx, const json& variant, const char* member) {
@@ -40,8 +41,9 @@ domain::Status RequireModel(const Context& ctx, const json& variant, const char*
   if (ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kModelKind, model})) {
     return domain::Ok();
   }
-  return domain::ValidationException("Could not find model \"" +
-                                     SageMakerArn(ctx.caller, domain::kModelKind, model) + "\".");
+  return domain::ValidationException(
+      "Could not find model \"" +
+      domain::Excerpt(SageMakerArn(ctx.caller, domain::kModelKind, model)) + "\".");
 }
 
 // A variant that reserves capacity must name a live plan bought for endpoints, of its instance
@@ -53,29 +55,30 @@ domain::Status CheckReservation(const Context& ctx, const json& variant) {
     return domain::ValidationException(
         "MlReservationArn is required in the "
         "CapacityReservationConfig of variant " +
-        variant_name + ".");
+        domain::Excerpt(variant_name) + ".");
   }
   const std::string arn = reservation["MlReservationArn"];
   const auto plan = PlanByReservationArn(ctx, arn);
   if (!plan) {
-    return domain::ValidationException("The MlReservationArn " + arn +
+    return domain::ValidationException("The MlReservationArn " + domain::Excerpt(arn) +
                                        " does not name a training plan or reserved capacity of "
                                        "this account and region.");
   }
   if (domain::PlanStatusOf(plan->window, ctx.now) == domain::PlanStatus::kExpired) {
-    return domain::ValidationException("Training plan " + plan->arn +
+    return domain::ValidationException("Training plan " + domain::Excerpt(plan->arn) +
                                        " has expired and cannot back an endpoint.");
   }
   const auto& targets = plan->target_resources;
   if (std::find(targets.begin(), targets.end(), "endpoint") == targets.end()) {
-    return domain::ValidationException("Training plan " + plan->arn +
+    return domain::ValidationException("Training plan " + domain::Excerpt(plan->arn) +
                                        " was not bought for endpoints (its TargetResources do not "
                                        "include endpoint).");
   }
   if (variant.value("InstanceType", "") != plan->pool.instance_type) {
-    return domain::ValidationException("The InstanceType of variant " + variant_name + " must be " +
-                                       plan->pool.instance_type +
-                                       ", the instance type of training plan " + plan->arn + ".");
+    return domain::ValidationException(
+        "The InstanceType of variant " + domain::Excerpt(variant_name) + " must be " +
+        domain::Excerpt(plan->pool.instance_type) + ", the instance type of training plan " +
+        domain::Excerpt(plan->arn) + ".");
   }
   const int requested = variant.value("InitialInstanceCount", 1);
   if (requested > plan->instance_count) {
@@ -91,12 +94,12 @@ domain::Status CheckReservation(const Context& ctx, const json& variant) {
 domain::Status CheckInstancePools(const Context& ctx, const json& variant) {
   const std::string variant_name = variant["VariantName"];
   if (variant.contains("InstanceType")) {
-    return domain::ValidationException("Variant " + variant_name +
+    return domain::ValidationException("Variant " + domain::Excerpt(variant_name) +
                                        " cannot specify both InstanceType and InstancePools.");
   }
   if (variant.contains("CapacityReservationConfig")) {
     return domain::ValidationException(
-        "Variant " + variant_name +
+        "Variant " + domain::Excerpt(variant_name) +
         " cannot combine InstancePools with a CapacityReservationConfig: instance pools use "
         "on-demand capacity.");
   }
@@ -104,13 +107,13 @@ domain::Status CheckInstancePools(const Context& ctx, const json& variant) {
   std::set<int> priorities;
   for (const json& pool : variant["InstancePools"]) {
     if (!types.insert(pool["InstanceType"].get<std::string>()).second) {
-      return domain::ValidationException("The InstancePools of variant " + variant_name +
-                                         " name instance type " +
-                                         pool["InstanceType"].get<std::string>() + " twice.");
+      return domain::ValidationException(
+          "The InstancePools of variant " + domain::Excerpt(variant_name) + " name instance type " +
+          domain::Excerpt(pool["InstanceType"].get<std::string>()) + " twice.");
     }
     if (!priorities.insert(pool["Priority"].get<int>()).second) {
-      return domain::ValidationException("The InstancePools of variant " + variant_name +
-                                         " use Priority " +
+      return domain::ValidationException("The InstancePools of variant " +
+                                         domain::Excerpt(variant_name) + " use Priority " +
                                          std::to_string(pool["Priority"].get<int>()) + " twice.");
     }
     if (auto ok = RequireModel(ctx, pool, "ModelNameOverride"); !ok) return ok;
@@ -180,7 +183,7 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
   if (!ctx.store.Insert({KeyOf(ctx, name), arn, "", ctx.now, ctx.now, doc.dump()}, tags)) {
     return domain::ValidationException("Cannot create already existing endpoint configuration \"" +
-                                       arn + "\".");
+                                       domain::Excerpt(arn) + "\".");
   }
   return json{{"EndpointConfigArn", arn}};
 }

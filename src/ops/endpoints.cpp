@@ -31,12 +31,13 @@ store::ResourceKey KeyOf(const Caller& caller, const std::string& name) {
 
 domain::AwsError EndpointNotFound(const Caller& caller, const std::string& name) {
   return domain::ValidationException("Could not find endpoint \"" +
-                                     SageMakerArn(caller, kKind, name) + "\".");
+                                     domain::Excerpt(SageMakerArn(caller, kKind, name)) + "\".");
 }
 
 domain::AwsError ConfigNotFound(const Caller& caller, const std::string& config_name) {
-  return domain::ValidationException("Could not find endpoint configuration \"" +
-                                     SageMakerArn(caller, kConfigKind, config_name) + "\".");
+  return domain::ValidationException(
+      "Could not find endpoint configuration \"" +
+      domain::Excerpt(SageMakerArn(caller, kConfigKind, config_name)) + "\".");
 }
 
 // Whether a variant's model, when it is a real container, passes its health check.
@@ -98,7 +99,8 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
       domain::NewEndpoint(arn, {ctx.caller.account, ctx.caller.region}, config->key.name,
                           std::move(variants), ctx.now, ctx.hosting.provisioning_delay)};
   if (!InsertEndpoint(ctx, record, ReadTags(in))) {
-    return domain::ValidationException("Cannot create already existing endpoint \"" + arn + "\".");
+    return domain::ValidationException("Cannot create already existing endpoint \"" +
+                                       domain::Excerpt(arn) + "\".");
   }
   SettleEndpoints(ctx);  // with no provisioning delay the endpoint is in service at once
   return json{{"EndpointArn", arn}};
@@ -169,14 +171,15 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
   for (const json& desired : in.at("DesiredWeightsAndCapacities")) {
     const std::string variant_name = desired.at("VariantName");
     if (!named.insert(variant_name).second) {
-      return domain::ValidationException("The variant " + variant_name +
+      return domain::ValidationException("The variant " + domain::Excerpt(variant_name) +
                                          " appears more than once in DesiredWeightsAndCapacities.");
     }
     auto variant = std::find_if(endpoint.variants.begin(), endpoint.variants.end(),
                                 [&](const domain::Variant& v) { return v.name == variant_name; });
     if (variant == endpoint.variants.end()) {
-      return domain::ValidationException("The variant " + variant_name +
-                                         " is not part of endpoint " + endpoint.arn + ".");
+      return domain::ValidationException("The variant " + domain::Excerpt(variant_name) +
+                                         " is not part of endpoint " +
+                                         domain::Excerpt(endpoint.arn) + ".");
     }
     if (desired.contains("DesiredInstanceCount")) {
       const int wanted = desired["DesiredInstanceCount"];

@@ -36,7 +36,7 @@ domain::Status CheckUniqueTypes(const json& preferences) {
   for (const json& preference : preferences) {
     const std::string type = preference.at("InstanceType");
     if (!seen.insert(type).second) {
-      return ValidationException("Instance type " + type +
+      return ValidationException("Instance type " + domain::Excerpt(type) +
                                  " appears more than once in InstancePreferences.");
     }
   }
@@ -45,7 +45,8 @@ domain::Status CheckUniqueTypes(const json& preferences) {
 
 domain::Status CheckPositive(int count, const std::string& type) {
   if (count >= 1) return domain::Ok();
-  return ValidationException("The instance count for " + type + " must be at least 1.");
+  return ValidationException("The instance count for " + domain::Excerpt(type) +
+                             " must be at least 1.");
 }
 
 // A plan a training job may run on.
@@ -54,22 +55,23 @@ domain::Status CheckPlan(const Context& ctx, const JobOption& option) {
   if (!plan) {
     // CreateTrainingJob models ResourceNotFound, and the training-plan operations answer it for a
     // plan they do not know.
-    return domain::ResourceNotFound("Training plan " + option.plan_arn +
+    return domain::ResourceNotFound("Training plan " + domain::Excerpt(option.plan_arn) +
                                     " does not exist in this account and region.");
   }
   if (domain::PlanStatusOf(plan->window, ctx.now) == domain::PlanStatus::kExpired) {
-    return ValidationException("Training plan " + plan->arn + " has expired.");
+    return ValidationException("Training plan " + domain::Excerpt(plan->arn) + " has expired.");
   }
   const auto& targets = plan->target_resources;
   if (std::find(targets.begin(), targets.end(), "training-job") == targets.end()) {
-    return ValidationException("Training plan " + plan->arn +
+    return ValidationException("Training plan " + domain::Excerpt(plan->arn) +
                                " was not bought for training jobs (its TargetResources do not "
                                "include training-job).");
   }
   if (plan->pool.instance_type != option.instance_type) {
-    return ValidationException("Instance type " + option.instance_type +
-                               " does not match the instance type of training plan " + plan->arn +
-                               " (" + plan->pool.instance_type + ").");
+    return ValidationException("Instance type " + domain::Excerpt(option.instance_type) +
+                               " does not match the instance type of training plan " +
+                               domain::Excerpt(plan->arn) + " (" +
+                               domain::Excerpt(plan->pool.instance_type) + ").");
   }
   if (option.instance_count > plan->instance_count) {
     return ValidationException("Requested instance count (" +
@@ -122,7 +124,7 @@ domain::Result<std::vector<JobOption>> TrainingPreferences(const json& resources
       // No preference has the plan's type: report it as a mismatch with the first preference.
       JobOption probe{options.front().instance_type, options.front().instance_count, arn};
       const auto ok = CheckPlan(ctx, probe);
-      return ok ? ValidationException("Training plan " + arn +
+      return ok ? ValidationException("Training plan " + domain::Excerpt(arn) +
                                       " matches none of the instance preferences.")
                 : ok.error();
     }

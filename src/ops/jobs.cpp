@@ -123,7 +123,8 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
     return domain::ResourceInUse(std::string(family.noun) +
                                  " job names must be unique within an AWS account and region, and "
                                  "a " +
-                                 noun + " job with this name already exists (" + arn + ")");
+                                 noun + " job with this name already exists (" +
+                                 domain::Excerpt(arn) + ")");
   }
   SettleJobs(ctx);  // starts at once when capacity is free
   return json{{family.arn_member, arn}};
@@ -228,7 +229,8 @@ Result<JobRecord> FindJob(const JobFamily& family, const Context& ctx, const std
   auto record = LoadJob(ctx, {ctx.caller.account, ctx.caller.region, family.kind, name});
   if (!record) {
     if (family.training) return domain::ValidationException("Requested resource not found.");
-    return domain::ValidationException("Could not find requested job with name " + name);
+    return domain::ValidationException("Could not find requested job with name " +
+                                       domain::Excerpt(name));
   }
   return std::move(*record);
 }

@@ -32,8 +32,8 @@ json DescribedContainer(json container) {
 }
 
 domain::AwsError ModelNotFound(const Context& ctx, const std::string& name) {
-  return domain::ValidationException("Could not find model \"" +
-                                     SageMakerArn(ctx.caller, kKind, name) + "\".");
+  return domain::ValidationException(
+      "Could not find model \"" + domain::Excerpt(SageMakerArn(ctx.caller, kKind, name)) + "\".");
 }
 
 Result<json> CreateModel(const json& in, Context& ctx) {
@@ -58,7 +58,8 @@ Result<json> CreateModel(const json& in, Context& ctx) {
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
   const store::ResourceRow row{KeyOf(ctx, name), arn, "", ctx.now, ctx.now, doc.dump()};
   if (!ctx.store.Insert(row, tags)) {
-    return domain::ValidationException("Cannot create already existing model \"" + arn + "\".");
+    return domain::ValidationException("Cannot create already existing model \"" +
+                                       domain::Excerpt(arn) + "\".");
   }
   return json{{"ModelArn", arn}};
 }

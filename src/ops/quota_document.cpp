@@ -25,7 +25,7 @@ domain::Result<std::string> OptionalScope(const json& entry, const std::string& 
         path + "." + member,
         std::string("not a") +
             (std::string_view(member) == "account" ? " 12-digit account id" : " region name") +
-            ": " + value);
+            ": " + domain::Excerpt(value));
   }
   return value;
 }
@@ -37,7 +37,7 @@ domain::Result<QuotaDocument> ReadQuotaDocument(const json& doc) {
   QuotaDocument document;
   for (const auto& [key, value] : doc.items()) {
     if (key != "preset" && key != "quotas" && key != "$schema") {
-      return Invalid(key, "unknown member (expected preset, quotas)");
+      return Invalid(domain::Excerpt(key), "unknown member (expected preset, quotas)");
     }
   }
   if (doc.contains("preset")) {
@@ -55,7 +55,8 @@ domain::Result<QuotaDocument> ReadQuotaDocument(const json& doc) {
     if (!entry.is_object()) return Invalid(path, "must be an object");
     for (const auto& [key, value] : entry.items()) {
       if (key != "name" && key != "value" && key != "account" && key != "region") {
-        return Invalid(path + "." + key, "unknown member (expected name, value, account, region)");
+        return Invalid(path + "." + domain::Excerpt(key),
+                       "unknown member (expected name, value, account, region)");
       }
     }
     if (!entry.contains("name") || !entry["name"].is_string()) {
@@ -64,7 +65,7 @@ domain::Result<QuotaDocument> ReadQuotaDocument(const json& doc) {
     const std::string name = entry["name"];
     if (!domain::ParseQuotaName(name)) {
       return Invalid(path + ".name",
-                     "unknown quota '" + name +
+                     "unknown quota '" + domain::Excerpt(name) +
                          "'. Known: '<instance type> for endpoint usage' (or training job, "
                          "processing job, cluster usage), '" +
                          std::string(domain::TotalQuotaName(domain::QuotaUse::kEndpoint)) + "', '" +

@@ -61,12 +61,13 @@ domain::Result<const domain::Variant*> ChosenVariant(const domain::Endpoint& end
     for (const domain::Variant& variant : variants) {
       if (variant.name == request.target_variant) return &variant;
     }
-    return domain::ValidationError("The variant " + request.target_variant +
-                                   " is not part of endpoint " + request.endpoint_name + ".");
+    return domain::ValidationError("The variant " + domain::Excerpt(request.target_variant) +
+                                   " is not part of endpoint " +
+                                   domain::Excerpt(request.endpoint_name) + ".");
   }
   const domain::Variant* chosen = VariantByWeight(variants, endpoint.arn, request, ctx);
   if (chosen == nullptr) {
-    return domain::ValidationError("Endpoint " + request.endpoint_name +
+    return domain::ValidationError("Endpoint " + domain::Excerpt(request.endpoint_name) +
                                    " has no variant with a weight above zero; name one with "
                                    "TargetVariant.");
   }
@@ -79,13 +80,15 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
   const auto record = LoadEndpoint(
       ctx, {ctx.caller.account, ctx.caller.region, domain::kEndpointKind, request.endpoint_name});
   if (!record) {
-    return domain::ValidationError("Endpoint " + request.endpoint_name + " of account " +
-                                   ctx.caller.account + " not found.");
+    return domain::ValidationError("Endpoint " + domain::Excerpt(request.endpoint_name) +
+                                   " of account " + domain::Excerpt(ctx.caller.account) +
+                                   " not found.");
   }
   const domain::Endpoint& endpoint = record->endpoint;
   if (endpoint.status != domain::EndpointStatus::kInService &&
       endpoint.status != domain::EndpointStatus::kUpdating) {
-    return domain::ValidationError("Endpoint " + request.endpoint_name + " is not in service (" +
+    return domain::ValidationError("Endpoint " + domain::Excerpt(request.endpoint_name) +
+                                   " is not in service (" +
                                    std::string(domain::ToString(endpoint.status)) + ").");
   }
   const auto chosen = ChosenVariant(endpoint, request, ctx);

@@ -35,7 +35,7 @@ Result<store::ResourceRow> FindTaggable(const Context& ctx, const std::string& a
   auto row = ctx.store.FindByArn(arn);
   if (!row || row->key.account != ctx.caller.account || row->key.region != ctx.caller.region ||
       !Taggable(row->key.kind)) {
-    return domain::ValidationException("Could not find resource \"" + arn + "\".");
+    return domain::ValidationException("Could not find resource \"" + domain::Excerpt(arn) + "\".");
   }
   return std::move(*row);
 }

@@ -75,7 +75,7 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
 }
 
 domain::AwsError PlanNotFound(const std::string& name) {
-  return domain::ResourceNotFound("Training plan " + name + " not found.");
+  return domain::ResourceNotFound("Training plan " + domain::Excerpt(name) + " not found.");
 }
 
 std::vector<std::string> AllInstanceTypes(const Context& ctx) {
@@ -101,7 +101,7 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
   if (!row) {
     // SearchTrainingPlanOfferings models no ResourceNotFound (only ResourceLimitExceeded): a
     // TrainingPlanArn naming no plan is invalid input, as SageMaker answers for other references.
-    return domain::ValidationException("Training plan " + arn +
+    return domain::ValidationException("Training plan " + domain::Excerpt(arn) +
                                        " does not exist in this account and region.");
   }
   const Plan plan = PlanFromRow(*row);
@@ -180,12 +180,12 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   if (found == ctx.offerings.end() || found->second.account != ctx.caller.account ||
       found->second.region != ctx.caller.region || found->second.expires <= ctx.now ||
       !found->second.extends_plan.empty()) {
-    return domain::ResourceNotFound("Training plan offering " + offering_id +
+    return domain::ResourceNotFound("Training plan offering " + domain::Excerpt(offering_id) +
                                     " was not found or has expired; search again.");
   }
   const store::ResourceKey key{ctx.caller.account, ctx.caller.region, domain::kPlanKind, name};
   if (ctx.store.Get(key)) {
-    return domain::ResourceInUse("Training plan " + name + " already exists.");
+    return domain::ResourceInUse("Training plan " + domain::Excerpt(name) + " already exists.");
   }
   const domain::Offering offering = found->second.offering;
   if (auto allowed = CheckPlanQuotas(ctx, offering.pool.instance_type, offering.instance_count);
@@ -193,7 +193,8 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
     return allowed.error();
   }
   if (!ctx.ledger.Reserve(offering.pool, offering.window, offering.instance_count)) {
-    return domain::ResourceLimitExceeded("The capacity of training plan offering " + offering_id +
+    return domain::ResourceLimitExceeded("The capacity of training plan offering " +
+                                         domain::Excerpt(offering_id) +
                                          " is no longer available. Search for offerings again.");
   }
   Plan plan;
@@ -225,7 +226,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   }
   if (!stored) {
     ctx.ledger.Release(offering.pool, offering.window, offering.instance_count);
-    return domain::ResourceInUse("Training plan " + name + " already exists.");
+    return domain::ResourceInUse("Training plan " + domain::Excerpt(name) + " already exists.");
   }
   // The offering stays valid until it expires: it can be bought again while capacity lasts.
   return json{{"TrainingPlanArn", plan.arn}};
@@ -240,7 +241,8 @@ Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
 
 Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
   const std::string arn = in.at("ReservedCapacityArn");
-  const auto not_found = domain::ResourceNotFound("Reserved capacity " + arn + " not found.");
+  const auto not_found =
+      domain::ResourceNotFound("Reserved capacity " + domain::Excerpt(arn) + " not found.");
   if (arn.rfind(ReservedCapacityArn(ctx.caller, ""), 0) != 0) return not_found;
   const auto found = PlanByReservationArn(ctx, arn);
   if (!found) return not_found;
@@ -277,23 +279,26 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
   if (found == ctx.offerings.end() || found->second.account != ctx.caller.account ||
       found->second.region != ctx.caller.region || found->second.expires <= ctx.now ||
       found->second.extends_plan.empty()) {
-    return domain::ResourceNotFound("Training plan extension offering " + offering_id +
+    return domain::ResourceNotFound("Training plan extension offering " +
+                                    domain::Excerpt(offering_id) +
                                     " was not found or has expired; search again.");
   }
   const domain::Offering offering = found->second.offering;
   const store::ResourceKey key{ctx.caller.account, ctx.caller.region, domain::kPlanKind,
                                found->second.extends_plan};
   auto row = ctx.store.Get(key);
-  if (!row) return domain::ResourceNotFound("Training plan " + key.name + " not found.");
+  if (!row) {
+    return domain::ResourceNotFound("Training plan " + domain::Excerpt(key.name) + " not found.");
+  }
   Plan plan = PlanFromRow(*row);
   if (plan.window.end != offering.window.start) {
-    return domain::ValidationException("Training plan " + plan.name +
+    return domain::ValidationException("Training plan " + domain::Excerpt(plan.name) +
                                        " no longer ends where this extension offering starts; "
                                        "search for extension offerings again.");
   }
   if (!ctx.ledger.Reserve(plan.pool, offering.window, plan.instance_count)) {
-    return domain::ResourceLimitExceeded("The capacity of extension offering " + offering_id +
-                                         " is no longer available.");
+    return domain::ResourceLimitExceeded("The capacity of extension offering " +
+                                         domain::Excerpt(offering_id) + " is no longer available.");
   }
   const Plan::Extension extension{offering_id, ctx.now, offering.window,
                                   domain::FormatFee(offering.upfront_fee)};
@@ -315,7 +320,9 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
 Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) {
   const std::string arn = in.at("TrainingPlanArn");
   const auto row = PlanByArn(ctx, arn);
-  if (!row) return domain::ResourceNotFound("Training plan " + arn + " not found.");
+  if (!row) {
+    return domain::ResourceNotFound("Training plan " + domain::Excerpt(arn) + " not found.");
+  }
   const Plan plan = PlanFromRow(*row);
   // Extensions are listed in the order they were bought.
   static const ListSpec kSpec{"DescribeTrainingPlanExtensionHistory",

@@ -32,7 +32,8 @@ domain::Result<nlohmann::json> ParseJsonObject(const std::string& body, int max_
 HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome) const {
   outcome.protocol = WireProtocol::kAwsJson11;
   auto fail = [&](const domain::AwsError& error) {
-    return RenderError(error, WireProtocol::kAwsJson11, outcome.request_id);
+    return RenderError(WithinModel(error, control_plane_), WireProtocol::kAwsJson11,
+                       outcome.request_id);
   };
   if (request.method != "POST") {
     HttpResponse response = fail(domain::MethodNotAllowedException(

@@ -51,8 +51,31 @@ HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& 
             FindHeader(reply.headers, "X-Amzn-SageMaker-Custom-Attributes")) {
       response.headers.emplace_back("X-Amzn-SageMaker-Custom-Attributes", *attributes);
     }
-    response.body = std::move(reply.body);
-    return response;
+    // What a container sends back is passed on verbatim, so it must fit the runtime model's
+    // output (Content-Type and Custom-Attributes: at most 1,024 US-ASCII characters). What does
+    // not is the model's failure, not the caller's: a ModelError naming the header, rather than
+    // a value cut short that a client would take for the container's.
+    const apimodel::Operation* invoke = runtime_.FindOperation(outcome.operation);
+    std::vector<std::string> unfit;
+    if (invoke != nullptr && invoke->output != nullptr) {
+      unfit = apimodel::CheckResponse(*invoke->output, HeaderMembers(*invoke, response.headers));
+    }
+    if (unfit.empty()) {
+      response.body = std::move(reply.body);
+      return response;
+    }
+    return RenderError(ops::UnfitContainerAnswer({forward.endpoint_name,
+                                                  forward.variant,
+                                                  outcome.account,
+                                                  outcome.region,
+                                                  {forward.host, forward.port},
+                                                  true,
+                                                  false,
+                                                  "",
+                                                  reply.status,
+                                                  std::move(reply.body)},
+                                                 unfit),
+                       WireProtocol::kRestJson1, outcome.request_id);
   }
   const ops::ContainerAnswer answer{forward.endpoint_name,
                                     forward.variant,
@@ -70,7 +93,8 @@ HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& 
 HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome) const {
   outcome.protocol = WireProtocol::kRestJson1;
   auto fail = [&](const domain::AwsError& error) {
-    return RenderError(AsRuntimeError(error), WireProtocol::kRestJson1, outcome.request_id);
+    return RenderError(WithinModel(AsRuntimeError(error), runtime_), WireProtocol::kRestJson1,
+                       outcome.request_id);
   };
   // /endpoints/{EndpointName}/{action}
   const std::string_view rest = request.Path().substr(kRuntimePrefix.size());

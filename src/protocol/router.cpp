@@ -39,6 +39,33 @@ const MonotonicClock& DefaultMonotonicClock() {
 
 }  // namespace
 
+nlohmann::json HeaderMembers(const apimodel::Operation& operation, const Headers& headers) {
+  nlohmann::json members = nlohmann::json::object();
+  if (operation.output == nullptr) return members;
+  for (const apimodel::Member& member : operation.output->members) {
+    if (member.name == operation.output->payload) {
+      members[member.name] = "";
+    } else if (const std::string* value = FindHeader(headers, member.location_name)) {
+      members[member.name] = *value;
+    }
+  }
+  return members;
+}
+
+domain::AwsError WithinModel(domain::AwsError error, const apimodel::ServiceModel& model) {
+  const apimodel::Shape* shape = model.FindShape(domain::WireName(error.code));
+  if (shape == nullptr || !shape->is_exception) return error;
+  for (const char* name : {"Message", "message"}) {
+    const apimodel::Member* member = shape->FindMember(name);
+    if (member != nullptr && member->shape->max && *member->shape->max >= 3) {
+      error.message =
+          domain::Shortened(error.message, static_cast<std::size_t>(*member->shape->max));
+      break;
+    }
+  }
+  return error;
+}
+
 std::string NewRequestId() {
   thread_local boost::uuids::basic_random_generator<std::mt19937_64> generator(RequestIdEngine());
   return boost::uuids::to_string(generator());
@@ -176,15 +203,7 @@ void Router::CheckAnswer(const Outcome& outcome, HttpResponse& response) const {
       (runtime ? runtime_ : control_plane_).FindOperation(outcome.operation);
   nlohmann::json body;
   if (runtime && response.status < 400 && operation != nullptr && operation->output != nullptr) {
-    // restJson1: the output members are headers and the raw payload.
-    body = nlohmann::json::object();
-    for (const apimodel::Member& member : operation->output->members) {
-      if (member.name == operation->output->payload) {
-        body[member.name] = "";
-      } else if (const std::string* value = FindHeader(response.headers, member.location_name)) {
-        body[member.name] = *value;
-      }
-    }
+    body = HeaderMembers(*operation, response.headers);
   } else if (response.body.empty()) {
     body = nlohmann::json::object();
   } else {

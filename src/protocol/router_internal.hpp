@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "apimodel/service_model.hpp"
 #include "protocol/error_writer.hpp"
 #include "protocol/router.hpp"
 
@@ -31,6 +32,16 @@ struct Router::Outcome {
   WireProtocol protocol = WireProtocol::kAwsJson11;
   std::optional<Forward> forward;  // set when the answer must come from a container
 };
+
+// A restJson1 answer's output members as the model places them in headers, by member name, with
+// the payload member empty: what the response checker and the container-answer check read.
+nlohmann::json HeaderMembers(const apimodel::Operation& operation, const Headers& headers);
+
+// `error` as the model lets it be sent: its message cut (domain::Shortened) to the bound that the
+// error's shape in `model` sets on it, if any (ResourceNotFound's 1,024 characters, the runtime's
+// 2,048). Every quoted value is shortened already (domain::Excerpt); this holds the bound for
+// messages that list many, such as a validation message naming every header of a request.
+domain::AwsError WithinModel(domain::AwsError error, const apimodel::ServiceModel& model);
 
 // Parses a request body as a JSON object, refusing malformed JSON, non-objects and nesting deeper
 // than `max_depth`. An empty body is an empty object.

@@ -100,6 +100,47 @@ TEST_F(ContainerE2E, InvocationsAreForwardedToTheContainerAndItsAnswerComesBack)
   EXPECT_EQ(sent[0]["X-Amzn-SageMaker-Custom-Attributes"], "trace=1");
 }
 
+// The runtime model bounds the headers a container's answer is passed on with: Content-Type and
+// X-Amzn-SageMaker-Custom-Attributes, "no more than 1024 visible US-ASCII characters" (the API
+// reference's words for CustomAttributes, "an opaque value that is forwarded verbatim"). At the
+// bound the answer passes whole; past it, the value cannot be forwarded verbatim, and a cut value
+// would pass for the container's own: the invocation is the model's failure, a ModelError (424)
+// naming the header and its bound.
+TEST_F(ContainerE2E, HeadersPastTheModelsBoundsAreTheContainersFailure) {
+  FakeContainer container([](const auto& request) {
+    const std::size_t attributes = request.body() == "long attributes" ? 1025 : 1024;
+    const std::string type =
+        request.body() == "long type" ? std::string(1025, 't') : std::string("text/plain");
+    return ContainerAnswer{200,
+                           "ok",
+                           {{"Content-Type", type},
+                            {"X-Amzn-SageMaker-Custom-Attributes", std::string(attributes, 'a')}}};
+  });
+  Start(Options());
+  Deploy("strict", container.Url());
+
+  const HttpReply whole = Invoke("strict", "at the bound");
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_EQ(whole.headers["X-Amzn-SageMaker-Custom-Attributes"], std::string(1024, 'a'));
+
+  for (const auto& [body, member] :
+       {std::pair{"long attributes", "CustomAttributes"}, std::pair{"long type", "ContentType"}}) {
+    const HttpReply refused = Invoke("strict", body);
+    EXPECT_EQ(refused.status, 424) << refused.body;
+    const json error = json::parse(refused.body);
+    EXPECT_EQ(error["__type"], "ModelError");
+    EXPECT_EQ(error["OriginalStatusCode"], 200);
+    EXPECT_EQ(error["OriginalMessage"], "ok");
+    const std::string message = error["message"];
+    EXPECT_THAT(message, ::testing::StartsWith("Received an answer from primary with headers an "
+                                               "InvokeEndpoint response cannot carry: Value '"));
+    EXPECT_THAT(message, HasSubstr("' at '" + std::string(member) +
+                                   "' failed to satisfy constraint: Member must have length less "
+                                   "than or equal to 1024"));
+    EXPECT_LE(message.size(), 2048u);
+  }
+}
+
 TEST_F(ContainerE2E, ContainerErrorsAreModelErrorsWithTheContainersStatusAndMessage) {
   FakeContainer container([](const auto& request) {
     return request.body() == "bad" ? ContainerAnswer{400, "Unable to evaluate payload provided", {}}
