@@ -1,7 +1,8 @@
 // What the libFuzzer targets share: one Router over an Emulator with the built-in capacity, an
 // in-memory store and a frozen clock, and the rule that decides what counts as a finding. Every
-// input must get an answer; a 5xx (an exception the router caught) or a malformed response body
-// is a defect, so the target traps and libFuzzer keeps the input.
+// input must get an answer; a 5xx (an exception the router caught, or an answer outside its shape
+// in the model) or a malformed response body is a defect, so the target traps and libFuzzer keeps
+// the input.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +28,8 @@ class Harness {
         store_(":memory:"),
         emulator_(store_, clock_, ops::ClockStart{TimePoint{Millis{1800835200000}}, true},
                   config::LoadCapacityConfig(std::nullopt)),
-        router_(emulator_, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(), {}) {
+        router_(emulator_, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(),
+                CheckingConfig()) {
     log::Configure(log::Format::kText, spdlog::level::off);
   }
 
@@ -40,6 +42,14 @@ class Harness {
   }
 
  private:
+  // Every answer is checked against the model (--check-responses): one that departs from its
+  // shape, such as an error message longer than the shape allows, becomes a 500, and so a finding.
+  static protocol::RouterConfig CheckingConfig() {
+    protocol::RouterConfig config;
+    config.check_responses = true;
+    return config;
+  }
+
   static void Check(const protocol::HttpResponse& response) {
     if (response.status >= 500) __builtin_trap();
     const std::string* type = protocol::FindHeader(response.headers, "Content-Type");
