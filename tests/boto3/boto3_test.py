@@ -730,7 +730,7 @@ class EndpointWaitersBoto3Test(EmulatorTestCase):
         self.make_endpoint("big")
         self.advance(PROVISIONING_SECONDS)
         with tempfile.TemporaryDirectory() as folder:
-            for size in (2000000, 6291456):
+            for size in (2000000, 6291455, 6291456):
                 path = os.path.join(folder, "body-%d.bin" % size)
                 with open(path, "wb") as out:
                     out.write(os.urandom(size))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real-client test of InvokeEndpoint bodies at the runtime model's limit: the Debian AWS CLI v2
-# (/usr/bin/aws) sends files of 2,000,000 bytes, 6,291,456 bytes (6 MiB, the model's BodyBlob
-# maximum) and one byte more with --body fileb://, as a user does, with a Content-Length.
+# (/usr/bin/aws) sends files of 2,000,000, 6,291,455 and 6,291,456 bytes (6 MiB, the model's
+# BodyBlob maximum) and one byte more with --body fileb://, as a user does, with a
+# Content-Length.
 #
 #   tests/cli/invoke_cli_test.sh /path/to/sagemaker-emulator
 #
@@ -37,7 +38,7 @@ expect_success "create-endpoint-config echo"
 sm create-endpoint --endpoint-name echo --endpoint-config-name echo
 expect_success "create-endpoint echo"
 
-for size in 2000000 6291456; do
+for size in 2000000 6291455 6291456; do
   head -c "$size" /dev/urandom >"$WORK/body-$size.bin"
   rt invoke-endpoint --endpoint-name echo --content-type application/octet-stream \
     --body "fileb://$WORK/body-$size.bin" "$WORK/answer-$size.bin"
