@@ -128,7 +128,8 @@ inline constexpr std::size_t kExcerptCharacters = 256;
 std::string Excerpt(std::string_view value);
 
 // `text` cut to at most `limit` characters (code points, at a character boundary), the last three
-// of them "..." when it was cut. `limit` must be at least 3.
+// of them "..." when it was cut. `limit` must be at least 3. The result is valid UTF-8: a byte
+// that begins no valid sequence becomes U+FFFD and counts as one character.
 std::string Shortened(std::string_view text, std::size_t limit);
 
 // The makers, one per code the operation layer and the domain answer with.

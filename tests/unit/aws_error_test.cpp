@@ -39,5 +39,19 @@ TEST(Shortened, CountsCharactersAndNeverSplitsOne) {
   }
 }
 
+// Bytes that begin no valid UTF-8 sequence (a header can carry any) would each be rendered as
+// U+FFFD: each counts as one character, so a message of them cannot outgrow its bound once
+// rendered, and the text is valid UTF-8 from here on.
+TEST(Shortened, ReplacesInvalidBytesAndCountsEachAsACharacter) {
+  const std::string replacement = "\xEF\xBF\xBD";
+  EXPECT_EQ(Shortened("a\xAD" "b", 10), "a" + replacement + "b");
+  EXPECT_EQ(Shortened("\xE2\x82", 10), replacement + replacement);  // a "€" cut short
+  EXPECT_EQ(Shortened("\xC0\xAF", 10), replacement + replacement);  // an overlong "/"
+  std::string expected;
+  for (int i = 0; i < 7; ++i) expected += replacement;
+  EXPECT_EQ(Shortened(std::string(1000, '\xAD'), 10), expected + "...");
+  EXPECT_EQ(Excerpt(std::string(100000, '\xAD')).size(), 253 * replacement.size() + 3);
+}
+
 }  // namespace
 }  // namespace smemu::domain

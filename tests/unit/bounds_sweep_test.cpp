@@ -38,6 +38,8 @@ constexpr const char* kRole = "arn:aws:iam::123456789012:role/r";
 
 // The character every swept string is made of: a message quoting one shows a run of it.
 constexpr char kFill = 'a';
+// A byte that begins no UTF-8 sequence (a continuation byte alone).
+constexpr char kNotUtf8 = '\xAD';
 // Far past any bound, still well within the 1 MiB request limit.
 constexpr std::size_t kFarPast = 20000;
 constexpr int kMaxDepth = 7;
@@ -426,10 +428,17 @@ TEST_F(BoundsSweep, InvokeEndpointAnswersValuesAtAndPastItsBoundsWithin4xx) {
            member.location_name + " of " +
                std::to_string(value.get_ref<const std::string&>().size()));
     }
+    // Headers are bytes: ones that are not UTF-8 are each rendered as U+FFFD, one character.
+    send("e", {{member.location_name, std::string(kFarPast, kNotUtf8)}},
+         member.location_name + " of " + std::to_string(kFarPast) + " bytes that are not UTF-8");
     everything.emplace_back(member.location_name, std::string(kFarPast, kFill));
   }
   const protocol::HttpResponse all = send(std::string(kFarPast, kFill), everything, "all at once");
   EXPECT_EQ(all.status, 400);
+  for (auto& [name, value] : everything) value = std::string(kFarPast, kNotUtf8);
+  const protocol::HttpResponse bytes =
+      send(std::string(kFarPast, kFill), everything, "all at once, not UTF-8");
+  EXPECT_EQ(bytes.status, 400);
   std::cout << "sent " << sent_ << " invocations\n";
 }
 
