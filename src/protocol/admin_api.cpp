@@ -117,11 +117,12 @@ domain::Result<ops::PoolChange> ReadPoolChange(const json& body) {
     if (key == "reservable" || key == "on_demand") {
       if (!value.is_number_integer() || value.get<long long>() < 0 ||
           value.get<long long>() > 100000) {
-        return domain::ValidationException("'" + key + "' must be an integer from 0 to 100000.");
+        return domain::ValidationException("'" + domain::Excerpt(key) +
+                                           "' must be an integer from 0 to 100000.");
       }
       (key == "reservable" ? change.reservable : change.on_demand) = value.get<int>();
     } else if (key != "region" && key != "availability_zone" && key != "instance_type") {
-      return domain::ValidationException("Unknown member '" + key + "'.");
+      return domain::ValidationException("Unknown member '" + domain::Excerpt(key) + "'.");
     }
   }
   if (!change.reservable && !change.on_demand) {
@@ -409,15 +410,16 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
   }
   if (route == nullptr) {
     return call.Fail({domain::ErrorCode::kNotFoundException,
-                      "No admin resource at " + std::string(path) + ".", 404});
+                      "No admin resource at " + domain::Excerpt(path) + ".", 404});
   }
   const auto handler = request.method == "GET"    ? route->get
                        : request.method == "POST" ? route->post
                                                   : nullptr;
   if (handler != nullptr) return (this->*handler)(call);
   const char* allowed = route->get && route->post ? "GET, POST" : route->get ? "GET" : "POST";
-  HttpResponse response = call.Fail(domain::MethodNotAllowedException(
-      std::string(path) + " accepts " + allowed + ", not " + request.method + "."));
+  HttpResponse response = call.Fail(
+      domain::MethodNotAllowedException(domain::Excerpt(path) + " accepts " + allowed + ", not " +
+                                        domain::Excerpt(request.method) + "."));
   response.headers.emplace_back("Allow", allowed);
   return response;
 }

@@ -37,7 +37,7 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
   };
   if (request.method != "POST") {
     HttpResponse response = fail(domain::MethodNotAllowedException(
-        "The control plane is served at POST /, not " + request.method + " /."));
+        "The control plane is served at POST /, not " + domain::Excerpt(request.method) + " /."));
     response.headers.emplace_back("Allow", "POST");
     return response;
   }
@@ -53,7 +53,7 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
   outcome.operation = operation.empty() ? *target : operation;
   const apimodel::Operation* spec = control_plane_.FindOperation(operation);
   if (spec == nullptr || !emulator_.Emulates(operation)) {
-    return fail(domain::UnknownOperationException("The operation " + *target +
+    return fail(domain::UnknownOperationException("The operation " + domain::Excerpt(*target) +
                                                   " is not supported by sagemaker-emulator."));
   }
   const auto authenticated = Authenticate(request, outcome);

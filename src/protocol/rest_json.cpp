@@ -108,14 +108,14 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
   const apimodel::Operation* spec = runtime_.FindOperation(outcome.operation);
   if (spec == nullptr) {
     return fail({domain::ErrorCode::kUnknownOperationException,
-                 "No sagemaker-runtime operation is served at " + std::string(request.Path()) +
+                 "No sagemaker-runtime operation is served at " + domain::Excerpt(request.Path()) +
                      " by sagemaker-emulator.",
                  outcome.operation == "-" ? 404 : 400});
   }
   if (request.method != spec->http_method) {
-    HttpResponse response = fail(
-        domain::MethodNotAllowedException(outcome.operation + " is served with " +
-                                          spec->http_method + ", not " + request.method + "."));
+    HttpResponse response = fail(domain::MethodNotAllowedException(
+        outcome.operation + " is served with " + spec->http_method + ", not " +
+        domain::Excerpt(request.method) + "."));
     response.headers.emplace_back("Allow", spec->http_method);
     return response;
   }

@@ -131,7 +131,7 @@ HttpResponse Router::Dispatch(const HttpRequest& request, Outcome& outcome) cons
     if (path.rfind(kAdminPrefix, 0) == 0) return HandleAdmin(request, outcome);
     outcome.operation = "-";
     return RenderError({domain::ErrorCode::kUnknownOperationException,
-                        "No operation is served at " + std::string(path) + ".", 404},
+                        "No operation is served at " + domain::Excerpt(path) + ".", 404},
                        WireProtocol::kRestJson1, outcome.request_id);
   } catch (const std::exception& e) {
     // A defect or a store failure: never let it reach the socket as anything but an AWS error.

@@ -442,5 +442,38 @@ TEST_F(BoundsSweep, InvokeEndpointAnswersValuesAtAndPastItsBoundsWithin4xx) {
   std::cout << "sent " << sent_ << " invocations\n";
 }
 
+// What the protocol layer quotes before any operation runs: an unknown X-Amz-Target, a path no
+// route serves, a method a route does not take, an unknown member of an admin document.
+TEST_F(BoundsSweep, TheProtocolLayerQuotesWhatItCannotRouteShortened) {
+  const std::string long_name(kFarPast, kFill);
+  const std::vector<std::pair<std::string, protocol::HttpRequest>> requests = {
+      {"an unknown operation",
+       {"POST",
+        "/",
+        {{"X-Amz-Target", "SageMaker." + long_name}, {"Authorization", testing::kAuth}},
+        "{}"}},
+      {"an unknown path", {"POST", "/" + long_name, {}, ""}},
+      {"an unknown runtime action", {"POST", "/endpoints/e/" + long_name, {}, ""}},
+      {"an unknown admin resource", {"GET", "/_emulator/" + long_name, {}, ""}},
+      {"a method the control plane does not take", {long_name, "/", {}, ""}},
+      {"a method the runtime does not take", {long_name, "/endpoints/e/invocations", {}, ""}},
+      {"a method an admin resource does not take", {long_name, "/_emulator/clock", {}, ""}},
+      {"an unknown member of an admin document",
+       {"POST",
+        "/_emulator/capacity",
+        {},
+        json{{"region", "us-west-2"},
+             {"availability_zone", "us-west-2a"},
+             {"instance_type", "ml.p5.48xlarge"},
+             {long_name, 1}}
+            .dump()}},
+  };
+  for (const auto& [what, request] : requests) {
+    const protocol::HttpResponse response = router_->Handle(request);
+    EXPECT_GE(response.status, 400) << what;
+    CheckAnswer(response, what);
+  }
+}
+
 }  // namespace
 }  // namespace smemu
