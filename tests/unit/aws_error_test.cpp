@@ -44,10 +44,7 @@ TEST(Shortened, CountsCharactersAndNeverSplitsOne) {
 // rendered, and the text is valid UTF-8 from here on.
 TEST(Shortened, ReplacesInvalidBytesAndCountsEachAsACharacter) {
   const std::string replacement = "\xEF\xBF\xBD";
-  EXPECT_EQ(Shortened("a\xAD"
-                      "b",
-                      10),
-            "a" + replacement + "b");
+  EXPECT_EQ(Shortened(std::string("a") + '\xAD' + 'b', 10), "a" + replacement + "b");
   EXPECT_EQ(Shortened("\xE2\x82", 10), replacement + replacement);  // a "€" cut short
   EXPECT_EQ(Shortened("\xC0\xAF", 10), replacement + replacement);  // an overlong "/"
   std::string expected;
