@@ -40,54 +40,44 @@ HttpRequest ContainerRequest(const HttpRequest& request) {
 
 HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& forward,
                                          UpstreamReply reply) const {
-  if (reply.reached && !reply.timed_out && reply.status >= 200 && reply.status < 300) {
-    const std::string* content_type = FindHeader(reply.headers, "Content-Type");
-    HttpResponse response;
-    response.status = 200;
-    response.headers = {{"Content-Type", content_type ? *content_type : "application/octet-stream"},
-                        {"x-amzn-RequestId", outcome.request_id},
-                        {"x-Amzn-Invoked-Production-Variant", forward.variant}};
-    if (const std::string* attributes =
-            FindHeader(reply.headers, "X-Amzn-SageMaker-Custom-Attributes")) {
-      response.headers.emplace_back("X-Amzn-SageMaker-Custom-Attributes", *attributes);
-    }
-    // What a container sends back is passed on verbatim, so it must fit the runtime model's
-    // output (Content-Type and Custom-Attributes: at most 1,024 US-ASCII characters). What does
-    // not is the model's failure, not the caller's: a ModelError naming the header, rather than
-    // a value cut short that a client would take for the container's.
-    const apimodel::Operation* invoke = runtime_.FindOperation(outcome.operation);
-    std::vector<std::string> unfit;
-    if (invoke != nullptr && invoke->output != nullptr) {
-      unfit = apimodel::CheckResponse(*invoke->output, HeaderMembers(*invoke, response.headers));
-    }
-    if (unfit.empty()) {
-      response.body = std::move(reply.body);
-      return response;
-    }
-    return RenderError(ops::UnfitContainerAnswer({forward.endpoint_name,
-                                                  forward.variant,
-                                                  outcome.account,
-                                                  outcome.region,
-                                                  {forward.host, forward.port},
-                                                  true,
-                                                  false,
-                                                  "",
-                                                  reply.status,
-                                                  std::move(reply.body)},
-                                                 unfit),
-                       WireProtocol::kRestJson1, outcome.request_id);
+  ops::ContainerAnswer answer{forward.endpoint_name,
+                              forward.variant,
+                              outcome.account,
+                              outcome.region,
+                              {forward.host, forward.port},
+                              reply.reached,
+                              reply.timed_out,
+                              std::move(reply.failure),
+                              reply.status,
+                              std::move(reply.body)};
+  if (!answer.reached || answer.timed_out || answer.status < 200 || answer.status >= 300) {
+    return RenderError(ops::ContainerError(answer), WireProtocol::kRestJson1, outcome.request_id);
   }
-  const ops::ContainerAnswer answer{forward.endpoint_name,
-                                    forward.variant,
-                                    outcome.account,
-                                    outcome.region,
-                                    {forward.host, forward.port},
-                                    reply.reached,
-                                    reply.timed_out,
-                                    std::move(reply.failure),
-                                    reply.status,
-                                    std::move(reply.body)};
-  return RenderError(ops::ContainerError(answer), WireProtocol::kRestJson1, outcome.request_id);
+  const std::string* content_type = FindHeader(reply.headers, "Content-Type");
+  HttpResponse response;
+  response.status = 200;
+  response.headers = {{"Content-Type", content_type ? *content_type : "application/octet-stream"},
+                      {"x-amzn-RequestId", outcome.request_id},
+                      {"x-Amzn-Invoked-Production-Variant", forward.variant}};
+  if (const std::string* attributes =
+          FindHeader(reply.headers, "X-Amzn-SageMaker-Custom-Attributes")) {
+    response.headers.emplace_back("X-Amzn-SageMaker-Custom-Attributes", *attributes);
+  }
+  // What a container sends back is passed on verbatim, so it must fit the runtime model's output
+  // (Content-Type and Custom-Attributes: at most 1,024 US-ASCII characters). What does not is the
+  // model's failure, not the caller's: a ModelError naming the header, rather than a value cut
+  // short that a client would take for the container's.
+  const apimodel::Operation* invoke = runtime_.FindOperation(outcome.operation);
+  if (invoke != nullptr && invoke->output != nullptr) {
+    const std::vector<std::string> unfit =
+        apimodel::CheckResponse(*invoke->output, HeaderMembers(*invoke, response.headers));
+    if (!unfit.empty()) {
+      return RenderError(ops::UnfitContainerAnswer(answer, unfit), WireProtocol::kRestJson1,
+                         outcome.request_id);
+    }
+  }
+  response.body = std::move(answer.body);
+  return response;
 }
 
 HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome) const {
