@@ -675,18 +675,37 @@ std::string DescribeResponseViolations(std::string_view operation,
   return message;
 }
 
-void DropNullMembers(nlohmann::json& input) {
-  if (input.is_object()) {
-    for (auto it = input.begin(); it != input.end();) {
-      if (it->is_null()) {
-        it = input.erase(it);
-      } else {
-        DropNullMembers(*it);
-        ++it;
+void KeepModelledMembers(const Shape& shape, nlohmann::json& value) {
+  switch (shape.type) {
+    case Type::kStructure:
+      if (!value.is_object()) return;
+      for (auto it = value.begin(); it != value.end();) {
+        const Member* member = shape.FindMember(it.key());
+        if (member == nullptr || it->is_null()) {
+          it = value.erase(it);
+        } else {
+          KeepModelledMembers(*member->shape, *it);
+          ++it;
+        }
       }
-    }
-  } else if (input.is_array()) {
-    for (nlohmann::json& element : input) DropNullMembers(element);
+      return;
+    case Type::kList:
+      if (!value.is_array()) return;
+      for (nlohmann::json& element : value) KeepModelledMembers(*shape.member, element);
+      return;
+    case Type::kMap:
+      if (!value.is_object()) return;
+      for (auto it = value.begin(); it != value.end();) {
+        if (it->is_null()) {
+          it = value.erase(it);
+        } else {
+          KeepModelledMembers(*shape.value, *it);
+          ++it;
+        }
+      }
+      return;
+    default:
+      return;
   }
 }
 

@@ -20,9 +20,12 @@ namespace smemu::apimodel {
 // JSON null counts as absent. Members the model does not know are ignored, as AWS ignores them.
 domain::Status ValidateRequest(const Shape& shape, const nlohmann::json& input);
 
-// Removes every object member that is null, at any depth. AWS reads a null member as an absent
-// one, and so does ValidateRequest: after it, handlers see only the members that were given.
-void DropNullMembers(nlohmann::json& input);
+// Removes, at any depth, every member `shape` does not model and every member that is null. AWS
+// ignores members it does not know and reads a null member as an absent one, and so does
+// ValidateRequest: after it, handlers see only the modelled members that were given, so a member
+// unknown to the model can never be stored and shown back (which DescribeModel did with one nested
+// in PrimaryContainer, outside its output shape).
+void KeepModelledMembers(const Shape& shape, nlohmann::json& value);
 
 // The response checker (--check-responses, and the tests on every handler's output). Lists every
 // way a response body departs from `shape`, as a strict client would read it: required members

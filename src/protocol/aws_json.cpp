@@ -68,8 +68,10 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
     if (auto valid = apimodel::ValidateRequest(*spec->input, *input); !valid) {
       return fail(valid.error());
     }
+    apimodel::KeepModelledMembers(*spec->input, *input);
+  } else {
+    *input = nlohmann::json::object();  // the operation takes no input
   }
-  apimodel::DropNullMembers(*input);
   auto output = emulator_.Invoke(operation, *input, caller);
   if (!output) return fail(output.error());
   return RenderJson(200, output->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),

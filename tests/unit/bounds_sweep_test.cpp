@@ -148,7 +148,11 @@ class BoundsSweep : public testing::EmulatorFixture {
   static std::map<std::string, json> BaseRequests(const World& w) {
     const json tags = {{{"Key", "k"}, {"Value", "v"}}};
     return {
-        {"CreateModel", {{"ModelName", "m2"}, {"ExecutionRoleArn", kRole}, {"Tags", tags}}},
+        {"CreateModel",
+         {{"ModelName", "m2"},
+          {"ExecutionRoleArn", kRole},
+          {"PrimaryContainer", {{"Image", "img:1"}, {"Environment", {{"A", "b"}}}}},
+          {"Tags", tags}}},
         {"DescribeModel", {{"ModelName", "m"}}},
         {"DeleteModel", {{"ModelName", "m"}}},
         {"ListModels", {{"NameContains", "m"}, {"MaxResults", 10}, {"SortBy", "Name"}}},
@@ -440,6 +444,73 @@ TEST_F(BoundsSweep, InvokeEndpointAnswersValuesAtAndPastItsBoundsWithin4xx) {
       send(std::string(kFarPast, kFill), everything, "all at once, not UTF-8");
   EXPECT_EQ(bytes.status, 400);
   std::cout << "sent " << sent_ << " invocations\n";
+}
+
+// Adds a member the model does not have to every structure of `value`, at every depth.
+void AddUnknownMembers(const Shape& shape, json& value) {
+  switch (shape.type) {
+    case Type::kStructure:
+      if (!value.is_object()) return;
+      for (const apimodel::Member& member : shape.members) {
+        if (value.contains(member.name)) AddUnknownMembers(*member.shape, value[member.name]);
+      }
+      value["NotInTheModel"] = {{"Nested", 1}};
+      return;
+    case Type::kList:
+      if (value.is_array()) {
+        for (json& element : value) AddUnknownMembers(*shape.member, element);
+      }
+      return;
+    case Type::kMap:
+      if (value.is_object()) {
+        for (auto& [key, element] : value.items()) AddUnknownMembers(*shape.value, element);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+// AWS ignores members its model does not have, at any depth. Each operation's valid request with
+// one added to every structure must be answered, and what it stored must read back within the
+// model (DescribeModel showed a member nested in PrimaryContainer back, outside its shape).
+TEST_F(BoundsSweep, UnknownMembersAtAnyDepthAreIgnoredAndNeverShownBack) {
+  for (const auto& [name, operation] : apimodel::ControlPlaneModel().operations()) {
+    if (!emulator_->Emulates(name)) continue;
+    emulator_->Reset();
+    const World world = Seed();
+    const auto bases = BaseRequests(world);
+    const auto base = bases.find(name);
+    ASSERT_NE(base, bases.end()) << name;
+    json input = base->second;
+    AddUnknownMembers(*operation.input, input);
+    const protocol::HttpResponse response =
+        router_->Handle({"POST",
+                         "/",
+                         {{"X-Amz-Target", "SageMaker." + name}, {"Authorization", testing::kAuth}},
+                         input.dump()});
+    EXPECT_EQ(response.status, 200) << name << ": " << response.body.substr(0, 600);
+    const std::vector<std::pair<std::string, json>> reads = {
+        {"DescribeModel", {{"ModelName", "m2"}}},
+        {"DescribeEndpointConfig", {{"EndpointConfigName", "c3"}}},
+        {"DescribeEndpoint", {{"EndpointName", "e2"}}},
+        {"DescribeEndpoint", {{"EndpointName", "e"}}},
+        {"DescribeTrainingPlan", {{"TrainingPlanName", "plan2"}}},
+        {"DescribeTrainingJob", {{"TrainingJobName", "tj2"}}},
+        {"DescribeProcessingJob", {{"ProcessingJobName", "pj2"}}},
+        {"DescribeCluster", {{"ClusterName", "cl2"}}},
+        {"DescribeCluster", {{"ClusterName", "cl"}}},
+        {"ListTags", {{"ResourceArn", world.endpoint_arn}}},
+    };
+    for (const auto& [read, read_input] : reads) {
+      CheckAnswer(router_->Handle(
+                      {"POST",
+                       "/",
+                       {{"X-Amz-Target", "SageMaker." + read}, {"Authorization", testing::kAuth}},
+                       read_input.dump()}),
+                  read + " after " + name + " with members not in the model");
+    }
+  }
 }
 
 // What the protocol layer quotes before any operation runs: an unknown X-Amz-Target, a path no
