@@ -173,12 +173,9 @@ domain::Result<std::vector<JobOption>> ProcessingJobOptions(const json& input) {
       return ValidationException(
           "InstancePreferences cannot be combined with ClusterConfig.InstanceType.");
     }
+    // A processing preference has no TrainingPlanArns in the model: one sent is dropped with the
+    // other members the model does not have (apimodel::KeepModelledMembers), as AWS ignores them.
     const json& preferences = cluster["InstancePreferences"];
-    for (const json& preference : preferences) {
-      if (preference.contains("TrainingPlanArns")) {
-        return ValidationException("Processing jobs cannot use training plans.");
-      }
-    }
     if (auto ok = CheckUniqueTypes(preferences); !ok) return ok.error();
     const bool job_count = cluster.contains("InstanceCount");
     if (auto ok = CheckCounts(preferences, job_count, "ClusterConfig"); !ok) return ok.error();

@@ -534,17 +534,22 @@ TEST_F(JobsTest, ProcessingJobsUseTheSamePreferencesWithoutPlans) {
   const json listed = Call("ListProcessingJobs", json::object());
   EXPECT_EQ(listed["ProcessingJobSummaries"][0]["ProcessingJobStatus"], "Completed");
 
-  const json with_plan =
-      Call("CreateProcessingJob",
-           ProcessingJob("planned",
-                         {{"VolumeSizeInGB", 30},
-                          {"InstanceCount", 1},
-                          {"InstancePreferences",
-                           {{{"InstanceType", kG5},
-                             {"TrainingPlanArns",
-                              {"arn:aws:sagemaker:us-west-2:123456789012:training-plan/p"}}}}}}),
-           400);
-  EXPECT_EQ(with_plan["message"], "Processing jobs cannot use training plans.");
+  // ProcessingInstancePreference has no TrainingPlanArns in the model (api-facts: "No
+  // TrainingPlanArns here"): like any member the model does not have, one sent is ignored, and the
+  // job waits for on-demand ml.g5.12xlarge (none here) like any other.
+  Call("CreateProcessingJob",
+       ProcessingJob("planned",
+                     {{"VolumeSizeInGB", 30},
+                      {"InstanceCount", 1},
+                      {"InstancePreferences",
+                       {{{"InstanceType", kG5},
+                         {"TrainingPlanArns",
+                          {"arn:aws:sagemaker:us-west-2:123456789012:training-plan/p"}}}}}}));
+  const json planned = Call("DescribeProcessingJob", {{"ProcessingJobName", "planned"}});
+  EXPECT_EQ(planned["ProcessingResources"]["ClusterConfig"]["InstancePreferences"],
+            json::parse(R"([{"InstanceType": "ml.g5.12xlarge"}])"));
+  EXPECT_EQ(planned["ProcessingJobStatus"], "InProgress");
+  EXPECT_FALSE(planned["ProcessingResources"]["ClusterConfig"].contains("SelectedInstanceType"));
   const json with_type =
       Call("CreateProcessingJob",
            ProcessingJob("typed", {{"VolumeSizeInGB", 30},
