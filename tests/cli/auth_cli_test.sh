@@ -26,15 +26,6 @@ KEY_ACCOUNT=111122223333
 MISMATCH='The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.'
 UNKNOWN_KEY='The security token included in the request is invalid.'
 
-# rt SUBCOMMAND ARGS... : runs "aws sagemaker-runtime ..." and sets RC, OUT (file), ERR (file).
-rt() {
-  CALLS=$((CALLS + 1))
-  OUT=$WORK/call$CALLS.out
-  ERR=$WORK/call$CALLS.err
-  "$AWS" sagemaker-runtime "$@" --endpoint-url "$ENDPOINT" --output json >"$OUT" 2>"$ERR"
-  RC=$?
-}
-
 # sm_slow_clock SUBCOMMAND ARGS... : "aws sagemaker ..." by the same CLI, its signing clock
 # (the datetime of the botocore.auth the CLI uses) set 20 minutes back, as on a machine whose
 # clock is slow. The CLI's own botocore (awscli/botocore, aliased as botocore) must be imported

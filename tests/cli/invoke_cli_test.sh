@@ -16,15 +16,6 @@ CLI_TEST_TAG=invoke-cli
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# rt SUBCOMMAND ARGS... : "aws sagemaker-runtime ..." into RC, OUT and ERR, like sm.
-rt() {
-  CALLS=$((CALLS + 1))
-  OUT=$WORK/call$CALLS.out
-  ERR=$WORK/call$CALLS.err
-  "$AWS" sagemaker-runtime "$@" --endpoint-url "$ENDPOINT" --output json >"$OUT" 2>"$ERR"
-  RC=$?
-}
-
 T0=$(date +%s.%N)
 echo "# binary: $BIN"
 echo "# $("$AWS" --version 2>&1)"

@@ -1,7 +1,8 @@
 # Shared by the Debian AWS CLI test scripts in this folder; source it right after `set -uo pipefail`.
 # Checks the one argument (the sagemaker-emulator binary), sets up a clean CLI environment with
 # AWS_DATA_PATH=<repo>/api and a work folder, and defines: start_server/stop_server, admin, sm
-# (runs "aws sagemaker ..." into RC/OUT/ERR), jget, and the ok/not_ok/expect_* assertions.
+# (runs "aws sagemaker ..." into RC/OUT/ERR), rt (the same for sagemaker-runtime), jget, and the
+# ok/not_ok/expect_* assertions.
 # Set CLI_TEST_TAG before sourcing to name the work folder.
 
 if [[ $# -ne 1 ]]; then
@@ -157,6 +158,15 @@ sm() {
   OUT=$WORK/call$CALLS.out
   ERR=$WORK/call$CALLS.err
   "$AWS" sagemaker "$@" --endpoint-url "$ENDPOINT" --output json >"$OUT" 2>"$ERR"
+  RC=$?
+}
+
+# rt SUBCOMMAND ARGS... : runs "aws sagemaker-runtime ..." and sets RC, OUT (file), ERR (file).
+rt() {
+  CALLS=$((CALLS + 1))
+  OUT=$WORK/call$CALLS.out
+  ERR=$WORK/call$CALLS.err
+  "$AWS" sagemaker-runtime "$@" --endpoint-url "$ENDPOINT" --output json >"$OUT" 2>"$ERR"
   RC=$?
 }
 

@@ -354,39 +354,54 @@ class BoundsSweep : public testing::EmulatorFixture {
         << message.size() << " characters): " << message.substr(0, 400);
   }
 
+  // A control-plane request, as the SDKs send it.
+  protocol::HttpResponse Send(const std::string& operation, const json& input) {
+    ++sent_;
+    return router_->Handle(
+        {"POST",
+         "/",
+         {{"X-Amz-Target", "SageMaker." + operation}, {"Authorization", testing::kAuth}},
+         input.dump()});
+  }
+
+  // Calls `visit` for each served operation on a freshly seeded world, with that operation's valid
+  // request. A served operation missing from BaseRequests fails the test.
+  void ForEachServedOperation(
+      const std::function<void(const std::string&, const apimodel::Operation&, const World&,
+                               const json&)>& visit) {
+    for (const auto& [name, operation] : apimodel::ControlPlaneModel().operations()) {
+      if (!emulator_->Emulates(name)) continue;
+      emulator_->Reset();
+      const World world = Seed();
+      const auto bases = BaseRequests(world);
+      const auto base = bases.find(name);
+      ASSERT_NE(base, bases.end()) << name << " is served but has no base request in this sweep";
+      ASSERT_NE(operation.input, nullptr) << name;
+      visit(name, operation, world, base->second);
+    }
+  }
+
   std::size_t sent_ = 0;
 };
 
 TEST_F(BoundsSweep, EveryOperationAnswersValuesAtAndPastItsBoundsWithin4xx) {
   std::set<std::string> swept;
-  for (const auto& [name, operation] : apimodel::ControlPlaneModel().operations()) {
-    if (!emulator_->Emulates(name)) continue;
-    emulator_->Reset();
-    const World world = Seed();
-    const auto bases = BaseRequests(world);
-    const auto base = bases.find(name);
-    ASSERT_NE(base, bases.end()) << name << " is served but has no base request in this sweep";
-    ASSERT_NE(operation.input, nullptr) << name;
+  ForEachServedOperation([&](const std::string& name, const apimodel::Operation& operation,
+                             const World&, const json& base) {
     std::set<const Shape*> open;
-    Sweep(*operation.input, base->second, json::json_pointer(), 0, open,
+    Sweep(*operation.input, base, json::json_pointer(), 0, open,
           [&](const json::json_pointer& path, const json& value) {
             if (path.empty()) return;
-            json input = base->second;
+            json input = base;
             input[path] = value;
-            const protocol::HttpResponse response = router_->Handle(
-                {"POST",
-                 "/",
-                 {{"X-Amz-Target", "SageMaker." + name}, {"Authorization", testing::kAuth}},
-                 input.dump()});
-            ++sent_;
             const std::string shown =
                 value.is_string()
                     ? std::to_string(value.get_ref<const std::string&>().size()) + " characters"
                     : value.dump().substr(0, 80);
-            CheckAnswer(response, name + " " + path.to_string() + " = " + shown);
+            CheckAnswer(Send(name, input), name + " " + path.to_string() + " = " + shown);
           });
     swept.insert(name);
-  }
+  });
   EXPECT_GE(swept.size(), 40u);
   RecordProperty("requests", static_cast<int>(sent_));
   std::cout << "swept " << swept.size() << " operations with " << sent_ << " requests\n";
@@ -475,20 +490,11 @@ void AddUnknownMembers(const Shape& shape, json& value) {
 // one added to every structure must be answered, and what it stored must read back within the
 // model (DescribeModel showed a member nested in PrimaryContainer back, outside its shape).
 TEST_F(BoundsSweep, UnknownMembersAtAnyDepthAreIgnoredAndNeverShownBack) {
-  for (const auto& [name, operation] : apimodel::ControlPlaneModel().operations()) {
-    if (!emulator_->Emulates(name)) continue;
-    emulator_->Reset();
-    const World world = Seed();
-    const auto bases = BaseRequests(world);
-    const auto base = bases.find(name);
-    ASSERT_NE(base, bases.end()) << name;
-    json input = base->second;
+  ForEachServedOperation([&](const std::string& name, const apimodel::Operation& operation,
+                             const World& world, const json& base) {
+    json input = base;
     AddUnknownMembers(*operation.input, input);
-    const protocol::HttpResponse response =
-        router_->Handle({"POST",
-                         "/",
-                         {{"X-Amz-Target", "SageMaker." + name}, {"Authorization", testing::kAuth}},
-                         input.dump()});
+    const protocol::HttpResponse response = Send(name, input);
     EXPECT_EQ(response.status, 200) << name << ": " << response.body.substr(0, 600);
     const std::vector<std::pair<std::string, json>> reads = {
         {"DescribeModel", {{"ModelName", "m2"}}},
@@ -503,14 +509,10 @@ TEST_F(BoundsSweep, UnknownMembersAtAnyDepthAreIgnoredAndNeverShownBack) {
         {"ListTags", {{"ResourceArn", world.endpoint_arn}}},
     };
     for (const auto& [read, read_input] : reads) {
-      CheckAnswer(router_->Handle(
-                      {"POST",
-                       "/",
-                       {{"X-Amz-Target", "SageMaker." + read}, {"Authorization", testing::kAuth}},
-                       read_input.dump()}),
+      CheckAnswer(Send(read, read_input),
                   read + " after " + name + " with members not in the model");
     }
-  }
+  });
 }
 
 // What the protocol layer quotes before any operation runs: an unknown X-Amz-Target, a path no
