@@ -38,6 +38,9 @@ inline const std::string kAuth =
 class EmulatorFixture : public ::testing::Test {
  protected:
   explicit EmulatorFixture(const std::string& db = ":memory:") : store_(db) { Open(); }
+  // Opens nothing yet: for a test that opens a stored database with its own clock.
+  struct Unopened {};
+  EmulatorFixture(const std::string& db, Unopened) : store_(db) {}
 
   void Open() {
     emulator_ = std::make_unique<ops::Emulator>(
