@@ -557,7 +557,8 @@ ClusterSettlement Settle(const Cluster& cluster, TimePoint now, const CapacityFa
 }
 
 Holder HolderOf(const Cluster& cluster) {
-  Holder holder{cluster.arn, kClusterKind, cluster.owner.region, {}, cluster.owner.account};
+  Holder holder{
+      cluster.arn, ResourceKind::kCluster, cluster.owner.region, {}, cluster.owner.account};
   const bool growing = cluster.status == ClusterStatus::kUpdating;
   for (const InstanceGroup& group : cluster.groups) {
     if (cluster.status == ClusterStatus::kCreating) {

@@ -336,7 +336,8 @@ std::vector<Hold> ClaimsOf(const Endpoint& endpoint) {
 }
 
 Holder HolderOf(const Endpoint& endpoint) {
-  Holder holder{endpoint.arn, "endpoint", endpoint.owner.region, {}, endpoint.owner.account};
+  Holder holder{
+      endpoint.arn, ResourceKind::kEndpoint, endpoint.owner.region, {}, endpoint.owner.account};
   const bool serving =
       endpoint.status == EndpointStatus::kInService || endpoint.status == EndpointStatus::kUpdating;
   for (const Variant& variant : endpoint.variants) {

@@ -7,13 +7,6 @@
 namespace smemu::domain {
 namespace {
 
-int KindRank(std::string_view kind) {
-  if (kind == "endpoint") return 0;
-  if (kind == "training-job") return 1;
-  if (kind == "processing-job") return 2;
-  return 3;  // cluster
-}
-
 int HeldBy(const Holder* holder, std::string_view region, std::string_view instance_type,
            std::string_view plan_arn) {
   if (holder == nullptr || holder->region != region) return 0;
@@ -27,8 +20,9 @@ int HeldBy(const Holder* holder, std::string_view region, std::string_view insta
   return count;
 }
 
-std::string UseKey(std::string_view account, std::string_view region, std::string_view kind,
+std::string UseKey(std::string_view account, std::string_view region, ResourceKind resource_kind,
                    std::string_view instance_type) {
+  const std::string_view kind = WireName(resource_kind);
   std::string key;
   key.reserve(account.size() + region.size() + kind.size() + instance_type.size() + 3);
   key.append(account).append(1, '\n').append(region).append(1, '\n').append(kind);
@@ -107,7 +101,7 @@ int Holdings::OnDemand(std::string_view region, std::string_view instance_type,
   return all - HeldBy(Find(except_arn), region, instance_type, "");
 }
 
-int Holdings::UsedBy(std::string_view account, std::string_view region, std::string_view kind,
+int Holdings::UsedBy(std::string_view account, std::string_view region, ResourceKind kind,
                      std::string_view instance_type) const {
   auto it = used_.find(UseKey(account, region, kind, instance_type));
   return it == used_.end() ? 0 : it->second;
@@ -122,9 +116,8 @@ std::vector<const Holder*> Holdings::All() const {
   std::vector<const Holder*> holders;
   holders.reserve(by_arn_.size());
   for (const auto& [arn, holder] : by_arn_) holders.push_back(&holder);
-  std::stable_sort(holders.begin(), holders.end(), [](const Holder* a, const Holder* b) {
-    return KindRank(a->kind) < KindRank(b->kind);
-  });
+  std::stable_sort(holders.begin(), holders.end(),
+                   [](const Holder* a, const Holder* b) { return a->kind < b->kind; });
   return holders;
 }
 

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "domain/resource_kinds.hpp"
+
 namespace smemu::domain {
 
 // Instances of one type that a resource holds, on a plan or on demand.
@@ -25,7 +27,7 @@ struct Hold {
 // A resource and everything it holds (one hold per endpoint variant; one for a running job).
 struct Holder {
   std::string arn;
-  std::string kind;  // the ARN's resource kind: endpoint, training-job, processing-job, cluster
+  ResourceKind kind = ResourceKind::kEndpoint;  // endpoint, training or processing job, cluster
   std::string region;
   std::vector<Hold> holds;
   std::string account;  // whose quotas the holds count against
@@ -49,12 +51,12 @@ class Holdings {
   // Instances held in an account and region by resources of `kind` (endpoint, training-job, ...):
   // of one instance type, or of every type when `instance_type` is empty. On plans and on demand
   // alike: both count against the account's service quotas.
-  int UsedBy(std::string_view account, std::string_view region, std::string_view kind,
+  int UsedBy(std::string_view account, std::string_view region, ResourceKind kind,
              std::string_view instance_type = {}) const;
   // What `arn` holds; nullptr when it holds nothing.
   const Holder* Find(std::string_view arn) const;
 
-  // Every holder: endpoints, training jobs, processing jobs, then clusters; within a kind by ARN.
+  // Every holder, in the kinds' declared order (domain/resource_kinds.hpp), then by ARN.
   std::vector<const Holder*> All() const;
   std::size_t size() const { return by_arn_.size(); }
 

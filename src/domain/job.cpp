@@ -191,8 +191,8 @@ void SettleAt(std::vector<Job>& jobs, std::vector<Job>& done, std::vector<JobEve
 
 }  // namespace
 
-std::string_view ResourceKindOf(JobKind kind) {
-  return kind == JobKind::kTraining ? "training-job" : "processing-job";
+ResourceKind ResourceKindOf(JobKind kind) {
+  return kind == JobKind::kTraining ? ResourceKind::kTrainingJob : ResourceKind::kProcessingJob;
 }
 
 std::string_view ToString(JobStatus status) {
@@ -332,8 +332,7 @@ std::optional<TimePoint> NextDue(const std::vector<Job>& jobs, const CapacityFac
 }
 
 Holder HolderOf(const Job& job) {
-  Holder holder{
-      job.arn, std::string(ResourceKindOf(job.kind)), job.owner.region, {}, job.owner.account};
+  Holder holder{job.arn, ResourceKindOf(job.kind), job.owner.region, {}, job.owner.account};
   if (job.phase == JobPhase::kRunning && IsLive(job.status) && job.selected) {
     holder.holds.push_back(
         {job.selected->instance_type, job.selected->plan_arn, job.selected->instance_count});

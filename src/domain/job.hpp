@@ -20,7 +20,7 @@
 namespace smemu::domain {
 
 enum class JobKind { kTraining, kProcessing };
-std::string_view ResourceKindOf(JobKind kind);  // training-job, processing-job
+ResourceKind ResourceKindOf(JobKind kind);
 
 // The model's TrainingJobStatus / ProcessingJobStatus values the emulator uses.
 enum class JobStatus { kInProgress, kCompleted, kFailed, kStopping, kStopped };

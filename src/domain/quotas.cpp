@@ -46,25 +46,25 @@ constexpr const char* kAcceleratedTypes[] = {
 
 }  // namespace
 
-std::optional<QuotaUse> QuotaUseOfKind(std::string_view kind) {
+std::optional<QuotaUse> QuotaUseOfKind(ResourceKind kind) {
   for (QuotaUse use : kUses) {
     if (KindOf(use) == kind) return use;
   }
   return std::nullopt;
 }
 
-std::string_view KindOf(QuotaUse use) {
+ResourceKind KindOf(QuotaUse use) {
   switch (use) {
     case QuotaUse::kEndpoint:
-      return "endpoint";
+      return ResourceKind::kEndpoint;
     case QuotaUse::kTrainingJob:
-      return "training-job";
+      return ResourceKind::kTrainingJob;
     case QuotaUse::kProcessingJob:
-      return "processing-job";
+      return ResourceKind::kProcessingJob;
     case QuotaUse::kCluster:
-      return "cluster";
+      return ResourceKind::kCluster;
   }
-  return "endpoint";
+  return ResourceKind::kEndpoint;
 }
 
 std::string PerTypeQuotaName(QuotaUse use, std::string_view instance_type) {
@@ -195,7 +195,7 @@ Status CheckLimit(const QuotaTable& quotas, std::string_view account, std::strin
 int QuotaRoom(const QuotaTable& quotas, const Holdings& holdings, std::string_view account,
               std::string_view region, QuotaUse use, std::string_view instance_type) {
   int room = INT_MAX;
-  const std::string_view kind = KindOf(use);
+  const ResourceKind kind = KindOf(use);
   if (auto limit = quotas.Limit(account, region, PerTypeQuotaName(use, instance_type))) {
     room = std::min(room, *limit - holdings.UsedBy(account, region, kind, instance_type));
   }

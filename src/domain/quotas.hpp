@@ -21,8 +21,8 @@ namespace smemu::domain {
 // What uses instances, as the per-type quota names say it.
 enum class QuotaUse { kEndpoint, kTrainingJob, kProcessingJob, kCluster };
 // The use of a holder kind (endpoint, training-job, processing-job, cluster).
-std::optional<QuotaUse> QuotaUseOfKind(std::string_view kind);
-std::string_view KindOf(QuotaUse use);
+std::optional<QuotaUse> QuotaUseOfKind(ResourceKind kind);
+ResourceKind KindOf(QuotaUse use);
 
 // '<instance type> for endpoint usage', '... for training job usage', ... for processing job
 // usage',

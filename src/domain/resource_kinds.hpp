@@ -1,16 +1,69 @@
-// The kinds of resource the store keeps. Each is also the resource type in the resource's ARN
-// (arn:aws:sagemaker:<region>:<account>:<kind>/<name>).
+// The kinds of resource the store keeps, in one table. A kind's wire name is also the resource
+// type in its ARN (arn:aws:sagemaker:<region>:<account>:<kind>/<name>) and the store's `kind`
+// column. The table's order is the kinds' declared order: the admin views and the metrics list
+// holders in it (endpoints, training jobs, processing jobs, clusters), and ops/kinds.hpp settles
+// lifecycles in the order of its registry.
 #pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
 
 namespace smemu::domain {
 
-inline constexpr const char* kModelKind = "model";
-inline constexpr const char* kEndpointConfigKind = "endpoint-config";
-inline constexpr const char* kEndpointKind = "endpoint";
-inline constexpr const char* kPlanKind = "training-plan";
-inline constexpr const char* kCapacityKind = "reserved-capacity";  // a plan's reserved capacity
-inline constexpr const char* kTrainingJobKind = "training-job";
-inline constexpr const char* kProcessingJobKind = "processing-job";
-inline constexpr const char* kClusterKind = "cluster";  // a HyperPod cluster
+enum class ResourceKind {
+  kModel,
+  kEndpointConfig,
+  kEndpoint,
+  kTrainingPlan,
+  kTrainingJob,
+  kProcessingJob,
+  kCluster,  // a HyperPod cluster
+};
+
+struct ResourceKindName {
+  ResourceKind kind;
+  const char* wire;
+};
+
+inline constexpr std::array<ResourceKindName, 7> kResourceKinds = {{
+    {ResourceKind::kModel, "model"},
+    {ResourceKind::kEndpointConfig, "endpoint-config"},
+    {ResourceKind::kEndpoint, "endpoint"},
+    {ResourceKind::kTrainingPlan, "training-plan"},
+    {ResourceKind::kTrainingJob, "training-job"},
+    {ResourceKind::kProcessingJob, "processing-job"},
+    {ResourceKind::kCluster, "cluster"},
+}};
+
+constexpr const char* WireName(ResourceKind kind) {
+  return kResourceKinds[static_cast<std::size_t>(kind)].wire;
+}
+
+constexpr std::optional<ResourceKind> ResourceKindNamed(std::string_view wire) {
+  for (const ResourceKindName& entry : kResourceKinds) {
+    if (wire == entry.wire) return entry.kind;
+  }
+  return std::nullopt;
+}
+
+// The table is indexed by the enum: each entry must sit at its own value.
+constexpr bool KindTableInOrder() {
+  for (std::size_t i = 0; i < kResourceKinds.size(); ++i) {
+    if (static_cast<std::size_t>(kResourceKinds[i].kind) != i) return false;
+  }
+  return true;
+}
+static_assert(KindTableInOrder(), "kResourceKinds must list the kinds in enum order");
+
+inline constexpr const char* kModelKind = WireName(ResourceKind::kModel);
+inline constexpr const char* kEndpointConfigKind = WireName(ResourceKind::kEndpointConfig);
+inline constexpr const char* kEndpointKind = WireName(ResourceKind::kEndpoint);
+inline constexpr const char* kPlanKind = WireName(ResourceKind::kTrainingPlan);
+inline constexpr const char* kTrainingJobKind = WireName(ResourceKind::kTrainingJob);
+inline constexpr const char* kProcessingJobKind = WireName(ResourceKind::kProcessingJob);
+inline constexpr const char* kClusterKind = WireName(ResourceKind::kCluster);
+// Not a stored kind: the ARN segment of a plan's reserved capacity, which the plan's row holds.
+inline constexpr const char* kCapacityKind = "reserved-capacity";
 
 }  // namespace smemu::domain

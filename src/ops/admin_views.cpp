@@ -10,6 +10,7 @@
 #include "domain/training_plan.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
+#include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/quota_checks.hpp"
@@ -38,8 +39,8 @@ std::vector<HeldInstances> HeldIn(const domain::Holdings& holdings, const std::s
   for (const domain::Holder* holder : holdings.All()) {
     if (!region.empty() && holder->region != region) continue;
     for (const domain::Hold& hold : holder->holds) {
-      lines.push_back({holder->arn, holder->kind, holder->region, hold.instance_type, hold.plan_arn,
-                       hold.count});
+      lines.push_back({holder->arn, domain::WireName(holder->kind), holder->region,
+                       hold.instance_type, hold.plan_arn, hold.count});
     }
   }
   return lines;
@@ -72,9 +73,9 @@ std::set<std::pair<std::string, std::string>> QuotaOwners(const Context& ctx,
   std::set<std::pair<std::string, std::string>> owners = {
       {default_owner.account, default_owner.region}};
   std::set<std::string> accounts_with_resources;
-  for (const char* kind : {domain::kEndpointKind, domain::kTrainingJobKind,
-                           domain::kProcessingJobKind, domain::kClusterKind, domain::kPlanKind}) {
-    for (const store::ResourceRow& row : ctx.store.AllOfKind(kind)) {
+  for (const KindDescriptor* kind : Kinds()) {
+    if (!kind->quota_counted) continue;
+    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::WireName(kind->kind))) {
       owners.emplace(row.key.account, row.key.region);
       accounts_with_resources.insert(row.key.account);
     }
@@ -261,7 +262,7 @@ domain::Result<PoolView> AdminViews::ChangeCapacity(const PoolChange& change) {
     }
     ctx.ledger.SetPool(change.key, reservable, on_demand);
     SavePoolChange(ctx.store, change.key, reservable, on_demand);
-    SettleJobs(ctx);  // waiting jobs take instances that appeared
+    SettleWaiting(ctx);  // waiting jobs take instances that appeared
     return ViewOf(ctx.ledger, change.key, ctx.now);
   });
 }

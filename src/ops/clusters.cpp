@@ -9,7 +9,7 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/cluster_records.hpp"
-#include "ops/handlers.hpp"
+#include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
 #include "ops/overview.hpp"
@@ -159,7 +159,6 @@ Result<json> CreateCluster(const json& in, Context& ctx) {
   if (!InsertCluster(ctx, record, ReadTags(in))) {
     return domain::ResourceInUse("Cluster " + domain::Excerpt(name) + " already exists.");
   }
-  SettleClusters(ctx);  // with no provisioning delay the cluster is in service at once
   return json{{"ClusterArn", record.cluster.arn}};
 }
 
@@ -261,7 +260,6 @@ Result<json> UpdateCluster(const json& in, Context& ctx) {
   updated.cluster = std::move(*cluster);
   if (in.contains("NodeRecovery")) updated.settings["NodeRecovery"] = in["NodeRecovery"];
   SaveCluster(ctx, updated);
-  SettleClusters(ctx);
   return json{{"ClusterArn", updated.cluster.arn}};
 }
 
@@ -273,7 +271,6 @@ Result<json> DeleteCluster(const json& in, Context& ctx) {
   if (!deleting) return deleting.error();
   record->cluster = std::move(*deleting);
   SaveCluster(ctx, *record);
-  SettleClusters(ctx);
   return json{{"ClusterArn", record->cluster.arn}};
 }
 
@@ -385,7 +382,6 @@ Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {
   record->cluster = std::move(*cluster);
   if (!outcome.deleted.empty()) {
     SaveCluster(ctx, *record);
-    SettleClusters(ctx);
   }
   json out = json::object();
   if (!outcome.failed.empty()) {
@@ -400,8 +396,8 @@ Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {
   return out;
 }
 
-}  // namespace
-
+// Applies every HyperPod cluster transition due at ctx.now (provisioning, updates, nodes following
+// their plans, deletions). Returns when the next one falls due, or nullopt when none will.
 std::optional<TimePoint> SettleClusters(Context& ctx) {
   const StoreCapacityFacts facts(ctx);
   std::optional<TimePoint> next_due;
@@ -419,6 +415,26 @@ std::optional<TimePoint> SettleClusters(Context& ctx) {
   }
   return next_due;
 }
+
+void AddClusterHolders(const store::StateStore& store, domain::Holdings& holdings) {
+  for (const ClusterRecord& record : LiveClusters(store)) {
+    holdings.Put(domain::HolderOf(record.cluster));
+  }
+}
+
+// Clusters Creating claim the instances they are about to take.
+void AddClusterClaims(const store::StateStore& store, const std::string& account,
+                      const std::string& region, std::vector<domain::Hold>& claims) {
+  for (const store::ResourceRow& row : store.AllOfKind(kKind, "Creating")) {
+    if (row.key.account != account || row.key.region != region) continue;
+    const std::vector<domain::Hold> claimed = domain::ClaimsOf(ClusterFromRow(row).cluster);
+    claims.insert(claims.end(), claimed.begin(), claimed.end());
+  }
+}
+
+void AddClusterHandlers(HandlerTable& table);
+
+}  // namespace
 
 std::vector<ClusterOverview> ClusterOverviews(const store::StateStore& store,
                                               const std::optional<std::string>& account) {
@@ -466,6 +482,8 @@ std::vector<ClusterOverview> ClusterOverviews(const store::StateStore& store,
   return clusters;
 }
 
+namespace {
+
 void AddClusterHandlers(HandlerTable& table) {
   table.emplace("CreateCluster", &CreateCluster);
   table.emplace("DescribeCluster", &DescribeCluster);
@@ -476,5 +494,16 @@ void AddClusterHandlers(HandlerTable& table) {
   table.emplace("DescribeClusterNode", &DescribeClusterNode);
   table.emplace("BatchDeleteClusterNodes", &BatchDeleteClusterNodes);
 }
+
+}  // namespace
+
+const KindDescriptor kClusterDescriptor{domain::ResourceKind::kCluster,
+                                        &AddClusterHandlers,
+                                        /*taggable=*/true,
+                                        SettleStage::kInTimeOrder,
+                                        &SettleClusters,
+                                        &AddClusterHolders,
+                                        &AddClusterClaims,
+                                        /*quota_counted=*/true};
 
 }  // namespace smemu::ops

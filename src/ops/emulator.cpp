@@ -3,6 +3,7 @@
 #include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
+#include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/pool_changes.hpp"
@@ -43,13 +44,8 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
       clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen),
       capacity_(std::move(capacity)),
       hosting_(std::move(hosting)) {
-  AddModelHandlers(handlers_);
-  AddTrainingPlanHandlers(handlers_);
-  AddEndpointConfigHandlers(handlers_);
-  AddEndpointHandlers(handlers_);
-  AddJobHandlers(handlers_);
+  for (const KindDescriptor* kind : Kinds()) kind->add_handlers(handlers_);
   AddTagHandlers(handlers_);
-  AddClusterHandlers(handlers_);
   invoke_endpoint_ = &ops::InvokeEndpoint;
   if (!clock_start.start) {
     if (auto saved = store_.GetSetting(kClockSetting)) {
@@ -104,32 +100,9 @@ bool Emulator::SettledAsOf(TimePoint now) const {
          (!settled_.next_due || now < *settled_.next_due);
 }
 
-namespace {
-
-// Endpoints and clusters compete for the same on-demand instances, so what falls due first must
-// happen first, whichever kind it is: they are settled together at each moment something falls
-// due, up to ctx.now. Settling at a moment before anything is due changes nothing and tells when
-// the first transition falls due.
-std::optional<TimePoint> SettleInTimeOrder(Context& ctx) {
-  Context at = ctx;
-  at.now = TimePoint::min();
-  std::optional<TimePoint> next = Earliest(SettleEndpoints(at), SettleClusters(at));
-  // A step at a moment not after the last one (an endpoint retried on every settling) ends the
-  // walk; the final settling at ctx.now applies what is left.
-  while (next && *next<ctx.now&& * next> at.now) {
-    at.now = *next;
-    next = Earliest(SettleEndpoints(at), SettleClusters(at));
-  }
-  return Earliest(SettleEndpoints(ctx), SettleClusters(ctx));
-}
-
-}  // namespace
-
 void Emulator::SettleLocked(Context& ctx) {
   if (SettledAsOf(ctx.now)) return;
-  settled_.next_due = SettleInTimeOrder(ctx);
-  // Jobs settle after endpoints and clusters, so they see what those gave back by now.
-  settled_.next_due = Earliest(settled_.next_due, SettleJobs(ctx));
+  settled_.next_due = SettleEverything(ctx);
   settled_.changes = store_.TotalChanges();
 }
 
@@ -143,9 +116,13 @@ domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
     }
     Context ctx = MakeContextLocked(caller);
     auto result = handlers_.at(operation)(input, ctx);
-    // Instances an endpoint or job gave back in this request go to waiting jobs at once (when
-    // there are any: no job is live and nothing was written since settling, nothing can start).
-    if (result && !SettledAsOf(ctx.now)) SettleJobs(ctx);
+    // What the handler changed settles at once: an endpoint or cluster without a provisioning
+    // delay is in service, a job starts where capacity is free, and instances given back go to
+    // waiting jobs. Handlers themselves never settle.
+    if (result && !SettledAsOf(ctx.now)) {
+      settled_.next_due = SettleAtNow(ctx);
+      settled_.changes = store_.TotalChanges();
+    }
     return result;
   });
 }
@@ -236,7 +213,7 @@ domain::QuotaTable Emulator::ChangeQuotas(const QuotaDocument& change) {
     ApplyQuotaDocument(change, quotas_);
     store_.PutSetting(kQuotasSetting, QuotaSettingsJson(quotas_).dump());
     settled_ = {};
-    SettleJobs(ctx);  // a waiting job may fit a quota that grew
+    SettleWaiting(ctx);  // a waiting job may fit a quota that grew
     return quotas_;
   });
 }

@@ -4,7 +4,7 @@
 
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
-#include "ops/handlers.hpp"
+#include "ops/kinds.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/tag_input.hpp"
@@ -214,13 +214,16 @@ Result<json> ListEndpointConfigs(const json& in, Context& ctx) {
                     {kKind, "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn"});
 }
 
-}  // namespace
-
 void AddEndpointConfigHandlers(HandlerTable& table) {
   table.emplace("CreateEndpointConfig", &CreateEndpointConfig);
   table.emplace("DescribeEndpointConfig", &DescribeEndpointConfig);
   table.emplace("DeleteEndpointConfig", &DeleteEndpointConfig);
   table.emplace("ListEndpointConfigs", &ListEndpointConfigs);
 }
+
+}  // namespace
+
+const KindDescriptor kEndpointConfigDescriptor{domain::ResourceKind::kEndpointConfig,
+                                               &AddEndpointConfigHandlers, /*taggable=*/true};
 
 }  // namespace smemu::ops

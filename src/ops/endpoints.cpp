@@ -7,7 +7,7 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/containers.hpp"
-#include "ops/handlers.hpp"
+#include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
 #include "ops/overview.hpp"
@@ -102,7 +102,6 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
     return domain::ValidationException("Cannot create already existing endpoint \"" +
                                        domain::Excerpt(arn) + "\".");
   }
-  SettleEndpoints(ctx);  // with no provisioning delay the endpoint is in service at once
   return json{{"EndpointArn", arn}};
 }
 
@@ -136,7 +135,6 @@ Result<json> DeleteEndpoint(const json& in, Context& ctx) {
   if (!deleting) return deleting.error();
   record->endpoint = std::move(*deleting);
   SaveEndpoint(ctx, *record);
-  SettleEndpoints(ctx);
   return json::object();
 }
 
@@ -156,7 +154,6 @@ Result<json> StartUpdate(Context& ctx, EndpointRecord& record) {
   record.endpoint =
       domain::StartUpdate(std::move(record.endpoint), ctx.now, ctx.hosting.provisioning_delay);
   SaveEndpoint(ctx, record);
-  SettleEndpoints(ctx);
   return json{{"EndpointArn", record.endpoint.arn}};
 }
 
@@ -245,8 +242,10 @@ Result<json> ListEndpoints(const json& in, Context& ctx) {
   return out;
 }
 
-}  // namespace
-
+// Applies every endpoint transition that is due at ctx.now: Creating endpoints take their
+// capacity (or fail), Deleting ones disappear. Returns when the next one falls due while the store
+// stays as it is (at or before ctx.now when an endpoint is retried on every request), or nullopt
+// when no endpoint is in transition.
 std::optional<TimePoint> SettleEndpoints(Context& ctx) {
   const StoreCapacityFacts facts(ctx);
   const domain::HealthCheck healthy = HealthCheckOf(ctx);
@@ -273,6 +272,30 @@ std::optional<TimePoint> SettleEndpoints(Context& ctx) {
   return next_due;
 }
 
+void AddEndpointHolders(const store::StateStore& store, domain::Holdings& holdings) {
+  for (const store::ResourceRow& row : store.AllOfKind(kKind)) {
+    holdings.Put(domain::HolderOf(EndpointFromRow(row).endpoint));
+  }
+}
+
+// Endpoints Creating or Updating claim the instances they are about to take.
+void AddEndpointClaims(const store::StateStore& store, const std::string& account,
+                       const std::string& region, std::vector<domain::Hold>& claims) {
+  for (domain::EndpointStatus status :
+       {domain::EndpointStatus::kCreating, domain::EndpointStatus::kUpdating}) {
+    for (const store::ResourceRow& row :
+         store.AllOfKind(kKind, std::string(domain::ToString(status)))) {
+      if (row.key.account != account || row.key.region != region) continue;
+      const std::vector<domain::Hold> claimed = domain::ClaimsOf(EndpointFromRow(row).endpoint);
+      claims.insert(claims.end(), claimed.begin(), claimed.end());
+    }
+  }
+}
+
+void AddEndpointHandlers(HandlerTable& table);
+
+}  // namespace
+
 std::vector<EndpointOverview> EndpointOverviews(const store::StateStore& store,
                                                 const std::optional<std::string>& account) {
   std::vector<EndpointOverview> endpoints;
@@ -295,6 +318,8 @@ std::vector<EndpointOverview> EndpointOverviews(const store::StateStore& store,
   return endpoints;
 }
 
+namespace {
+
 void AddEndpointHandlers(HandlerTable& table) {
   table.emplace("CreateEndpoint", &CreateEndpoint);
   table.emplace("DescribeEndpoint", &DescribeEndpoint);
@@ -303,5 +328,16 @@ void AddEndpointHandlers(HandlerTable& table) {
   table.emplace("UpdateEndpointWeightsAndCapacities", &UpdateEndpointWeightsAndCapacities);
   table.emplace("UpdateEndpoint", &UpdateEndpoint);
 }
+
+}  // namespace
+
+const KindDescriptor kEndpointDescriptor{domain::ResourceKind::kEndpoint,
+                                         &AddEndpointHandlers,
+                                         /*taggable=*/true,
+                                         SettleStage::kInTimeOrder,
+                                         &SettleEndpoints,
+                                         &AddEndpointHolders,
+                                         &AddEndpointClaims,
+                                         /*quota_counted=*/true};
 
 }  // namespace smemu::ops

@@ -1,4 +1,5 @@
-// Registration of the operation handlers, one function per resource family.
+// The operation handlers that belong to no one kind (tags), the lifecycles' settlers, and plan
+// commitments. Each kind registers its own handlers through its descriptor (ops/kinds.hpp).
 #pragma once
 
 #include <map>
@@ -11,28 +12,7 @@ namespace smemu::ops {
 
 using HandlerTable = std::map<std::string, Handler, std::less<>>;
 
-void AddModelHandlers(HandlerTable& table);
-void AddTrainingPlanHandlers(HandlerTable& table);
-void AddEndpointConfigHandlers(HandlerTable& table);
-void AddEndpointHandlers(HandlerTable& table);
-void AddJobHandlers(HandlerTable& table);
 void AddTagHandlers(HandlerTable& table);
-void AddClusterHandlers(HandlerTable& table);
-
-// Applies every endpoint transition that is due at ctx.now: Creating endpoints take their
-// capacity (or fail), Deleting ones disappear. Returns when the next one falls due while the store
-// stays as it is (at or before ctx.now when an endpoint is retried on every request), or nullopt
-// when no endpoint is in transition.
-std::optional<TimePoint> SettleEndpoints(Context& ctx);
-
-// Applies every HyperPod cluster transition due at ctx.now (provisioning, updates, nodes following
-// their plans, deletions). Returns when the next one falls due, or nullopt when none will.
-std::optional<TimePoint> SettleClusters(Context& ctx);
-
-// Applies every job event that is due at ctx.now, in time order: jobs end, waiting jobs time out
-// or start where capacity is free (first come, first served). Returns when the next job event
-// falls due by time alone (domain::NextDue); a write may bring one sooner.
-std::optional<TimePoint> SettleJobs(Context& ctx);
 
 // What a stored training plan holds of a pool.
 struct PlanCommitment {

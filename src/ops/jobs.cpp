@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "ops/arn.hpp"
-#include "ops/handlers.hpp"
 #include "ops/job_options.hpp"
+#include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
 #include "ops/overview.hpp"
@@ -43,8 +43,9 @@ constexpr JobFamily kProcessing{domain::kProcessingJobKind, "Processing",
                                 "ProcessingJobName",        "ProcessingJobArn",
                                 "ProcessingJobStatus",      false};
 
-}  // namespace
-
+// Applies every job event that is due at ctx.now, in time order: jobs end, waiting jobs time out
+// or start where capacity is free (first come, first served). Returns when the next job event
+// falls due by time alone (domain::NextDue); a write may bring one sooner.
 std::optional<TimePoint> SettleJobs(Context& ctx) {
   std::vector<JobRecord> records = LiveJobs(ctx.store);
   if (records.empty()) return std::nullopt;
@@ -67,7 +68,12 @@ std::optional<TimePoint> SettleJobs(Context& ctx) {
   return domain::NextDue(settled, facts);
 }
 
-namespace {
+template <domain::JobKind kJobKind>
+void AddJobHolders(const store::StateStore& store, domain::Holdings& holdings) {
+  for (const JobRecord& record : LiveJobs(store)) {
+    if (record.job.kind == kJobKind) holdings.Put(domain::HolderOf(record.job));
+  }
+}
 
 // ---- Handlers
 // ------------------------------------------------------------------------------------
@@ -126,7 +132,6 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
                                  noun + " job with this name already exists (" +
                                  domain::Excerpt(arn) + ")");
   }
-  SettleJobs(ctx);  // starts at once when capacity is free
   return json{{family.arn_member, arn}};
 }
 
@@ -315,7 +320,6 @@ Result<json> StopJob(const JobFamily& family, const json& in, Context& ctx) {
   if (!stopping) return stopping.error();
   const domain::Job before = std::exchange(record->job, std::move(*stopping));
   SaveJob(ctx, *record, before);
-  SettleJobs(ctx);  // without a delay the stop completes now, and may start a waiting job
   return json::object();
 }
 
@@ -422,7 +426,9 @@ std::vector<JobOverview> JobOverviews(const store::StateStore& store, TimePoint 
   return jobs;
 }
 
-void AddJobHandlers(HandlerTable& table) {
+namespace {
+
+void AddTrainingJobHandlers(HandlerTable& table) {
   table.emplace("CreateTrainingJob",
                 [](const json& in, Context& ctx) { return CreateJob(kTraining, in, ctx); });
   table.emplace("DescribeTrainingJob", &DescribeTrainingJob);
@@ -431,6 +437,9 @@ void AddJobHandlers(HandlerTable& table) {
   table.emplace("ListTrainingJobs", [](const json& in, Context& ctx) {
     return ListJobs(kTraining, "TrainingJobSummaries", in, ctx);
   });
+}
+
+void AddProcessingJobHandlers(HandlerTable& table) {
   table.emplace("CreateProcessingJob",
                 [](const json& in, Context& ctx) { return CreateJob(kProcessing, in, ctx); });
   table.emplace("DescribeProcessingJob", &DescribeProcessingJob);
@@ -440,5 +449,25 @@ void AddJobHandlers(HandlerTable& table) {
     return ListJobs(kProcessing, "ProcessingJobSummaries", in, ctx);
   });
 }
+
+}  // namespace
+
+// Training and processing jobs wait in one queue: they share one settler.
+const KindDescriptor kTrainingJobDescriptor{domain::ResourceKind::kTrainingJob,
+                                            &AddTrainingJobHandlers,
+                                            /*taggable=*/true,
+                                            SettleStage::kAfterReleases,
+                                            &SettleJobs,
+                                            &AddJobHolders<domain::JobKind::kTraining>,
+                                            nullptr,
+                                            /*quota_counted=*/true};
+const KindDescriptor kProcessingJobDescriptor{domain::ResourceKind::kProcessingJob,
+                                              &AddProcessingJobHandlers,
+                                              /*taggable=*/true,
+                                              SettleStage::kAfterReleases,
+                                              &SettleJobs,
+                                              &AddJobHolders<domain::JobKind::kProcessing>,
+                                              nullptr,
+                                              /*quota_counted=*/true};
 
 }  // namespace smemu::ops

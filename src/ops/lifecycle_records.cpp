@@ -387,16 +387,4 @@ void ReconcileHoldingsLog(store::StateStore& store, const domain::Holdings& hold
   for (const auto& [arn, entry] : logged) store.LogHolds(entry.first, arn, {}, now);
 }
 
-domain::Holdings HoldingsFromStore(const store::StateStore& store) {
-  domain::Holdings holdings;
-  for (const store::ResourceRow& row : store.AllOfKind(domain::kEndpointKind)) {
-    holdings.Put(domain::HolderOf(EndpointFromRow(row).endpoint));
-  }
-  for (const JobRecord& record : LiveJobs(store)) holdings.Put(domain::HolderOf(record.job));
-  for (const ClusterRecord& record : LiveClusters(store)) {
-    holdings.Put(domain::HolderOf(record.cluster));
-  }
-  return holdings;
-}
-
 }  // namespace smemu::ops

@@ -82,8 +82,4 @@ void RemoveHolder(Context& ctx, const store::ResourceKey& key, const std::string
 void ReconcileHoldingsLog(store::StateStore& store, const domain::Holdings& holdings,
                           TimePoint now);
 
-// What every endpoint, live job and cluster in the store holds (after a start, a rollback or a
-// reset).
-domain::Holdings HoldingsFromStore(const store::StateStore& store);
-
 }  // namespace smemu::ops

@@ -2,7 +2,7 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/containers.hpp"
-#include "ops/handlers.hpp"
+#include "ops/kinds.hpp"
 #include "ops/listing.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
@@ -89,13 +89,16 @@ Result<json> ListModels(const json& in, Context& ctx) {
   return ListSimple(in, ctx, kSpec, {kKind, "Models", "ModelName", "ModelArn"});
 }
 
-}  // namespace
-
 void AddModelHandlers(HandlerTable& table) {
   table.emplace("CreateModel", &CreateModel);
   table.emplace("DescribeModel", &DescribeModel);
   table.emplace("DeleteModel", &DeleteModel);
   table.emplace("ListModels", &ListModels);
 }
+
+}  // namespace
+
+const KindDescriptor kModelDescriptor{domain::ResourceKind::kModel, &AddModelHandlers,
+                                      /*taggable=*/true};
 
 }  // namespace smemu::ops

@@ -4,6 +4,7 @@
 
 #include "domain/resource_kinds.hpp"
 #include "ops/cluster_records.hpp"
+#include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/plan_records.hpp"
 
@@ -31,7 +32,7 @@ QuotaUsage::QuotaUsage(const Context& ctx, std::string account, std::string regi
     : ctx_(ctx), account_(std::move(account)), region_(std::move(region)) {}
 
 int QuotaUsage::Of(const domain::QuotaSubject& subject) {
-  const std::string kind(domain::KindOf(subject.use));
+  const domain::ResourceKind kind = domain::KindOf(subject.use);
   switch (subject.scope) {
     case Scope::kPerType: {
       const auto& claimed = Claimed(subject.use);
@@ -64,23 +65,11 @@ int QuotaUsage::Of(const domain::QuotaSubject& subject) {
 const std::map<std::string, int>& QuotaUsage::Claimed(domain::QuotaUse use) {
   auto [it, fresh] = claimed_.try_emplace(use);
   if (!fresh) return it->second;
-  auto add = [&claimed = it->second](const std::vector<domain::Hold>& claims) {
-    for (const domain::Hold& claim : claims) claimed[claim.instance_type] += claim.count;
-  };
-  auto owned = [this](const store::ResourceRow& row) {
-    return row.key.account == account_ && row.key.region == region_;
-  };
-  if (use == domain::QuotaUse::kEndpoint) {
-    for (const char* status : {"Creating", "Updating"}) {
-      for (const store::ResourceRow& row : ctx_.store.AllOfKind(domain::kEndpointKind, status)) {
-        if (owned(row)) add(domain::ClaimsOf(EndpointFromRow(row).endpoint));
-      }
-    }
-  } else if (use == domain::QuotaUse::kCluster) {
-    for (const store::ResourceRow& row : ctx_.store.AllOfKind(domain::kClusterKind, "Creating")) {
-      if (owned(row)) add(domain::ClaimsOf(ClusterFromRow(row).cluster));
-    }
-  }
+  const KindDescriptor& kind = DescriptorOf(domain::KindOf(use));
+  if (kind.add_claims == nullptr) return it->second;
+  std::vector<domain::Hold> claims;
+  kind.add_claims(ctx_.store, account_, region_, claims);
+  for (const domain::Hold& claim : claims) it->second[claim.instance_type] += claim.count;
   return it->second;
 }
 

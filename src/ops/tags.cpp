@@ -3,7 +3,7 @@
 #include "domain/tags.hpp"
 
 #include "domain/resource_kinds.hpp"
-#include "ops/handlers.hpp"
+#include "ops/kinds.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/tag_input.hpp"
@@ -18,14 +18,10 @@ using nlohmann::json;
 // tags a resource can have, so one page always holds them all.
 constexpr int kDefaultTagPage = 50;
 
-// The kinds whose resources take tags (reserved capacity rows, which plans own, do not).
+// The kinds whose resources take tags, as their descriptors say.
 bool Taggable(const std::string& kind) {
-  for (const char* taggable :
-       {domain::kModelKind, domain::kEndpointConfigKind, domain::kEndpointKind, domain::kPlanKind,
-        domain::kTrainingJobKind, domain::kProcessingJobKind, domain::kClusterKind}) {
-    if (kind == taggable) return true;
-  }
-  return false;
+  const KindDescriptor* descriptor = DescriptorNamed(kind);
+  return descriptor != nullptr && descriptor->taggable;
 }
 
 // The caller's resource with this ARN. A resource of another account or region, of a kind the

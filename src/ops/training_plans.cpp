@@ -7,7 +7,7 @@
 
 #include "domain/aws_names.hpp"
 #include "ops/arn.hpp"
-#include "ops/handlers.hpp"
+#include "ops/kinds.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/quota_checks.hpp"
@@ -440,6 +440,8 @@ std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store
   return commitments;
 }
 
+namespace {
+
 void AddTrainingPlanHandlers(HandlerTable& table) {
   table.emplace("SearchTrainingPlanOfferings", &SearchTrainingPlanOfferings);
   table.emplace("CreateTrainingPlan", &CreateTrainingPlan);
@@ -449,5 +451,18 @@ void AddTrainingPlanHandlers(HandlerTable& table) {
   table.emplace("ExtendTrainingPlan", &ExtendTrainingPlan);
   table.emplace("DescribeTrainingPlanExtensionHistory", &DescribeTrainingPlanExtensionHistory);
 }
+
+}  // namespace
+
+// Plans hold no instances themselves (what runs on them does), but they count against the
+// account's plan quotas.
+const KindDescriptor kTrainingPlanDescriptor{domain::ResourceKind::kTrainingPlan,
+                                             &AddTrainingPlanHandlers,
+                                             /*taggable=*/true,
+                                             SettleStage::kNone,
+                                             nullptr,
+                                             nullptr,
+                                             nullptr,
+                                             /*quota_counted=*/true};
 
 }  // namespace smemu::ops

@@ -79,7 +79,11 @@ struct PlanCheckCase {
 
 TEST(DomainCluster, NewClusterChecksEveryPlanGroupAtOnce) {
   domain::Holdings one_held;
-  one_held.Put({"arn:endpoint", "endpoint", kOwner.region, {{kP5, kPlan, 1}}, kOwner.account});
+  one_held.Put({"arn:endpoint",
+                domain::ResourceKind::kEndpoint,
+                kOwner.region,
+                {{kP5, kPlan, 1}},
+                kOwner.account});
   const std::string plan = kPlan;
   const std::vector<PlanCheckCase> cases = {
       {"MissingPlan",
@@ -211,7 +215,7 @@ TEST(DomainCluster, ProvisioningFallsDueAfterTheDelayAndLaunchesRunningOnDemandN
 
   const domain::Holder holder = domain::HolderOf(cluster);
   EXPECT_EQ(holder.arn, kArn);
-  EXPECT_EQ(holder.kind, "cluster");
+  EXPECT_EQ(holder.kind, domain::ResourceKind::kCluster);
   EXPECT_EQ(holder.region, kOwner.region);
   EXPECT_EQ(holder.account, kOwner.account);
   EXPECT_EQ(holder.holds, (std::vector<domain::Hold>{{kG5, "", 2}}));
@@ -237,7 +241,11 @@ TEST(DomainCluster, AnOnDemandShortageAtProvisioningFailsTheCluster) {
     SCOPED_TRACE(c.name);
     domain::Holdings others;
     if (c.others_hold > 0) {
-      others.Put({"arn:job", "training-job", kOwner.region, {{kG5, "", c.others_hold}}, ""});
+      others.Put({"arn:job",
+                  domain::ResourceKind::kTrainingJob,
+                  kOwner.region,
+                  {{kG5, "", c.others_hold}},
+                  ""});
     }
     const auto settled = SettleAt(Created(c.groups, facts), Hour(1), facts, others);
     ASSERT_TRUE(settled.cluster);
@@ -420,8 +428,9 @@ TEST(DomainCluster, GrowthBeyondThePoolOrThePlanIsRefused) {
   const Cluster cluster = InService({OnDemand("cpu", kG5, 2), OnPlan("gpu", 2)}, facts);
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(cluster));
-  holdings.Put({"arn:job", "training-job", kOwner.region, {{kG5, "", 1}}, ""});
-  holdings.Put({"arn:endpoint", "endpoint", kOwner.region, {{kP5, kPlan, 1}}, ""});
+  holdings.Put({"arn:job", domain::ResourceKind::kTrainingJob, kOwner.region, {{kG5, "", 1}}, ""});
+  holdings.Put(
+      {"arn:endpoint", domain::ResourceKind::kEndpoint, kOwner.region, {{kP5, kPlan, 1}}, ""});
 
   const auto pool =
       domain::StartUpdate(cluster, {OnDemand("cpu", kG5, 3)}, {}, Hour(2), kDelay, facts, holdings);

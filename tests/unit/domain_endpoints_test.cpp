@@ -241,7 +241,11 @@ TEST(DomainEndpoint, ScalingIsCheckedAgainstThePlanAndThePoolAndExpiry) {
   const Endpoint endpoint = InService({OnPlan("p", 2), OnDemand("d", "ml.g5.xlarge", 1)}, facts);
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(endpoint));
-  holdings.Put({"arn:other", "training-job", kOwner.region, {{"ml.g5.xlarge", "", 1}}, ""});
+  holdings.Put({"arn:other",
+                domain::ResourceKind::kTrainingJob,
+                kOwner.region,
+                {{"ml.g5.xlarge", "", 1}},
+                ""});
   struct Case {
     int variant;
     int wanted;
@@ -298,17 +302,17 @@ TEST(DomainEndpoint, DeletionReleasesAtOnceAndIsGoneAfterTheDelay) {
 
 TEST(DomainHoldings, CountsPerPlanAndPoolFollowPutAndRemove) {
   domain::Holdings holdings;
-  holdings.Put({"a", "endpoint", "r", {{"t", "", 2}, {"t", kPlan, 1}}, ""});
-  holdings.Put({"b", "training-job", "r", {{"t", kPlan, 3}}, ""});
+  holdings.Put({"a", domain::ResourceKind::kEndpoint, "r", {{"t", "", 2}, {"t", kPlan, 1}}, ""});
+  holdings.Put({"b", domain::ResourceKind::kTrainingJob, "r", {{"t", kPlan, 3}}, ""});
   EXPECT_EQ(holdings.OnPlan(kPlan), 4);
   EXPECT_EQ(holdings.OnPlan(kPlan, "b"), 1);
   EXPECT_EQ(holdings.OnDemand("r", "t"), 2);
   EXPECT_EQ(holdings.OnDemand("r", "t", "a"), 0);
   EXPECT_EQ(holdings.OnDemand("other-region", "t"), 0);
-  holdings.Put({"a", "endpoint", "r", {{"t", "", 1}}, ""});
+  holdings.Put({"a", domain::ResourceKind::kEndpoint, "r", {{"t", "", 1}}, ""});
   EXPECT_EQ(holdings.OnPlan(kPlan), 3);
   EXPECT_EQ(holdings.OnDemand("r", "t"), 1);
-  holdings.Put({"b", "training-job", "r", {}, ""});  // holds nothing: removed
+  holdings.Put({"b", domain::ResourceKind::kTrainingJob, "r", {}, ""});  // holds nothing: removed
   EXPECT_EQ(holdings.OnPlan(kPlan), 0);
   EXPECT_EQ(holdings.Find("b"), nullptr);
   holdings.Remove("a");

@@ -240,28 +240,29 @@ TEST(QuotaLimits, QuotaRoomCountsOnlyTheAccountsHoldingsOfTheUse) {
   domain::Holdings holdings;
   const std::string g5 = "ml.g5.xlarge";
   holdings.Put({"arn:aws:sagemaker:us-west-2:123456789012:endpoint/a",
-                "endpoint",
+                domain::ResourceKind::kEndpoint,
                 kRegion,
                 {{g5, "", 2}, {"ml.g5.2xlarge", "arn:plan", 1}},
                 kAccount});
   holdings.Put({"arn:aws:sagemaker:us-west-2:210987654321:endpoint/b",
-                "endpoint",
+                domain::ResourceKind::kEndpoint,
                 kRegion,
                 {{g5, "", 3}},
                 kOther});
   holdings.Put({"arn:aws:sagemaker:us-west-2:123456789012:training-job/t",
-                "training-job",
+                domain::ResourceKind::kTrainingJob,
                 kRegion,
                 {{g5, "", 10}},
                 kAccount});
   holdings.Put({"arn:aws:sagemaker:us-east-1:123456789012:endpoint/east",
-                "endpoint",
+                domain::ResourceKind::kEndpoint,
                 "us-east-1",
                 {{g5, "", 10}},
                 kAccount});
-  EXPECT_EQ(holdings.UsedBy(kAccount, kRegion, "endpoint", g5), 2);
-  EXPECT_EQ(holdings.UsedBy(kAccount, kRegion, "endpoint"), 3) << "on demand and on a plan";
-  EXPECT_EQ(holdings.UsedBy(kOther, kRegion, "endpoint"), 3);
+  EXPECT_EQ(holdings.UsedBy(kAccount, kRegion, domain::ResourceKind::kEndpoint, g5), 2);
+  EXPECT_EQ(holdings.UsedBy(kAccount, kRegion, domain::ResourceKind::kEndpoint), 3)
+      << "on demand and on a plan";
+  EXPECT_EQ(holdings.UsedBy(kOther, kRegion, domain::ResourceKind::kEndpoint), 3);
 
   QuotaTable quotas;
   EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, QuotaUse::kEndpoint, g5),

@@ -1,0 +1,81 @@
+#include "ops/kinds.hpp"
+
+#include <algorithm>
+
+namespace smemu::ops {
+
+const std::vector<const KindDescriptor*>& Kinds() {
+  // Settle order. Clusters settle before endpoints at the same moment, as releases before this
+  // registry did (GCC evaluated the two settlers' calls right to left).
+  static const std::vector<const KindDescriptor*> kinds = {
+      &kModelDescriptor,         &kEndpointConfigDescriptor, &kTrainingPlanDescriptor,
+      &kClusterDescriptor,       &kEndpointDescriptor,       &kTrainingJobDescriptor,
+      &kProcessingJobDescriptor,
+  };
+  return kinds;
+}
+
+const KindDescriptor& DescriptorOf(domain::ResourceKind kind) {
+  for (const KindDescriptor* descriptor : Kinds()) {
+    if (descriptor->kind == kind) return *descriptor;
+  }
+  // Unreachable while the registry test holds: every kind has a descriptor.
+  throw std::logic_error(std::string("no descriptor for kind ") + domain::WireName(kind));
+}
+
+const KindDescriptor* DescriptorNamed(std::string_view wire) {
+  const auto kind = domain::ResourceKindNamed(wire);
+  return kind ? &DescriptorOf(*kind) : nullptr;
+}
+
+namespace {
+
+// Runs each distinct settler of `stage` at ctx.now, in registry order.
+std::optional<TimePoint> SettleStageAt(Context& ctx, SettleStage stage) {
+  std::optional<TimePoint> next;
+  std::vector<Settler> ran;
+  for (const KindDescriptor* descriptor : Kinds()) {
+    if (descriptor->stage != stage || descriptor->settle == nullptr) continue;
+    if (std::find(ran.begin(), ran.end(), descriptor->settle) != ran.end()) continue;
+    ran.push_back(descriptor->settle);
+    next = Earliest(next, descriptor->settle(ctx));
+  }
+  return next;
+}
+
+}  // namespace
+
+std::optional<TimePoint> SettleEverything(Context& ctx) {
+  // The kInTimeOrder kinds are settled together at each moment one of them falls due, up to
+  // ctx.now. Settling at a moment before anything is due changes nothing and tells when the first
+  // transition falls due.
+  Context at = ctx;
+  at.now = TimePoint::min();
+  std::optional<TimePoint> next = SettleStageAt(at, SettleStage::kInTimeOrder);
+  // A step at a moment not after the last one (an endpoint retried on every settling) ends the
+  // walk; the final settling at ctx.now applies what is left.
+  while (next && *next<ctx.now&& * next> at.now) {
+    at.now = *next;
+    next = SettleStageAt(at, SettleStage::kInTimeOrder);
+  }
+  return SettleAtNow(ctx);
+}
+
+std::optional<TimePoint> SettleAtNow(Context& ctx) {
+  const std::optional<TimePoint> next = SettleStageAt(ctx, SettleStage::kInTimeOrder);
+  return Earliest(next, SettleStageAt(ctx, SettleStage::kAfterReleases));
+}
+
+std::optional<TimePoint> SettleWaiting(Context& ctx) {
+  return SettleStageAt(ctx, SettleStage::kAfterReleases);
+}
+
+domain::Holdings HoldingsFromStore(const store::StateStore& store) {
+  domain::Holdings holdings;
+  for (const KindDescriptor* descriptor : Kinds()) {
+    if (descriptor->add_holders != nullptr) descriptor->add_holders(store, holdings);
+  }
+  return holdings;
+}
+
+}  // namespace smemu::ops

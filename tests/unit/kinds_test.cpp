@@ -1,0 +1,97 @@
+// The registry of resource kinds (ops/kinds.hpp) is complete: every kind of the domain's table has
+// one descriptor with the pieces its nature calls for, and everything that loops over kinds sees
+// each of them.
+#include "ops/kinds.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "unit/emulator_fixture.hpp"
+
+namespace smemu {
+namespace {
+
+using domain::ResourceKind;
+
+TEST(KindRegistry, EveryKindHasExactlyOneDescriptor) {
+  std::set<ResourceKind> registered;
+  for (const ops::KindDescriptor* descriptor : ops::Kinds()) {
+    EXPECT_TRUE(registered.insert(descriptor->kind).second)
+        << domain::WireName(descriptor->kind) << " is registered twice";
+  }
+  for (const domain::ResourceKindName& entry : domain::kResourceKinds) {
+    EXPECT_TRUE(registered.count(entry.kind)) << entry.wire << " has no descriptor";
+    EXPECT_EQ(&ops::DescriptorOf(entry.kind), ops::DescriptorNamed(entry.wire));
+    EXPECT_EQ(domain::ResourceKindNamed(entry.wire), entry.kind);
+  }
+  EXPECT_EQ(ops::DescriptorNamed(domain::kCapacityKind), nullptr)
+      << "reserved capacity is a plan's, not a kind of its own";
+  EXPECT_EQ(ops::DescriptorNamed("Endpoint"), nullptr) << "wire names are exact";
+}
+
+TEST(KindRegistry, EachDescriptorHasThePiecesItsNatureCallsFor) {
+  for (const ops::KindDescriptor* kind : ops::Kinds()) {
+    const std::string name = domain::WireName(kind->kind);
+    EXPECT_NE(kind->add_handlers, nullptr) << name << " serves no operation";
+    // A kind with a lifecycle settles in a declared stage; one without has nothing to settle.
+    EXPECT_EQ(kind->stage == ops::SettleStage::kNone, kind->settle == nullptr) << name;
+    // What holds instances changes with the clock (it settles), counts against the instance
+    // quotas of its use, and is rebuilt after a rollback.
+    if (kind->add_holders != nullptr) {
+      EXPECT_NE(kind->settle, nullptr) << name << " holds instances but never settles";
+      EXPECT_TRUE(kind->quota_counted) << name;
+      EXPECT_TRUE(domain::QuotaUseOfKind(kind->kind).has_value())
+          << name << " holds instances that no quota use counts";
+    }
+    if (kind->add_claims != nullptr) {
+      EXPECT_NE(kind->add_holders, nullptr) << name << " claims instances it never holds";
+    }
+    if (domain::QuotaUseOfKind(kind->kind)) {
+      EXPECT_NE(kind->add_holders, nullptr) << name << " has a quota use but holds nothing";
+    }
+  }
+}
+
+TEST(KindRegistry, SettleStagesComeInOrder) {
+  // Every kInTimeOrder kind is settled before any kAfterReleases one, so jobs see what endpoints
+  // and clusters gave back; the registry's order is the settle order.
+  bool after_releases_seen = false;
+  for (const ops::KindDescriptor* kind : ops::Kinds()) {
+    if (kind->stage == ops::SettleStage::kAfterReleases) after_releases_seen = true;
+    if (kind->stage == ops::SettleStage::kInTimeOrder) {
+      EXPECT_FALSE(after_releases_seen) << domain::WireName(kind->kind) << " settles too late";
+    }
+  }
+}
+
+// Each kind's handlers are served, and every served operation belongs to a kind or to tags.
+class KindOperations : public testing::EmulatorFixture {};
+
+TEST_F(KindOperations, EveryKindsHandlersAreServed) {
+  for (const ops::KindDescriptor* kind : ops::Kinds()) {
+    ops::HandlerTable table;
+    kind->add_handlers(table);
+    EXPECT_FALSE(table.empty()) << domain::WireName(kind->kind);
+    for (const auto& [operation, handler] : table) {
+      EXPECT_TRUE(emulator_->Emulates(operation)) << operation;
+    }
+  }
+}
+
+TEST_F(KindOperations, EveryTaggableKindTakesTagsAndOthersAreNotFound) {
+  // The descriptors say which kinds take tags; ListTags on a plan's reserved capacity ARN (not a
+  // kind) is not found.
+  const testing::json refused = Call(
+      "ListTags",
+      {{"ResourceArn", "arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity/rc-1"}}, 400);
+  EXPECT_EQ(refused["__type"], "ValidationException");
+  for (const ops::KindDescriptor* kind : ops::Kinds()) {
+    EXPECT_TRUE(kind->taggable) << domain::WireName(kind->kind)
+                                << ": every kind served today takes tags";
+  }
+}
+
+}  // namespace
+}  // namespace smemu
