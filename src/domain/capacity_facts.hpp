@@ -31,6 +31,7 @@ struct PlanFacts {
   std::string instance_type;
   std::vector<std::string> target_resources;  // training-job, endpoint, hyperpod-cluster
   std::string availability_zone;
+  std::string arn;  // the training plan's own ARN
 
   bool Targets(std::string_view resource) const {
     return std::find(target_resources.begin(), target_resources.end(), resource) !=

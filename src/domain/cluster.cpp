@@ -5,15 +5,15 @@
 
 #include "domain/aws_names.hpp"
 #include "domain/endpoint.hpp"
+#include "domain/plan_admission.hpp"
 #include "domain/resource_kinds.hpp"
 #include "domain/time_format.hpp"
 
 namespace smemu::domain {
 namespace {
 
-constexpr std::string_view kPlanTarget = "hyperpod-cluster";
 // AWS starts terminating a HyperPod group's instances one hour before its reserved block ends.
-constexpr Millis kPlanWindDown = kHour;
+constexpr Millis kPlanWindDown = kHyperPodWindDown;
 // The FailureMessage of a cluster whose on-demand instances could not be launched, as AWS words it.
 constexpr std::string_view kNoCapacity =
     "We currently do not have sufficient capacity for the requested instance type(s). Please try "
@@ -31,14 +31,6 @@ AwsError ExceedsAvailable(const GroupSpec& spec, int available) {
 // From one hour before a plan ends, HyperPod takes its instances back.
 bool WindingDown(const PlanFacts& plan, TimePoint at) {
   return at >= plan.window.end - kPlanWindDown;
-}
-
-AwsError EndsWithinTheHour(const GroupSpec& spec, TimePoint end) {
-  return ValidationException("Training plan " + Excerpt(spec.plan_arn) + " ends at " +
-                             FormatIso8601(end) +
-                             ": HyperPod takes its instances back from one hour before, so "
-                             "instance group " +
-                             Excerpt(spec.name) + " cannot take more of them.");
 }
 
 // Whether an update changed the group (a new group, or a new count).
@@ -319,30 +311,11 @@ Status CheckPlanGroup(const GroupSpec& spec, const Owner& owner, TimePoint now,
                       const CapacityFacts& facts, const Holdings& holdings,
                       std::string_view except_arn, int also_taken) {
   const auto plan = facts.Plan(owner, spec.plan_arn);
-  if (!plan) {
-    return ValidationException("Training plan " + Excerpt(spec.plan_arn) +
-                               " does not exist in this account and region.");
-  }
-  if (PlanStatusOf(plan->window, now) == PlanStatus::kExpired) {
-    return ValidationException("Training plan " + Excerpt(spec.plan_arn) + " has expired.");
-  }
-  if (WindingDown(*plan, now)) return EndsWithinTheHour(spec, plan->window.end);
-  if (!plan->Targets(kPlanTarget)) {
-    return ValidationException("Training plan " + Excerpt(spec.plan_arn) +
-                               " was not bought for HyperPod clusters (its TargetResources do not "
-                               "include hyperpod-cluster).");
-  }
-  if (plan->instance_type != spec.instance_type) {
-    return ValidationException("Instance type " + Excerpt(spec.instance_type) +
-                               " of instance group " + Excerpt(spec.name) +
-                               " does not match the instance type of training plan " +
-                               Excerpt(spec.plan_arn) + " (" + Excerpt(plan->instance_type) + ").");
-  }
-  if (spec.count > plan->instance_count) {
-    return ValidationException("Requested instance count (" + Count(spec.count) +
-                               ") of instance group " + Excerpt(spec.name) +
-                               " exceeds reserved capacity (" + Count(plan->instance_count) +
-                               ") for training plan " + Excerpt(spec.plan_arn) + ".");
+  if (auto ok = AdmitOnPlan(
+          {PlanTarget::kHyperPodCluster, spec.plan_arn, spec.instance_type, spec.count, spec.name},
+          plan, now);
+      !ok) {
+    return ok;
   }
   const int available =
       plan->instance_count - holdings.OnPlan(spec.plan_arn, except_arn) - also_taken;
@@ -414,7 +387,7 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
           if (!plan) {
             return ValidationException("Training plan " + Excerpt(spec.plan_arn) + " has expired.");
           }
-          return EndsWithinTheHour(spec, plan->window.end);
+          return WindingDownRefusal(spec.plan_arn, plan->window.end, spec.name);
         }
         group->spec.count = spec.count;
         continue;

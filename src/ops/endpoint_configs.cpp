@@ -2,6 +2,7 @@
 // A variant with a CapacityReservationConfig is checked against the training plan it names.
 #include <set>
 
+#include "domain/plan_admission.hpp"
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/kinds.hpp"
@@ -59,34 +60,9 @@ domain::Status CheckReservation(const Context& ctx, const json& variant) {
   }
   const std::string arn = reservation["MlReservationArn"];
   const auto plan = PlanByReservationArn(ctx, arn);
-  if (!plan) {
-    return domain::ValidationException("The MlReservationArn " + domain::Excerpt(arn) +
-                                       " does not name a training plan or reserved capacity of "
-                                       "this account and region.");
-  }
-  if (domain::PlanStatusOf(plan->window, ctx.now) == domain::PlanStatus::kExpired) {
-    return domain::ValidationException("Training plan " + domain::Excerpt(plan->arn) +
-                                       " has expired and cannot back an endpoint.");
-  }
-  const auto& targets = plan->target_resources;
-  if (std::find(targets.begin(), targets.end(), "endpoint") == targets.end()) {
-    return domain::ValidationException("Training plan " + domain::Excerpt(plan->arn) +
-                                       " was not bought for endpoints (its TargetResources do not "
-                                       "include endpoint).");
-  }
-  if (variant.value("InstanceType", "") != plan->pool.instance_type) {
-    return domain::ValidationException(
-        "The InstanceType of variant " + domain::Excerpt(variant_name) + " must be " +
-        domain::Excerpt(plan->pool.instance_type) + ", the instance type of training plan " +
-        domain::Excerpt(plan->arn) + ".");
-  }
-  const int requested = variant.value("InitialInstanceCount", 1);
-  if (requested > plan->instance_count) {
-    return domain::ValidationException(
-        "Requested instance count (" + std::to_string(requested) + ") exceeds reserved capacity (" +
-        std::to_string(plan->instance_count) + ") for training plan.");
-  }
-  return domain::Ok();
+  return domain::AdmitOnPlan({domain::PlanTarget::kEndpoint, arn, variant.value("InstanceType", ""),
+                              variant.value("InitialInstanceCount", 1), variant_name},
+                             plan ? std::optional(FactsOf(*plan)) : std::nullopt, ctx.now);
 }
 
 // InstancePools name on-demand instance types to try in Priority order (1 first), instead of one

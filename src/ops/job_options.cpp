@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "domain/plan_admission.hpp"
 #include "ops/plan_records.hpp"
 
 namespace smemu::ops {
@@ -52,34 +53,9 @@ domain::Status CheckPositive(int count, const std::string& type) {
 // A plan a training job may run on.
 domain::Status CheckPlan(const Context& ctx, const JobOption& option) {
   const auto plan = PlanByReservationArn(ctx, option.plan_arn);
-  if (!plan) {
-    // CreateTrainingJob models ResourceNotFound, and the training-plan operations answer it for a
-    // plan they do not know.
-    return domain::ResourceNotFound("Training plan " + domain::Excerpt(option.plan_arn) +
-                                    " does not exist in this account and region.");
-  }
-  if (domain::PlanStatusOf(plan->window, ctx.now) == domain::PlanStatus::kExpired) {
-    return ValidationException("Training plan " + domain::Excerpt(plan->arn) + " has expired.");
-  }
-  const auto& targets = plan->target_resources;
-  if (std::find(targets.begin(), targets.end(), "training-job") == targets.end()) {
-    return ValidationException("Training plan " + domain::Excerpt(plan->arn) +
-                               " was not bought for training jobs (its TargetResources do not "
-                               "include training-job).");
-  }
-  if (plan->pool.instance_type != option.instance_type) {
-    return ValidationException("Instance type " + domain::Excerpt(option.instance_type) +
-                               " does not match the instance type of training plan " +
-                               domain::Excerpt(plan->arn) + " (" +
-                               domain::Excerpt(plan->pool.instance_type) + ").");
-  }
-  if (option.instance_count > plan->instance_count) {
-    return ValidationException("Requested instance count (" +
-                               std::to_string(option.instance_count) +
-                               ") exceeds reserved capacity (" +
-                               std::to_string(plan->instance_count) + ") for training plan.");
-  }
-  return domain::Ok();
+  return domain::AdmitOnPlan({domain::PlanTarget::kTrainingJob, option.plan_arn,
+                              option.instance_type, option.instance_count, ""},
+                             plan ? std::optional(FactsOf(*plan)) : std::nullopt, ctx.now);
 }
 
 domain::Result<std::vector<JobOption>> TrainingPreferences(const json& resources,

@@ -169,13 +169,8 @@ std::optional<domain::PlanFacts> StoreCapacityFacts::Plan(const domain::Owner& o
                                                           const std::string& arn) const {
   const std::string key = owner.account + '\n' + owner.region + '\n' + arn;
   if (auto known = plans_.find(key); known != plans_.end()) return known->second;
-  Context as_owner = ctx_;
-  as_owner.caller = Caller{owner.account, owner.region, ""};
   std::optional<domain::PlanFacts> facts;
-  if (const auto plan = PlanByReservationArn(as_owner, arn)) {
-    facts = domain::PlanFacts{plan->window, plan->instance_count, plan->pool.instance_type,
-                              plan->target_resources, plan->pool.availability_zone};
-  }
+  if (const auto plan = PlanByReservationArn(ctx_.store, owner, arn)) facts = FactsOf(*plan);
   plans_.emplace(key, facts);
   return facts;
 }

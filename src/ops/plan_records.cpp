@@ -54,25 +54,41 @@ std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
   return SageMakerArn(caller, domain::kCapacityKind, id);
 }
 
-std::optional<store::ResourceRow> PlanByArn(const Context& ctx, const std::string& arn) {
-  const std::string prefix = SageMakerArn(ctx.caller, domain::kPlanKind, "");
+domain::Owner OwnerOf(const Caller& caller) { return {caller.account, caller.region}; }
+
+std::optional<store::ResourceRow> PlanByArn(const store::StateStore& store,
+                                            const domain::Owner& owner, const std::string& arn) {
+  const Caller as_owner{owner.account, owner.region, ""};
+  const std::string prefix = SageMakerArn(as_owner, domain::kPlanKind, "");
   if (arn.rfind(prefix, 0) != 0) return std::nullopt;
-  return ctx.store.Get(
-      {ctx.caller.account, ctx.caller.region, domain::kPlanKind, arn.substr(prefix.size())});
+  return store.Get({owner.account, owner.region, domain::kPlanKind, arn.substr(prefix.size())});
+}
+
+std::optional<store::ResourceRow> PlanByArn(const Context& ctx, const std::string& arn) {
+  return PlanByArn(ctx.store, OwnerOf(ctx.caller), arn);
+}
+
+std::optional<Plan> PlanByReservationArn(const store::StateStore& store, const domain::Owner& owner,
+                                         const std::string& arn) {
+  if (auto row = PlanByArn(store, owner, arn)) return PlanFromRow(*row);
+  const std::string prefix = ReservedCapacityArn(Caller{owner.account, owner.region, ""}, "");
+  if (arn.rfind(prefix, 0) != 0) return std::nullopt;
+  const auto capacity =
+      store.Get({owner.account, owner.region, domain::kCapacityKind, arn.substr(prefix.size())});
+  if (!capacity) return std::nullopt;
+  const std::string plan_name = json::parse(capacity->doc).at("TrainingPlanName");
+  const auto plan = store.Get({owner.account, owner.region, domain::kPlanKind, plan_name});
+  if (!plan) return std::nullopt;
+  return PlanFromRow(*plan);
 }
 
 std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& arn) {
-  if (auto row = PlanByArn(ctx, arn)) return PlanFromRow(*row);
-  const std::string prefix = ReservedCapacityArn(ctx.caller, "");
-  if (arn.rfind(prefix, 0) != 0) return std::nullopt;
-  const auto capacity = ctx.store.Get(
-      {ctx.caller.account, ctx.caller.region, domain::kCapacityKind, arn.substr(prefix.size())});
-  if (!capacity) return std::nullopt;
-  const std::string plan_name = json::parse(capacity->doc).at("TrainingPlanName");
-  const auto plan =
-      ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kPlanKind, plan_name});
-  if (!plan) return std::nullopt;
-  return PlanFromRow(*plan);
+  return PlanByReservationArn(ctx.store, OwnerOf(ctx.caller), arn);
+}
+
+domain::PlanFacts FactsOf(const Plan& plan) {
+  return {plan.window,           plan.instance_count,         plan.pool.instance_type,
+          plan.target_resources, plan.pool.availability_zone, plan.arn};
 }
 
 }  // namespace smemu::ops

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "domain/capacity_facts.hpp"
 #include "domain/capacity_ledger.hpp"
 #include "domain/resource_kinds.hpp"
 #include "domain/training_plan.hpp"
@@ -20,10 +21,20 @@ Plan PlanFromRow(const store::ResourceRow& row);
 
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id);
 
-// The caller's plan named by its training-plan ARN (same account and region), if any.
+// The owner's plan named by its training-plan ARN (same account and region), if any.
+std::optional<store::ResourceRow> PlanByArn(const store::StateStore& store,
+                                            const domain::Owner& owner, const std::string& arn);
 std::optional<store::ResourceRow> PlanByArn(const Context& ctx, const std::string& arn);
 
-// The caller's plan named by a training-plan ARN or by the ARN of its reserved capacity.
+// The owner's plan named by a training-plan ARN or by the ARN of its reserved capacity.
+std::optional<Plan> PlanByReservationArn(const store::StateStore& store, const domain::Owner& owner,
+                                         const std::string& arn);
 std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& arn);
+
+// What the lifecycle rules see of a plan.
+domain::PlanFacts FactsOf(const Plan& plan);
+
+// The caller's account and region, as the owner of what it creates.
+domain::Owner OwnerOf(const Caller& caller);
 
 }  // namespace smemu::ops

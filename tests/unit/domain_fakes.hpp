@@ -20,8 +20,12 @@ class FakeFacts : public domain::CapacityFacts {
                       const std::string& instance_type = "ml.p5.48xlarge",
                       std::vector<std::string> targets = {"training-job", "endpoint",
                                                           "hyperpod-cluster"}) {
-    plans_[arn] = domain::PlanFacts{
-        {Hour(start_hour), Hour(end_hour)}, count, instance_type, std::move(targets), "us-west-2a"};
+    plans_[arn] = domain::PlanFacts{{Hour(start_hour), Hour(end_hour)},
+                                    count,
+                                    instance_type,
+                                    std::move(targets),
+                                    "us-west-2a",
+                                    arn};
     return *this;
   }
   FakeFacts& WithQuotas(domain::QuotaTable quotas) {
