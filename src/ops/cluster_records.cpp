@@ -3,14 +3,15 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/decoded_rows.hpp"
 #include "ops/lifecycle_records.hpp"
+#include "ops/record_codec.hpp"
 
 namespace smemu::ops {
 namespace {
 
+using codec::At;
+using codec::Known;
+using codec::Ms;
 using nlohmann::json;
-
-int64_t Ms(TimePoint time) { return time.time_since_epoch().count(); }
-TimePoint At(const json& value) { return TimePoint{Millis{value.get<int64_t>()}}; }
 
 json NodeDoc(const domain::ClusterNode& node) {
   json doc = {{"InstanceId", node.id},
@@ -24,8 +25,8 @@ json NodeDoc(const domain::ClusterNode& node) {
 domain::ClusterNode NodeFromDoc(const json& doc) {
   domain::ClusterNode node;
   node.id = doc.at("InstanceId");
-  node.status =
-      domain::ParseNodeStatus(doc.value("Status", "")).value_or(domain::NodeStatus::kShuttingDown);
+  const std::string status = doc.value("Status", "ShuttingDown");
+  node.status = Known(domain::ParseNodeStatus(status), "node status", status);
   node.launched = At(doc.at("LaunchMs"));
   if (doc.contains("GoneMs")) node.gone_at = At(doc["GoneMs"]);
   node.plan_wind_down = doc.value("PlanWindDown", false);
@@ -63,17 +64,15 @@ store::ResourceRow ClusterRow(const ClusterRecord& record) {
           cluster.created, cluster.modified, ClusterDoc(record)};
 }
 
-}  // namespace
-
-ClusterRecord ClusterFromRow(const store::ResourceRow& row) {
-  const json doc = json::parse(row.doc);
+ClusterRecord DecodeCluster(const store::ResourceRow& row) {
+  const json doc = codec::Document(row);
   ClusterRecord record;
   record.key = row.key;
   record.settings = doc.value("Settings", json::object());
   domain::Cluster& cluster = record.cluster;
   cluster.arn = row.arn;
   cluster.owner = {row.key.account, row.key.region};
-  cluster.status = domain::ParseClusterStatus(row.status).value_or(domain::ClusterStatus::kFailed);
+  cluster.status = Known(domain::ParseClusterStatus(row.status), "status", row.status);
   cluster.created = row.created;
   cluster.modified = row.modified;
   if (doc.contains("DueMs")) cluster.due = At(doc["DueMs"]);
@@ -83,8 +82,8 @@ ClusterRecord ClusterFromRow(const store::ResourceRow& row) {
     domain::InstanceGroup group;
     group.spec = {given.at("InstanceGroupName"), given.at("InstanceType"),
                   given.at("InstanceCount"), given.value("TrainingPlanArn", "")};
-    group.status =
-        domain::ParseGroupStatus(given.value("Status", "")).value_or(domain::GroupStatus::kFailed);
+    const std::string group_status = given.value("Status", "Failed");
+    group.status = Known(domain::ParseGroupStatus(group_status), "group status", group_status);
     for (const json& node : given.value("Nodes", json::array())) {
       group.nodes.push_back(NodeFromDoc(node));
     }
@@ -92,6 +91,12 @@ ClusterRecord ClusterFromRow(const store::ResourceRow& row) {
     cluster.groups.push_back(std::move(group));
   }
   return record;
+}
+
+}  // namespace
+
+ClusterRecord ClusterFromRow(const store::ResourceRow& row) {
+  return codec::Decoding(row, &DecodeCluster);
 }
 
 std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& name_or_arn) {

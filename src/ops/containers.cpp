@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "domain/resource_kinds.hpp"
-#include "ops/decoded_rows.hpp"
+#include "ops/model_record.hpp"
 
 namespace smemu::ops {
 
@@ -73,21 +73,10 @@ std::optional<ContainerAddress> ParseContainerUrl(std::string_view url) {
 }
 
 json ModelEnvironment(const Context& ctx, const std::string& model_name) {
+  // Every invocation reads its model's environment: LoadModel decodes each stored version once.
   const auto model =
-      ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kModelKind, model_name});
-  if (!model) return json::object();
-  // Every invocation reads its model's environment (models are immutable; a deleted and
-  // re-created one differs in its row).
-  return DecodedFromRow(*model, [](const store::ResourceRow& read) {
-    const json doc = json::parse(read.doc);
-    if (doc.contains("PrimaryContainer")) {
-      return doc["PrimaryContainer"].value("Environment", json::object());
-    }
-    if (doc.contains("Containers") && !doc["Containers"].empty()) {
-      return doc["Containers"][0].value("Environment", json::object());
-    }
-    return json::object();
-  });
+      LoadModel(ctx.store, {ctx.caller.account, ctx.caller.region, domain::kModelKind, model_name});
+  return model ? EnvironmentOf(*model) : json::object();
 }
 
 domain::Status CheckEmulatorVariables(const json& container) {

@@ -8,6 +8,7 @@
 #include "ops/plan_records.hpp"
 #include "ops/pool_changes.hpp"
 #include "ops/quota_document.hpp"
+#include "ops/record_codec.hpp"
 #include "ops/tag_input.hpp"
 
 namespace smemu::ops {
@@ -25,13 +26,13 @@ std::string EncodeClock(const VirtualClock::State& state, TimePoint base_now) {
       .dump();
 }
 
-std::optional<VirtualClock::State> DecodeClock(const std::string& text, TimePoint base_now) {
-  const auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (!doc.is_object() || !doc.contains("now_ms") || !doc.contains("base_ms")) return std::nullopt;
-  const TimePoint saved_now{Millis{doc["now_ms"].get<int64_t>()}};
-  const TimePoint saved_base{Millis{doc["base_ms"].get<int64_t>()}};
-  const bool frozen = doc.value("frozen", false);
-  return VirtualClock::State{frozen ? saved_now : saved_now + (base_now - saved_base), frozen};
+VirtualClock::State DecodeClock(const std::string& text, TimePoint base_now) {
+  return codec::DecodingSetting(kClockSetting, text, [base_now](const nlohmann::json& doc) {
+    const TimePoint saved_now = codec::At(doc.at("now_ms"));
+    const TimePoint saved_base = codec::At(doc.at("base_ms"));
+    const bool frozen = doc.value("frozen", false);
+    return VirtualClock::State{frozen ? saved_now : saved_now + (base_now - saved_base), frozen};
+  });
 }
 
 }  // namespace
@@ -49,9 +50,8 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   invoke_endpoint_ = &ops::InvokeEndpoint;
   if (!clock_start.start) {
     if (auto saved = store_.GetSetting(kClockSetting)) {
-      if (auto state = DecodeClock(*saved, base_clock_.Now())) {
-        clock_.Reset(state->now, state->frozen);
-      }
+      const VirtualClock::State state = DecodeClock(*saved, base_clock_.Now());
+      clock_.Reset(state.now, state.frozen);
     }
   }
   std::lock_guard lock(mutex_);
@@ -197,7 +197,7 @@ void Emulator::SetStartingQuotas(domain::QuotaTable quotas) {
   starting_quotas_ = std::move(quotas);
   quotas_ = starting_quotas_;
   if (auto saved = store_.GetSetting(kQuotasSetting)) {
-    quotas_ = QuotaTableFromJson(nlohmann::json::parse(*saved, nullptr, false));
+    quotas_ = codec::DecodingSetting(kQuotasSetting, *saved, &QuotaTableFromJson);
   }
 }
 

@@ -5,6 +5,7 @@
 #include "domain/plan_admission.hpp"
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
+#include "ops/endpoint_config_record.hpp"
 #include "ops/kinds.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
@@ -157,7 +158,9 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
   }
   const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  if (!ctx.store.Insert({KeyOf(ctx, name), arn, "", ctx.now, ctx.now, doc.dump()}, tags)) {
+  if (!ctx.store.Insert(
+          EncodeEndpointConfig(NewEndpointConfig(KeyOf(ctx, name), arn, ctx.now, std::move(doc))),
+          tags)) {
     return domain::ValidationException("Cannot create already existing endpoint configuration \"" +
                                        domain::Excerpt(arn) + "\".");
   }
@@ -166,12 +169,12 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
 
 Result<json> DescribeEndpointConfig(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointConfigName");
-  const auto row = ctx.store.Get(KeyOf(ctx, name));
-  if (!row) return ConfigNotFound(ctx, name);
-  json out = json::parse(row->doc);
-  out["EndpointConfigName"] = row->key.name;
-  out["EndpointConfigArn"] = row->arn;
-  out["CreationTime"] = WriteTimestamp(row->created);
+  auto config = LoadEndpointConfig(ctx.store, KeyOf(ctx, name));
+  if (!config) return ConfigNotFound(ctx, name);
+  json out = std::move(config->described);
+  out["EndpointConfigName"] = config->key.name;
+  out["EndpointConfigArn"] = config->arn;
+  out["CreationTime"] = WriteTimestamp(config->created);
   return out;
 }
 

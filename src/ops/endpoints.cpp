@@ -7,6 +7,7 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/containers.hpp"
+#include "ops/endpoint_config_record.hpp"
 #include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
@@ -84,11 +85,11 @@ json VariantSummary(const domain::Endpoint& endpoint, const domain::Variant& var
 Result<json> CreateEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
   const std::string config_name = in.at("EndpointConfigName");
-  const auto config =
-      ctx.store.Get({ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
+  const auto config = LoadEndpointConfig(
+      ctx.store, {ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
   if (!config) return ConfigNotFound(ctx.caller, config_name);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  std::vector<domain::Variant> variants = VariantsFromConfig(json::parse(config->doc));
+  std::vector<domain::Variant> variants = config->variants;
   if (auto allowed =
           CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint, EndpointGrowth(variants, nullptr));
       !allowed) {
@@ -205,10 +206,10 @@ Result<json> UpdateEndpoint(const json& in, Context& ctx) {
   const std::string config_name = in.at("EndpointConfigName");
   auto record = EndpointToUpdate(ctx, name);
   if (!record) return record.error();
-  const auto config =
-      ctx.store.Get({ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
+  const auto config = LoadEndpointConfig(
+      ctx.store, {ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
   if (!config) return ConfigNotFound(ctx.caller, config_name);
-  std::vector<domain::Variant> variants = VariantsFromConfig(json::parse(config->doc));
+  std::vector<domain::Variant> variants = config->variants;
   if (auto allowed = CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint,
                                          EndpointGrowth(variants, &record->endpoint));
       !allowed) {

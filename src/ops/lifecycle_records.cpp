@@ -7,45 +7,24 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/cluster_records.hpp"
 #include "ops/decoded_rows.hpp"
+#include "ops/endpoint_config_record.hpp"
 #include "ops/plan_records.hpp"
+#include "ops/record_codec.hpp"
 
 namespace smemu::ops {
 namespace {
 
+using codec::At;
+using codec::Known;
+using codec::Ms;
+using codec::OptionalAt;
+using codec::OptionalText;
+using codec::PutOptional;
 using nlohmann::json;
-
-int64_t Ms(TimePoint time) { return time.time_since_epoch().count(); }
-TimePoint At(const json& value) { return TimePoint{Millis{value.get<int64_t>()}}; }
-
-std::optional<TimePoint> OptionalAt(const json& doc, const char* member) {
-  if (!doc.contains(member)) return std::nullopt;
-  return At(doc[member]);
-}
-void PutOptional(json& doc, const char* member, const std::optional<TimePoint>& at) {
-  if (at) doc[member] = Ms(*at);
-}
-std::optional<std::string> OptionalText(const json& doc, const char* member) {
-  if (!doc.contains(member)) return std::nullopt;
-  return doc[member].get<std::string>();
-}
 
 domain::Owner OwnerOf(const store::ResourceKey& key) { return {key.account, key.region}; }
 
 // ---- Endpoint documents
-
-// The members a variant keeps as its config gave them, in the endpoint's document and in a
-// ProductionVariant alike: its reservation and its InstancePools.
-void ReadPlacement(const json& given, domain::Variant& variant) {
-  if (given.contains("CapacityReservationConfig")) {
-    const json& config = given["CapacityReservationConfig"];
-    variant.reservation = domain::ReservationConfig{
-        config.value("CapacityReservationPreference", ""), config.value("MlReservationArn", "")};
-  }
-  for (const json& pool : given.value("InstancePools", json::array())) {
-    variant.instance_pools.push_back({pool.at("InstanceType"), pool.value("Priority", 0),
-                                      OptionalText(pool, "ModelNameOverride")});
-  }
-}
 
 domain::Variant VariantFromDoc(const json& doc) {
   domain::Variant variant;
@@ -191,14 +170,15 @@ std::optional<int> StoreCapacityFacts::OnDemandTotal(const std::string& region,
 
 // ---- Endpoints
 
-EndpointRecord EndpointFromRow(const store::ResourceRow& row) {
-  const json doc = json::parse(row.doc);
+namespace {
+
+EndpointRecord DecodeEndpoint(const store::ResourceRow& row) {
+  const json doc = codec::Document(row);
   EndpointRecord record{row.key, row.created, {}};
   domain::Endpoint& endpoint = record.endpoint;
   endpoint.arn = row.arn;
   endpoint.owner = OwnerOf(row.key);
-  endpoint.status =
-      domain::ParseEndpointStatus(row.status).value_or(domain::EndpointStatus::kFailed);
+  endpoint.status = Known(domain::ParseEndpointStatus(row.status), "status", row.status);
   endpoint.modified = row.modified;
   endpoint.config_name = doc.value("EndpointConfigName", "");
   endpoint.variants = VariantsFromDoc(doc.at("Variants"));
@@ -211,29 +191,16 @@ EndpointRecord EndpointFromRow(const store::ResourceRow& row) {
   return record;
 }
 
+}  // namespace
+
+EndpointRecord EndpointFromRow(const store::ResourceRow& row) {
+  return codec::Decoding(row, &DecodeEndpoint);
+}
+
 std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::ResourceKey& key) {
   const auto row = ctx.store.Get(key);
   if (!row) return std::nullopt;
   return DecodedFromRow(*row, [](const store::ResourceRow& read) { return EndpointFromRow(read); });
-}
-
-std::vector<domain::Variant> VariantsFromConfig(const json& config) {
-  std::vector<domain::Variant> variants;
-  for (const json& given : config.at("ProductionVariants")) {
-    domain::Variant variant;
-    variant.name = given.at("VariantName");
-    variant.instance_type = given.value("InstanceType", "");
-    variant.desired_count = given.value("InitialInstanceCount", 1);
-    variant.weight = given.value("InitialVariantWeight", 1.0);
-    variant.model_name = OptionalText(given, "ModelName");
-    ReadPlacement(given, variant);
-    std::stable_sort(variant.instance_pools.begin(), variant.instance_pools.end(),
-                     [](const domain::InstancePool& a, const domain::InstancePool& b) {
-                       return a.priority < b.priority;
-                     });
-    variants.push_back(std::move(variant));
-  }
-  return variants;
 }
 
 bool InsertEndpoint(Context& ctx, const EndpointRecord& record, const store::Tags& tags) {
@@ -254,19 +221,22 @@ void EraseEndpoint(Context& ctx, const EndpointRecord& record) {
 
 // ---- Jobs
 
-JobRecord JobFromRow(const store::ResourceRow& row) {
-  json doc = json::parse(row.doc);
+namespace {
+
+JobRecord DecodeJob(const store::ResourceRow& row) {
+  json doc = codec::Document(row);
   JobRecord record{row.key, std::move(doc["Request"]), {}};
   domain::Job& job = record.job;
   job.arn = row.arn;
   job.kind = row.key.kind == domain::kTrainingJobKind ? domain::JobKind::kTraining
                                                       : domain::JobKind::kProcessing;
   job.owner = OwnerOf(row.key);
-  job.status = domain::ParseJobStatus(row.status).value_or(domain::JobStatus::kFailed);
+  job.status = Known(domain::ParseJobStatus(row.status), "status", row.status);
   job.created = row.created;
   job.modified = row.modified;
   for (const json& option : doc.at("Options")) job.options.push_back(OptionFromDoc(option));
-  job.phase = domain::ParseJobPhase(doc.value("Phase", "")).value_or(domain::JobPhase::kEnded);
+  const std::string phase = doc.value("Phase", "Ended");
+  job.phase = Known(domain::ParseJobPhase(phase), "phase", phase);
   job.queued = At(doc.at("QueuedMs"));
   job.as_of = At(doc.at("AsOfMs"));
   job.run = Millis{doc.at("RunMs").get<int64_t>()};
@@ -279,11 +249,17 @@ JobRecord JobFromRow(const store::ResourceRow& row) {
   job.stop = OptionalAt(doc, "StopMs");
   job.stop_due = OptionalAt(doc, "StopDueMs");
   job.end = OptionalAt(doc, "EndMs");
-  if (doc.contains("Outcome"))
-    job.outcome = domain::ParseJobOutcome(doc["Outcome"].get<std::string>());
+  if (doc.contains("Outcome")) {
+    const std::string outcome = doc["Outcome"];
+    job.outcome = Known(domain::ParseJobOutcome(outcome), "outcome", outcome);
+  }
   job.failure_reason = OptionalText(doc, "FailureReason");
   return record;
 }
+
+}  // namespace
+
+JobRecord JobFromRow(const store::ResourceRow& row) { return codec::Decoding(row, &DecodeJob); }
 
 std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& key) {
   const auto row = ctx.store.Get(key);

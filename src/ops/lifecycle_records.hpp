@@ -44,8 +44,6 @@ struct EndpointRecord {
 
 EndpointRecord EndpointFromRow(const store::ResourceRow& row);
 std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::ResourceKey& key);
-// An endpoint config's ProductionVariants as an endpoint's variants (InstancePools by Priority).
-std::vector<domain::Variant> VariantsFromConfig(const nlohmann::json& config);
 
 // False when the key exists already.
 bool InsertEndpoint(Context& ctx, const EndpointRecord& record, const store::Tags& tags);

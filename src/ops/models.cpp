@@ -4,6 +4,7 @@
 #include "ops/containers.hpp"
 #include "ops/kinds.hpp"
 #include "ops/listing.hpp"
+#include "ops/model_record.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
 
@@ -56,8 +57,7 @@ Result<json> CreateModel(const json& in, Context& ctx) {
 
   const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  const store::ResourceRow row{KeyOf(ctx, name), arn, "", ctx.now, ctx.now, doc.dump()};
-  if (!ctx.store.Insert(row, tags)) {
+  if (!ctx.store.Insert(EncodeModel({KeyOf(ctx, name), arn, ctx.now, std::move(doc)}), tags)) {
     return domain::ValidationException("Cannot create already existing model \"" +
                                        domain::Excerpt(arn) + "\".");
   }
@@ -66,12 +66,12 @@ Result<json> CreateModel(const json& in, Context& ctx) {
 
 Result<json> DescribeModel(const json& in, Context& ctx) {
   const std::string name = in.at("ModelName").get<std::string>();
-  const auto row = ctx.store.Get(KeyOf(ctx, name));
-  if (!row) return ModelNotFound(ctx, name);
-  json out = json::parse(row->doc);
-  out["ModelName"] = row->key.name;
-  out["ModelArn"] = row->arn;
-  out["CreationTime"] = WriteTimestamp(row->created);
+  auto model = LoadModel(ctx.store, KeyOf(ctx, name));
+  if (!model) return ModelNotFound(ctx, name);
+  json out = std::move(model->described);
+  out["ModelName"] = model->key.name;
+  out["ModelArn"] = model->arn;
+  out["CreationTime"] = WriteTimestamp(model->created);
   return out;
 }
 

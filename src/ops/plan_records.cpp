@@ -1,6 +1,7 @@
 #include "ops/plan_records.hpp"
 
 #include "ops/arn.hpp"
+#include "ops/record_codec.hpp"
 
 namespace smemu::ops {
 
@@ -11,44 +12,52 @@ json PlanDoc(const Plan& plan) {
           {"InstanceType", plan.pool.instance_type},
           {"InstanceCount", plan.instance_count},
           {"AvailabilityZone", plan.pool.availability_zone},
-          {"StartMs", plan.window.start.time_since_epoch().count()},
-          {"EndMs", plan.window.end.time_since_epoch().count()},
+          {"StartMs", codec::Ms(plan.window.start)},
+          {"EndMs", codec::Ms(plan.window.end)},
           {"UpfrontFee", plan.upfront_fee},
           {"ReservedCapacityId", plan.reserved_capacity_id},
           {"Extensions", [&] {
              json list = json::array();
              for (const auto& e : plan.extensions) {
                list.push_back({{"OfferingId", e.offering_id},
-                               {"ExtendedAtMs", e.extended_at.time_since_epoch().count()},
-                               {"StartMs", e.window.start.time_since_epoch().count()},
-                               {"EndMs", e.window.end.time_since_epoch().count()},
+                               {"ExtendedAtMs", codec::Ms(e.extended_at)},
+                               {"StartMs", codec::Ms(e.window.start)},
+                               {"EndMs", codec::Ms(e.window.end)},
                                {"UpfrontFee", e.upfront_fee}});
              }
              return list;
            }()}};
 }
 
-Plan PlanFromRow(const store::ResourceRow& row) {
-  const json doc = json::parse(row.doc);
+namespace {
+
+Plan DecodePlan(const store::ResourceRow& row) {
+  const json doc = codec::Document(row);
   Plan plan;
   plan.name = row.key.name;
   plan.arn = row.arn;
   plan.pool = {row.key.region, doc.at("AvailabilityZone"), doc.at("InstanceType")};
   plan.instance_count = doc.at("InstanceCount");
-  plan.window = {TimePoint{Millis{doc.at("StartMs").get<int64_t>()}},
-                 TimePoint{Millis{doc.at("EndMs").get<int64_t>()}}};
+  plan.window = {codec::At(doc.at("StartMs")), codec::At(doc.at("EndMs"))};
   plan.target_resources = doc.at("TargetResources").get<std::vector<std::string>>();
   plan.upfront_fee = doc.at("UpfrontFee");
   plan.reserved_capacity_id = doc.at("ReservedCapacityId");
   for (const json& e : doc.value("Extensions", json::array())) {
     plan.extensions.push_back({e.at("OfferingId"),
-                               TimePoint{Millis{e.at("ExtendedAtMs").get<int64_t>()}},
-                               {TimePoint{Millis{e.at("StartMs").get<int64_t>()}},
-                                TimePoint{Millis{e.at("EndMs").get<int64_t>()}}},
+                               codec::At(e.at("ExtendedAtMs")),
+                               {codec::At(e.at("StartMs")), codec::At(e.at("EndMs"))},
                                e.at("UpfrontFee")});
   }
   return plan;
 }
+
+std::string PlanNameOfCapacity(const store::ResourceRow& row) {
+  return codec::Document(row).at("TrainingPlanName");
+}
+
+}  // namespace
+
+Plan PlanFromRow(const store::ResourceRow& row) { return codec::Decoding(row, &DecodePlan); }
 
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
   return SageMakerArn(caller, domain::kCapacityKind, id);
@@ -76,7 +85,7 @@ std::optional<Plan> PlanByReservationArn(const store::StateStore& store, const d
   const auto capacity =
       store.Get({owner.account, owner.region, domain::kCapacityKind, arn.substr(prefix.size())});
   if (!capacity) return std::nullopt;
-  const std::string plan_name = json::parse(capacity->doc).at("TrainingPlanName");
+  const std::string plan_name = codec::Decoding(*capacity, &PlanNameOfCapacity);
   const auto plan = store.Get({owner.account, owner.region, domain::kPlanKind, plan_name});
   if (!plan) return std::nullopt;
   return PlanFromRow(*plan);

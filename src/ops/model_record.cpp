@@ -1,0 +1,41 @@
+#include "ops/model_record.hpp"
+
+#include "ops/decoded_rows.hpp"
+#include "ops/record_codec.hpp"
+
+namespace smemu::ops {
+
+using nlohmann::json;
+
+store::ResourceRow EncodeModel(const ModelRecord& record) {
+  // Models never change: the status column is empty and the modified time is the creation time.
+  return {record.key, record.arn, "", record.created, record.created, record.described.dump()};
+}
+
+ModelRecord DecodeModel(const store::ResourceRow& row) {
+  return codec::Decoding(row, [](const store::ResourceRow& read) {
+    json described = codec::Document(read);
+    if (!described.is_object()) throw codec::Unreadable("the document is not an object");
+    return ModelRecord{read.key, read.arn, read.created, std::move(described)};
+  });
+}
+
+std::optional<ModelRecord> LoadModel(const store::StateStore& store,
+                                     const store::ResourceKey& key) {
+  const auto row = store.Get(key);
+  if (!row) return std::nullopt;
+  return DecodedFromRow(*row, &DecodeModel);
+}
+
+json EnvironmentOf(const ModelRecord& model) {
+  const json& doc = model.described;
+  if (doc.contains("PrimaryContainer")) {
+    return doc["PrimaryContainer"].value("Environment", json::object());
+  }
+  if (doc.contains("Containers") && !doc["Containers"].empty()) {
+    return doc["Containers"][0].value("Environment", json::object());
+  }
+  return json::object();
+}
+
+}  // namespace smemu::ops
