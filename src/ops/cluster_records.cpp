@@ -58,11 +58,15 @@ std::string ClusterDoc(const ClusterRecord& record) {
   return doc.dump();
 }
 
-store::ResourceRow ClusterRow(const ClusterRecord& record) {
+}  // namespace
+
+store::ResourceRow EncodeCluster(const ClusterRecord& record) {
   const domain::Cluster& cluster = record.cluster;
   return {record.key,      cluster.arn,      std::string(domain::ToString(cluster.status)),
           cluster.created, cluster.modified, ClusterDoc(record)};
 }
+
+namespace {
 
 ClusterRecord DecodeCluster(const store::ResourceRow& row) {
   const json doc = codec::Document(row);
@@ -116,13 +120,13 @@ std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& 
 }
 
 bool InsertCluster(Context& ctx, const ClusterRecord& record, const store::Tags& tags) {
-  if (!ctx.store.Insert(ClusterRow(record), tags)) return false;
+  if (!ctx.store.Insert(EncodeCluster(record), tags)) return false;
   PutHolder(ctx, record.key, domain::HolderOf(record.cluster), ctx.now);
   return true;
 }
 
 void SaveCluster(Context& ctx, const ClusterRecord& record) {
-  ctx.store.Update(ClusterRow(record));
+  ctx.store.Update(EncodeCluster(record));
   PutHolder(ctx, record.key, domain::HolderOf(record.cluster), ctx.now);
 }
 

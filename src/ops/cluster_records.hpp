@@ -23,6 +23,8 @@ struct ClusterRecord {
   std::map<std::string, nlohmann::json, std::less<>> group_settings;
 };
 
+// The cluster codec. Decoding a row that cannot be read is a StoreFailure naming it.
+store::ResourceRow EncodeCluster(const ClusterRecord& record);
 ClusterRecord ClusterFromRow(const store::ResourceRow& row);
 // The caller's cluster named by its name or its ARN.
 std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& name_or_arn);

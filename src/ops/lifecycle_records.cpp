@@ -93,11 +93,15 @@ std::string EndpointDoc(const domain::Endpoint& endpoint) {
   return doc.dump();
 }
 
-store::ResourceRow EndpointRow(const EndpointRecord& record) {
+}  // namespace
+
+store::ResourceRow EncodeEndpoint(const EndpointRecord& record) {
   const domain::Endpoint& endpoint = record.endpoint;
   return {record.key,     endpoint.arn,      std::string(domain::ToString(endpoint.status)),
           record.created, endpoint.modified, EndpointDoc(endpoint)};
 }
+
+namespace {
 
 // ---- Job documents
 
@@ -134,13 +138,13 @@ std::string JobDoc(const JobRecord& record) {
   return doc.dump();
 }
 
-store::ResourceRow JobRow(const JobRecord& record) {
+}  // namespace
+
+store::ResourceRow EncodeJob(const JobRecord& record) {
   const domain::Job& job = record.job;
   return {record.key,  job.arn,      std::string(domain::ToString(job.status)),
           job.created, job.modified, JobDoc(record)};
 }
-
-}  // namespace
 
 // ---- Capacity facts
 
@@ -204,13 +208,13 @@ std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::Reso
 }
 
 bool InsertEndpoint(Context& ctx, const EndpointRecord& record, const store::Tags& tags) {
-  if (!ctx.store.Insert(EndpointRow(record), tags)) return false;
+  if (!ctx.store.Insert(EncodeEndpoint(record), tags)) return false;
   PutHolder(ctx, record.key, domain::HolderOf(record.endpoint), ctx.now);
   return true;
 }
 
 void SaveEndpoint(Context& ctx, const EndpointRecord& record) {
-  ctx.store.Update(EndpointRow(record));
+  ctx.store.Update(EncodeEndpoint(record));
   PutHolder(ctx, record.key, domain::HolderOf(record.endpoint), ctx.now);
 }
 
@@ -282,13 +286,13 @@ std::vector<JobRecord> LiveJobs(const store::StateStore& store) {
 }
 
 bool InsertJob(Context& ctx, const JobRecord& record, const store::Tags& tags) {
-  if (!ctx.store.Insert(JobRow(record), tags)) return false;
+  if (!ctx.store.Insert(EncodeJob(record), tags)) return false;
   ctx.holdings.Put(domain::HolderOf(record.job));
   return true;
 }
 
 void SaveJob(Context& ctx, const JobRecord& record, const domain::Job& before) {
-  ctx.store.Update(JobRow(record));
+  ctx.store.Update(EncodeJob(record));
   ctx.holdings.Put(domain::HolderOf(record.job));
   // The scheduler may start and end a job within one settling, between two requests: its
   // instances were held from its start to its end whatever the time of the request.

@@ -42,6 +42,8 @@ struct EndpointRecord {
   domain::Endpoint endpoint;
 };
 
+// The endpoint codec. Decoding a row that cannot be read is a StoreFailure naming it.
+store::ResourceRow EncodeEndpoint(const EndpointRecord& record);
 EndpointRecord EndpointFromRow(const store::ResourceRow& row);
 std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::ResourceKey& key);
 
@@ -58,6 +60,8 @@ struct JobRecord {
   domain::Job job;
 };
 
+// The job codec. Decoding a row that cannot be read is a StoreFailure naming it.
+store::ResourceRow EncodeJob(const JobRecord& record);
 JobRecord JobFromRow(const store::ResourceRow& row);
 std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& key);
 // Every job that may still hold instances (InProgress or Stopping), of both kinds.

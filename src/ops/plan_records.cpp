@@ -7,6 +7,8 @@ namespace smemu::ops {
 
 using nlohmann::json;
 
+namespace {
+
 json PlanDoc(const Plan& plan) {
   return {{"TargetResources", plan.target_resources},
           {"InstanceType", plan.pool.instance_type},
@@ -29,8 +31,6 @@ json PlanDoc(const Plan& plan) {
            }()}};
 }
 
-namespace {
-
 Plan DecodePlan(const store::ResourceRow& row) {
   const json doc = codec::Document(row);
   Plan plan;
@@ -51,6 +51,10 @@ Plan DecodePlan(const store::ResourceRow& row) {
   return plan;
 }
 
+}  // namespace
+
+namespace {
+
 std::string PlanNameOfCapacity(const store::ResourceRow& row) {
   return codec::Document(row).at("TrainingPlanName");
 }
@@ -58,6 +62,23 @@ std::string PlanNameOfCapacity(const store::ResourceRow& row) {
 }  // namespace
 
 Plan PlanFromRow(const store::ResourceRow& row) { return codec::Decoding(row, &DecodePlan); }
+
+store::ResourceRow EncodePlan(const store::ResourceKey& key, const Plan& plan, TimePoint created,
+                              TimePoint modified) {
+  return {key,     plan.arn, domain::PlanStatusAt(plan.window, created),
+          created, modified, PlanDoc(plan).dump()};
+}
+
+store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, const Plan& plan,
+                                          TimePoint created) {
+  const Caller owner{plan_key.account, plan_key.region, ""};
+  return {{plan_key.account, plan_key.region, domain::kCapacityKind, plan.reserved_capacity_id},
+          ReservedCapacityArn(owner, plan.reserved_capacity_id),
+          domain::PlanStatusAt(plan.window, created),
+          created,
+          created,
+          json{{"TrainingPlanName", plan.name}}.dump()};
+}
 
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
   return SageMakerArn(caller, domain::kCapacityKind, id);

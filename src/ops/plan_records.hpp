@@ -16,8 +16,15 @@ namespace smemu::ops {
 
 using domain::Plan;
 
-nlohmann::json PlanDoc(const Plan& plan);
+// The plan codec. The status column holds the plan's status when it was bought (the store sorts
+// and filters on the window, not on it). Decoding a row that cannot be read is a StoreFailure
+// naming it.
+store::ResourceRow EncodePlan(const store::ResourceKey& key, const Plan& plan, TimePoint created,
+                              TimePoint modified);
 Plan PlanFromRow(const store::ResourceRow& row);
+// A plan's reserved capacity: a row of its own that names the plan, so that its ARN finds it.
+store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, const Plan& plan,
+                                          TimePoint created);
 
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id);
 

@@ -208,15 +208,8 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   plan.reserved_capacity_id = ReservedCapacityId(plan.arn, ctx.now);
 
   const store::Tags tags = ReadTags(in);
-  const std::string status = domain::PlanStatusAt(plan.window, ctx.now);
-  const store::ResourceRow plan_row{key, plan.arn, status, ctx.now, ctx.now, PlanDoc(plan).dump()};
-  const store::ResourceRow capacity_row{
-      {ctx.caller.account, ctx.caller.region, domain::kCapacityKind, plan.reserved_capacity_id},
-      ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id),
-      status,
-      ctx.now,
-      ctx.now,
-      json{{"TrainingPlanName", name}}.dump()};
+  const store::ResourceRow plan_row = EncodePlan(key, plan, ctx.now, ctx.now);
+  const store::ResourceRow capacity_row = EncodeReservedCapacity(key, plan, ctx.now);
   bool stored = false;
   try {
     stored = ctx.store.InsertAll({{plan_row, tags}, {capacity_row, {}}});
@@ -305,10 +298,8 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
   plan.extensions.push_back(extension);
   plan.window.end = offering.window.end;
   plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
-  row->doc = PlanDoc(plan).dump();
-  row->modified = ctx.now;
   try {
-    ctx.store.Update(*row);
+    ctx.store.Update(EncodePlan(row->key, plan, row->created, ctx.now));
   } catch (...) {
     ctx.ledger.Release(plan.pool, offering.window, plan.instance_count);
     throw;
