@@ -11,6 +11,8 @@
 #include <mutex>
 #include <optional>
 
+#include "smemu/mutex.hpp"
+
 namespace smemu {
 
 // Milliseconds since the Unix epoch, UTC: the resolution AWS timestamps carry on the wire.
@@ -42,21 +44,21 @@ class ManualClock final : public Clock {
  public:
   explicit ManualClock(TimePoint now) : now_(now) {}
   TimePoint Now() const override {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return now_;
   }
   void Set(TimePoint now) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     now_ = now;
   }
   void Advance(Millis by) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     now_ += by;
   }
 
  private:
-  mutable std::mutex mutex_;
-  TimePoint now_;
+  mutable Mutex mutex_;
+  TimePoint now_ SMEMU_GUARDED_BY(mutex_);
 };
 
 // Monotonic time: for measuring how long something took, never for dates.
@@ -88,19 +90,19 @@ class VirtualClock final : public Clock {
   }
 
   TimePoint Now() const override {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return NowLocked();
   }
 
   State GetState() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return {NowLocked(), frozen_};
   }
 
   // Moves to `now`. Returns false (and changes nothing) when `now` is earlier than the current
   // time.
   bool Set(TimePoint now) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (now < NowLocked()) return false;
     MoveToLocked(now);
     return true;
@@ -108,12 +110,12 @@ class VirtualClock final : public Clock {
 
   // REQUIRES: by >= 0.
   void Advance(Millis by) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     MoveToLocked(NowLocked() + by);
   }
 
   void SetFrozen(bool frozen) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const TimePoint now = NowLocked();
     frozen_ = frozen;
     MoveToLocked(now);
@@ -121,23 +123,25 @@ class VirtualClock final : public Clock {
 
   // Unconditionally moves to `start` with the given mode (used at start-up and by reset).
   void Reset(TimePoint start, bool frozen) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     frozen_ = frozen;
     MoveToLocked(start);
   }
 
  private:
-  TimePoint NowLocked() const { return frozen_ ? frozen_at_ : base_.Now() + offset_; }
-  void MoveToLocked(TimePoint now) {
+  TimePoint NowLocked() const SMEMU_REQUIRES(mutex_) {
+    return frozen_ ? frozen_at_ : base_.Now() + offset_;
+  }
+  void MoveToLocked(TimePoint now) SMEMU_REQUIRES(mutex_) {
     frozen_at_ = now;
     offset_ = now - base_.Now();
   }
 
   const Clock& base_;
-  mutable std::mutex mutex_;
-  bool frozen_ = false;
-  TimePoint frozen_at_{};
-  Millis offset_{0};
+  mutable Mutex mutex_;
+  bool frozen_ SMEMU_GUARDED_BY(mutex_) = false;
+  TimePoint frozen_at_ SMEMU_GUARDED_BY(mutex_){};
+  Millis offset_ SMEMU_GUARDED_BY(mutex_){0};
 };
 
 }  // namespace smemu

@@ -113,7 +113,7 @@ class Session : public std::enable_shared_from_this<Session> {
   ~Session() {
     LeaveIdleList();
     {
-      std::lock_guard lock(registry_->mutex);
+      MutexLock lock(registry_->mutex);
       registry_->sessions.erase(this);
     }
     if (released_.exchange(true)) return;  // made room at the cap: no longer counted
@@ -129,7 +129,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void Run() {
     {
-      std::lock_guard lock(registry_->mutex);
+      MutexLock lock(registry_->mutex);
       registry_->sessions.emplace(this, weak_from_this());
       if (registry_->shutting_down) closing_ = true;
     }
@@ -153,9 +153,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // Takes the oldest connection waiting for a request on `list` off it and stops counting it
   // against the cap; false when none waits. `session` is null when that connection is already
   // being destroyed, else it is to be closed (CloseWhenIdle).
+  // Not analysed: `list` is the oldest session's own idle_list_, which clang cannot see.
   static bool TakeOldestIdle(IdleList& list, SessionRegistry& registry,
-                             std::shared_ptr<Session>& session) {
-    std::lock_guard lock(list.mutex);
+                             std::shared_ptr<Session>& session) SMEMU_NO_THREAD_SAFETY_ANALYSIS {
+    MutexLock lock(list.mutex);
     Session* oldest = list.oldest;
     if (!oldest) return false;
     oldest->UnlinkLocked();
@@ -169,8 +170,9 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // When the oldest connection on `list` started waiting (its idle deadline); nullopt if none does.
-  static std::optional<net::steady_timer::time_point> OldestIdleSince(IdleList& list) {
-    std::lock_guard lock(list.mutex);
+  static std::optional<net::steady_timer::time_point> OldestIdleSince(IdleList& list)
+      SMEMU_EXCLUDES(list.mutex) {
+    MutexLock lock(list.mutex);
     if (!list.oldest) return std::nullopt;
     return list.oldest->idle_deadline_;
   }
@@ -390,7 +392,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // cap. `deadline`: when the idle wait ends; all are equally long, so it orders them as they
   // began.
   void EnterIdleList(net::steady_timer::time_point deadline) {
-    std::lock_guard lock(idle_list_.mutex);
+    MutexLock lock(idle_list_.mutex);
     if (listed_ || released_) return;  // listed since it was accepted; or to be closed
     idle_deadline_ = deadline;
     idle_previous_ = idle_list_.newest;
@@ -405,12 +407,12 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void LeaveIdleList() {
-    std::lock_guard lock(idle_list_.mutex);
+    MutexLock lock(idle_list_.mutex);
     if (listed_) UnlinkLocked();
   }
 
-  // REQUIRES: idle_list_.mutex held, listed_.
-  void UnlinkLocked() {
+  // REQUIRES: listed_.
+  void UnlinkLocked() SMEMU_REQUIRES(idle_list_.mutex) {
     (idle_previous_ ? idle_previous_->idle_next_ : idle_list_.oldest) = idle_next_;
     (idle_next_ ? idle_next_->idle_previous_ : idle_list_.newest) = idle_previous_;
     idle_previous_ = idle_next_ = nullptr;
@@ -638,7 +640,7 @@ void Transport::BeginShutdown() {
   });
   std::vector<std::shared_ptr<Session>> live;
   {
-    std::lock_guard lock(registry_->mutex);
+    MutexLock lock(registry_->mutex);
     registry_->shutting_down = true;
     for (auto& [raw, weak] : registry_->sessions) {
       if (auto session = weak.lock()) live.push_back(std::move(session));
@@ -649,7 +651,7 @@ void Transport::BeginShutdown() {
 }
 
 std::size_t Transport::OpenConnections() const {
-  std::lock_guard lock(registry_->mutex);
+  MutexLock lock(registry_->mutex);
   return registry_->sessions.size();
 }
 

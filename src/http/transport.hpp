@@ -29,6 +29,7 @@
 
 #include "http/net.hpp"
 #include "protocol/http_types.hpp"
+#include "smemu/mutex.hpp"
 
 namespace smemu::http {
 
@@ -74,9 +75,11 @@ class Session;
 // the Sessions themselves. The context's thread adds and removes its own sessions (twice a request,
 // uncontended); the accepting thread adds new ones and takes the oldest when the cap is reached.
 struct IdleList {
-  std::mutex mutex;
-  Session* oldest = nullptr;  // guarded by mutex, as are the Sessions' links
-  Session* newest = nullptr;
+  Mutex mutex;
+  // The Sessions' links are guarded by this mutex too (clang's analysis cannot name another
+  // object's list, so they are not annotated).
+  Session* oldest SMEMU_GUARDED_BY(mutex) = nullptr;
+  Session* newest SMEMU_GUARDED_BY(mutex) = nullptr;
 };
 
 // The live connections, shared with each Session so a Session can unregister itself even when it
@@ -84,9 +87,9 @@ struct IdleList {
 struct SessionRegistry {
   explicit SessionRegistry(std::size_t contexts) : idle(contexts) {}
 
-  std::mutex mutex;
-  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
-  bool shutting_down = false;
+  Mutex mutex;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions SMEMU_GUARDED_BY(mutex);
+  bool shutting_down SMEMU_GUARDED_BY(mutex) = false;
   std::vector<IdleList> idle;  // one per io_context, by its index
   // Sessions counted against the cap: alive, and not yet taken off to make room for another.
   std::atomic<std::size_t> open{0};

@@ -54,7 +54,7 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
       clock_.Reset(state.now, state.frozen);
     }
   }
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (!store_.ReadOnly()) PersistClockLocked();  // a read-only file keeps the clock it has
   RebuildLedgerLocked();
   if (!store_.ReadOnly()) {
@@ -108,8 +108,8 @@ void Emulator::SettleLocked(Context& ctx) {
 
 domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
                                                 const nlohmann::json& input, const Caller& caller) {
-  std::lock_guard lock(mutex_);
-  return InOneTransactionLocked([&] {
+  MutexLock lock(mutex_);
+  return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
     // Like the model's constraints, the reserved tag prefix is checked before any handler runs.
     if (auto tags = CheckRequestTags(input); !tags) {
       return domain::Result<nlohmann::json>(tags.error());
@@ -129,17 +129,17 @@ domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
 
 domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& request,
                                                         const Caller& caller) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   InvokeRequest numbered = request;
   numbered.sequence = ++invocations_;
-  return InOneTransactionLocked([&] {
+  return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
     Context ctx = MakeContextLocked(caller);
     return invoke_endpoint_(numbered, ctx);
   });
 }
 
 store::GroupCommitter::Batch Emulator::CloseBatch() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const std::uint64_t covers = store_.CommittedWrites();
   std::string failure = store_.CommitBatch();
   if (!failure.empty()) {
@@ -152,7 +152,7 @@ store::GroupCommitter::Batch Emulator::CloseBatch() {
 VirtualClock::State Emulator::GetClock() const { return clock_.GetState(); }
 
 domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& change) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const VirtualClock::State before = clock_.GetState();
   TimePoint target = change.set_to.value_or(before.now);
   // Time never runs backwards for a resource. With none (a new server, or after a reset) there is
@@ -183,7 +183,7 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
 }
 
 void Emulator::Reset() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   store_.DeleteEverything();
   quotas_ = starting_quotas_;
   clock_.Reset(clock_start_.start.value_or(base_clock_.Now()), clock_start_.frozen);
@@ -193,7 +193,7 @@ void Emulator::Reset() {
 }
 
 void Emulator::SetStartingQuotas(domain::QuotaTable quotas) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   starting_quotas_ = std::move(quotas);
   quotas_ = starting_quotas_;
   if (auto saved = store_.GetSetting(kQuotasSetting)) {
@@ -202,13 +202,13 @@ void Emulator::SetStartingQuotas(domain::QuotaTable quotas) {
 }
 
 domain::QuotaTable Emulator::GetQuotas() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return quotas_;
 }
 
 domain::QuotaTable Emulator::ChangeQuotas(const QuotaDocument& change) {
-  std::lock_guard lock(mutex_);
-  return InOneTransactionLocked([&] {
+  MutexLock lock(mutex_);
+  return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
     Context ctx = MakeContextLocked(Caller{});  // what fell due happened under the old quotas
     ApplyQuotaDocument(change, quotas_);
     store_.PutSetting(kQuotasSetting, QuotaSettingsJson(quotas_).dump());

@@ -15,6 +15,7 @@
 #include "domain/aws_error.hpp"
 #include "ops/context.hpp"
 #include "smemu/clock.hpp"
+#include "smemu/mutex.hpp"
 #include "store/group_commit.hpp"
 #include "store/state_store.hpp"
 
@@ -80,30 +81,30 @@ class Emulator {
   // transaction, with a context at the clock's now and everything due by then settled. The caller
   // is nobody (admin requests belong to no account). See ops/admin_views.hpp.
   template <typename Work>
-  auto Administer(Work&& work) {
-    std::lock_guard lock(mutex_);
-    return InOneTransactionLocked([&] {
+  auto Administer(Work&& work) SMEMU_EXCLUDES(mutex_) {
+    MutexLock lock(mutex_);
+    return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
       Context ctx = MakeContextLocked(Caller{});
       return work(ctx);
     });
   }
 
  private:
-  void PersistClockLocked();
+  void PersistClockLocked() SMEMU_REQUIRES(mutex_);
   // Rebuilds what memory keeps beside the store (the ledger and the holdings) from the store.
-  void RebuildLedgerLocked();
+  void RebuildLedgerLocked() SMEMU_REQUIRES(mutex_);
   // A context at the clock's now, with everything due by then settled.
-  Context MakeContextLocked(const Caller& caller);
+  Context MakeContextLocked(const Caller& caller) SMEMU_REQUIRES(mutex_);
   // Settles endpoints, clusters and jobs up to ctx.now, unless the last settling still holds:
   // nothing was written since and nothing has fallen due. Most requests are reads between writes,
   // and settling reads every resource in transition.
-  void SettleLocked(Context& ctx);
-  bool SettledAsOf(TimePoint now) const;
+  void SettleLocked(Context& ctx) SMEMU_REQUIRES(mutex_);
+  bool SettledAsOf(TimePoint now) const SMEMU_REQUIRES(mutex_);
   // Runs `work` (settling and a handler) as one store transaction: a request's writes land
   // together or not at all. If it throws, the rollback is followed by a ledger rebuild, since
   // the in-memory ledger may have taken commitments the store no longer has.
   template <typename Work>
-  auto InOneTransactionLocked(Work&& work) {
+  auto InOneTransactionLocked(Work&& work) SMEMU_REQUIRES(mutex_) {
     try {
       store::StateStore::WriteScope writes(store_);
       auto result = work();
@@ -116,28 +117,33 @@ class Emulator {
     }
   }
 
-  store::StateStore& store_;
+  // Held for every request: one caller at a time in handlers and store. Declared first: the
+  // members below name it.
+  mutable Mutex mutex_;
+  store::StateStore& store_ SMEMU_GUARDED_BY(mutex_);
   const Clock& base_clock_;
   const ClockStart clock_start_;
-  VirtualClock clock_;
+  VirtualClock clock_;  // thread-safe itself: GetClock reads it without the request lock
+  // Written only before the first request (the constructor, SetHandlerForTest).
   std::map<std::string, Handler, std::less<>> handlers_;
   RuntimeHandler invoke_endpoint_;
-  domain::CapacityConfig capacity_;
-  domain::QuotaTable starting_quotas_;
-  domain::QuotaTable quotas_;
-  domain::CapacityLedger ledger_;
-  domain::Holdings holdings_;  // in step with the store's endpoints and jobs
-  OfferingBook offerings_;
+  domain::CapacityConfig capacity_ SMEMU_GUARDED_BY(mutex_);
+  domain::QuotaTable starting_quotas_ SMEMU_GUARDED_BY(mutex_);
+  domain::QuotaTable quotas_ SMEMU_GUARDED_BY(mutex_);
+  domain::CapacityLedger ledger_ SMEMU_GUARDED_BY(mutex_);
+  // In step with the store's endpoints, jobs and clusters.
+  domain::Holdings holdings_ SMEMU_GUARDED_BY(mutex_);
+  OfferingBook offerings_ SMEMU_GUARDED_BY(mutex_);
   const HostingOptions hosting_;
-  std::uint64_t invocations_ = 0;  // numbers invocations for the traffic split
+  // Numbers invocations for the traffic split.
+  std::uint64_t invocations_ SMEMU_GUARDED_BY(mutex_) = 0;
   // What the last settling left: the store's change count after it (-1: settle next time) and
   // when the next endpoint, cluster or job event falls due. Until one of them moves, a request
   // settles nothing: running jobs no longer make every read re-read every live resource.
   struct SettledMark {
     long long changes = -1;
     std::optional<TimePoint> next_due;
-  } settled_;
-  mutable std::mutex mutex_;  // held for every request: one caller at a time in handlers and store
+  } settled_ SMEMU_GUARDED_BY(mutex_);
 };
 
 }  // namespace smemu::ops

@@ -193,7 +193,7 @@ void RenderCensus(Exposition& out, const ops::AdminViews::Census& census) {
 void RequestMetrics::Record(const std::string& operation, int status, double seconds) {
   const auto bucket = static_cast<size_t>(
       std::lower_bound(kBuckets.begin(), kBuckets.end(), seconds) - kBuckets.begin());
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ++requests_[{operation, status}];
   Latency& latency = latency_[operation];
   ++latency.counts[bucket];
@@ -204,7 +204,7 @@ void RequestMetrics::Record(const std::string& operation, int status, double sec
 std::string RequestMetrics::Render(const ops::AdminViews::Census& census) const {
   Exposition out;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     out.Family("requests_total", "counter", "Requests answered, by operation and HTTP status.");
     for (const auto& [key, count] : requests_) {
       out.Sample("requests_total",

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ops/admin_views.hpp"
+#include "smemu/mutex.hpp"
 
 namespace smemu::protocol {
 
@@ -34,9 +35,9 @@ class RequestMetrics {
     double sum = 0;
     unsigned long long count = 0;
   };
-  mutable std::mutex mutex_;
-  std::map<std::pair<std::string, int>, unsigned long long> requests_;
-  std::map<std::string, Latency> latency_;
+  mutable Mutex mutex_;
+  std::map<std::pair<std::string, int>, unsigned long long> requests_ SMEMU_GUARDED_BY(mutex_);
+  std::map<std::string, Latency> latency_ SMEMU_GUARDED_BY(mutex_);
 };
 
 }  // namespace smemu::protocol

@@ -16,7 +16,7 @@ GroupCommitter::GroupCommitter(StateStore& store, CloseBatch close_batch, bool e
 
 GroupCommitter::~GroupCommitter() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_one();
@@ -26,7 +26,7 @@ GroupCommitter::~GroupCommitter() {
 void GroupCommitter::WhenDurable(std::function<void(bool)> released) {
   const std::uint64_t committed = store_.CommittedWrites();
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (!thread_.joinable() || committed <= synced_) {
       // Fall through to release outside the lock.
     } else {
@@ -39,18 +39,18 @@ void GroupCommitter::WhenDurable(std::function<void(bool)> released) {
 }
 
 std::uint64_t GroupCommitter::Syncs() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return syncs_;
 }
 
 void GroupCommitter::Run() {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stopping_ || !waiting_.empty(); });
+    lock.Wait(wake_, [this]() SMEMU_REQUIRES(mutex_) { return stopping_ || !waiting_.empty(); });
     if (waiting_.empty()) return;  // stopping, and nobody waits
     // Everything written up to now rides on this commit and sync, including writes whose
     // requests have not asked to wait yet.
-    lock.unlock();
+    lock.Unlock();
     const Batch batch = close_batch_();
     const std::uint64_t covered = batch.covers;
     const int error = batch.failure.empty() ? store_.SyncWrites() : EIO;
@@ -62,7 +62,7 @@ void GroupCommitter::Run() {
       log::Event(spdlog::level::err, "syncing the write-ahead log failed",
                  {{"db", store_.Path()}, {"error", std::strerror(error)}});
     }
-    lock.lock();
+    lock.Lock();
     ++syncs_;
     if (error == 0) synced_ = std::max(synced_, covered);
     std::vector<std::function<void(bool)>> released;
@@ -75,9 +75,9 @@ void GroupCommitter::Run() {
       }
     }
     waiting_.erase(still_waiting, waiting_.end());
-    lock.unlock();
+    lock.Unlock();
     for (auto& callback : released) callback(error == 0);
-    lock.lock();
+    lock.Lock();
   }
 }
 

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "smemu/mutex.hpp"
 #include "store/state_store.hpp"
 
 namespace smemu::store {
@@ -52,12 +53,14 @@ class GroupCommitter {
 
   StateStore& store_;
   const CloseBatch close_batch_;
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   std::condition_variable wake_;
-  std::uint64_t synced_ = 0;  // CommittedWrites() that the last successful sync covered
-  std::uint64_t syncs_ = 0;
-  std::vector<std::pair<std::uint64_t, std::function<void(bool)>>> waiting_;
-  bool stopping_ = false;
+  // CommittedWrites() that the last successful sync covered.
+  std::uint64_t synced_ SMEMU_GUARDED_BY(mutex_) = 0;
+  std::uint64_t syncs_ SMEMU_GUARDED_BY(mutex_) = 0;
+  std::vector<std::pair<std::uint64_t, std::function<void(bool)>>> waiting_
+      SMEMU_GUARDED_BY(mutex_);
+  bool stopping_ SMEMU_GUARDED_BY(mutex_) = false;
   std::thread thread_;  // started only when the store defers its syncs
 };
 
