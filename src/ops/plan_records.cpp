@@ -80,6 +80,36 @@ store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, co
           json{{"TrainingPlanName", plan.name}}.dump()};
 }
 
+namespace {
+
+store::PlanCapacity CapacityOf(const Plan& plan) {
+  return {plan.arn,
+          plan.pool.region,
+          plan.pool.availability_zone,
+          plan.pool.instance_type,
+          plan.instance_count,
+          plan.window.start,
+          plan.window.end};
+}
+
+}  // namespace
+
+bool InsertPlan(store::StateStore& store, const store::ResourceKey& key, const Plan& plan,
+                const store::Tags& tags, TimePoint now) {
+  if (!store.InsertAll({{EncodePlan(key, plan, now, now), tags},
+                        {EncodeReservedCapacity(key, plan, now), {}}})) {
+    return false;
+  }
+  store.PutPlanCapacity(key, CapacityOf(plan));
+  return true;
+}
+
+void SavePlan(store::StateStore& store, const store::ResourceKey& key, const Plan& plan,
+              TimePoint created, TimePoint now) {
+  store.Update(EncodePlan(key, plan, created, now));
+  store.PutPlanCapacity(key, CapacityOf(plan));
+}
+
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
   return SageMakerArn(caller, domain::kCapacityKind, id);
 }

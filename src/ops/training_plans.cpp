@@ -208,11 +208,9 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   plan.reserved_capacity_id = ReservedCapacityId(plan.arn, ctx.now);
 
   const store::Tags tags = ReadTags(in);
-  const store::ResourceRow plan_row = EncodePlan(key, plan, ctx.now, ctx.now);
-  const store::ResourceRow capacity_row = EncodeReservedCapacity(key, plan, ctx.now);
   bool stored = false;
   try {
-    stored = ctx.store.InsertAll({{plan_row, tags}, {capacity_row, {}}});
+    stored = InsertPlan(ctx.store, key, plan, tags, ctx.now);
   } catch (...) {
     ctx.ledger.Release(offering.pool, offering.window, offering.instance_count);
     throw;
@@ -299,7 +297,7 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
   plan.window.end = offering.window.end;
   plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
   try {
-    ctx.store.Update(EncodePlan(row->key, plan, row->created, ctx.now));
+    SavePlan(ctx.store, row->key, plan, row->created, ctx.now);
   } catch (...) {
     ctx.ledger.Release(plan.pool, offering.window, plan.instance_count);
     throw;

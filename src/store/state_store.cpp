@@ -452,8 +452,31 @@ bool StateStore::Delete(const ResourceKey& key) {
   SQLite::Statement& remove_tags = *remove_tags_lease;
   remove_tags.bind(1, arn);
   remove_tags.exec();
+  Prepared remove_capacity_lease = Prepare("DELETE FROM plan_capacity WHERE arn = ?");
+  SQLite::Statement& remove_capacity = *remove_capacity_lease;
+  remove_capacity.bind(1, arn);
+  remove_capacity.exec();
   transaction.Commit();
   return true;
+}
+
+void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& capacity) {
+  WriteScope transaction(*this);
+  Prepared put_lease = Prepare(
+      "INSERT OR REPLACE INTO plan_capacity VALUES (:account, :region, :name_key, :arn, :zone, "
+      ":type, :count, :start_ms, :end_ms)");
+  SQLite::Statement& put = *put_lease;
+  put.bind(":account", key.account);
+  put.bind(":region", key.region);
+  put.bind(":name_key", NameKey(key.name));
+  put.bind(":arn", capacity.arn);
+  put.bind(":zone", capacity.availability_zone);
+  put.bind(":type", capacity.instance_type);
+  put.bind(":count", capacity.instance_count);
+  put.bind(":start_ms", ToMillis(capacity.start));
+  put.bind(":end_ms", ToMillis(capacity.end));
+  put.exec();
+  transaction.Commit();
 }
 
 ListPage StateStore::List(const ListQuery& query) const {
@@ -794,7 +817,7 @@ void StateStore::DeleteEverything() {
   WriteScope transaction(*this);
   db_->exec(
       "DELETE FROM resources; DELETE FROM tags; DELETE FROM emulator_state; "
-      "DELETE FROM holdings_log;");
+      "DELETE FROM holdings_log; DELETE FROM plan_capacity;");
   transaction.Commit();
 }
 

@@ -203,6 +203,10 @@ class StateStore {
   // The capacity of every training plan of every account, read from columns (no document), in
   // no particular order.
   std::vector<PlanCapacity> AllPlanCapacity() const;
+  // Sets what the resource `key` (ARN capacity.arn) reserves, for AllPlanCapacity and the window
+  // sorts and filters of List (ListQuery::plan). The caller writes it with the resource's row, in
+  // the same write scope; deleting the row deletes it.
+  void PutPlanCapacity(const ResourceKey& key, const PlanCapacity& capacity);
   // Every row of a kind in one account and region, in name order.
   std::vector<ResourceRow> AllOf(const std::string& account, const std::string& region,
                                  const std::string& kind) const;

@@ -100,20 +100,31 @@ ListQuery Query(const std::string& account = "111111111111") {
   return query;
 }
 
-// A training plan's row as the operation layer writes it (ops::PlanDoc): the window and the
-// pool are members of its document.
-ResourceRow PlanRow(const std::string& name, long long start_ms, long long end_ms,
-                    const std::string& zone = "us-east-1a", int count = 2) {
-  const std::string doc = R"({"AvailabilityZone":")" + zone +
-                          R"(","InstanceType":"ml.p5.48xlarge","InstanceCount":)" +
-                          std::to_string(count) + R"(,"StartMs":)" + std::to_string(start_ms) +
-                          R"(,"EndMs":)" + std::to_string(end_ms) + "}";
+// A training plan's row, and what it reserves, as the plan repository writes them
+// (ops/plan_records.cpp): the document is the operation layer's, the capacity goes in columns.
+ResourceRow PlanRow(const std::string& name) {
   return {{"111111111111", "us-east-1", "training-plan", name},
           "arn:aws:sagemaker:us-east-1:111111111111:training-plan/" + NameKey(name),
           "",
           At(1000),
           At(1000),
-          doc};
+          "{}"};
+}
+
+PlanCapacity CapacityOf(const ResourceRow& plan, long long start_ms, long long end_ms,
+                        const std::string& zone = "us-east-1a", int count = 2) {
+  return {plan.arn, "us-east-1", zone, "ml.p5.48xlarge", count, At(start_ms), At(end_ms)};
+}
+
+// Inserts a plan's row and its capacity in one write scope, as the repository does.
+bool InsertPlan(StateStore& store, const std::string& name, long long start_ms, long long end_ms,
+                const std::string& zone = "us-east-1a", int count = 2) {
+  StateStore::WriteScope writes(store);
+  const ResourceRow row = PlanRow(name);
+  if (!store.Insert(row, {})) return false;
+  store.PutPlanCapacity(row.key, CapacityOf(row, start_ms, end_ms, zone, count));
+  writes.Commit();
+  return true;
 }
 
 std::vector<std::string> PlanArnsEnding(const StateStore& store) {
@@ -127,21 +138,26 @@ std::vector<std::string> PlanArnsEnding(const StateStore& store) {
   return names;
 }
 
-TEST(StateStore, PlanCapacityFollowsEveryWriteOfAPlan) {
+TEST(StateStore, PlanCapacityIsWrittenWithItsPlanAndGoesWithIt) {
   StateStore store(":memory:");
-  ASSERT_TRUE(store.Insert(PlanRow("Late", 5000, 9000), {}));
-  ASSERT_TRUE(store.Insert(PlanRow("early", 1000, 3000, "us-east-1b", 4), {}));
+  ASSERT_TRUE(InsertPlan(store, "Late", 5000, 9000));
+  ASSERT_TRUE(InsertPlan(store, "early", 1000, 3000, "us-east-1b", 4));
   ASSERT_TRUE(store.Insert(Row("not-a-plan", 1000), {}));
   EXPECT_EQ(PlanArnsEnding(store), (std::vector<std::string>{"early@us-east-1bx4:1000-3000",
                                                              "late@us-east-1ax2:5000-9000"}));
-  ResourceRow extended = PlanRow("late", 5000, 12000);
-  ASSERT_TRUE(store.Update(extended));
+  const ResourceRow extended = PlanRow("late");
+  store.PutPlanCapacity(extended.key, CapacityOf(extended, 5000, 12000));
   EXPECT_EQ(PlanArnsEnding(store).back(), "late@us-east-1ax2:5000-12000");
   {
     StateStore::WriteScope rolled_back(store);
     ASSERT_TRUE(store.Delete(extended.key));
     EXPECT_EQ(store.AllPlanCapacity().size(), 1u);
   }  // no Commit(): the plan and its capacity are back
+  EXPECT_EQ(store.AllPlanCapacity().size(), 2u);
+  // Deleting another kind's resource of the same name leaves the plan's capacity.
+  ResourceRow namesake = Row("late", 1000);
+  ASSERT_TRUE(store.Insert(namesake, {}));
+  ASSERT_TRUE(store.Delete(namesake.key));
   EXPECT_EQ(store.AllPlanCapacity().size(), 2u);
   ASSERT_TRUE(store.Delete(extended.key));
   EXPECT_EQ(PlanArnsEnding(store), (std::vector<std::string>{"early@us-east-1bx4:1000-3000"}));
@@ -152,10 +168,10 @@ TEST(StateStore, PlanCapacityFollowsEveryWriteOfAPlan) {
 TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
   StateStore store(":memory:");
   // At 4000: "a" is over, "b" and "c" are running (tied on start), "d" has not started.
-  ASSERT_TRUE(store.Insert(PlanRow("d", 6000, 8000), {}));
-  ASSERT_TRUE(store.Insert(PlanRow("c", 2000, 5000), {}));
-  ASSERT_TRUE(store.Insert(PlanRow("b", 2000, 7000), {}));
-  ASSERT_TRUE(store.Insert(PlanRow("a", 1000, 3000), {}));
+  ASSERT_TRUE(InsertPlan(store, "d", 6000, 8000));
+  ASSERT_TRUE(InsertPlan(store, "c", 2000, 5000));
+  ASSERT_TRUE(InsertPlan(store, "b", 2000, 7000));
+  ASSERT_TRUE(InsertPlan(store, "a", 1000, 3000));
   ListQuery query = Query();
   query.kind = "training-plan";
   query.plan = ListQuery::PlanWindow{};  // not emplace(): clang 14 refuses it for this struct
@@ -199,28 +215,38 @@ TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
   EXPECT_EQ(page.positions[2].value, SortValue{int64_t{1}});
 }
 
-TEST(StateStore, MigrationFourFillsPlanCapacityFromPlansSoldBefore) {
+// A plan document as releases before migration 5 wrote it, with the members migration 4 reads.
+ResourceRow PlanRowWithItsWindowInTheDocument(const std::string& name) {
+  ResourceRow row = PlanRow(name);
+  row.doc = R"({"AvailabilityZone":"us-east-1a","InstanceType":"ml.p5.48xlarge",)"
+            R"("InstanceCount":2,"StartMs":1000,"EndMs":3000})";
+  return row;
+}
+
+TEST(StateStore, MigrationsFourAndFiveFillPlanCapacityFromPlansSoldBeforeThenLeaveItToThePlans) {
   const testing::TempDir dir;
   const std::string path = (dir.path() / "migration-4.db").string();
   {
     StateStore store(path);
-    ASSERT_TRUE(store.Insert(PlanRow("sold-before", 1000, 3000), {}));
+    ASSERT_TRUE(store.Insert(PlanRowWithItsWindowInTheDocument("sold-before"), {}));
+    // Since migration 5 the store reads no document: a row alone reserves nothing.
+    EXPECT_TRUE(store.AllPlanCapacity().empty());
   }
-  {  // Back to a version-3 file: no table, no triggers, the plan only in `resources`.
+  {  // Back to a version-3 file: no table, the plan only in `resources`.
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db,
-                           "DROP TRIGGER plan_capacity_on_insert; DROP TRIGGER "
-                           "plan_capacity_on_update; DROP TRIGGER plan_capacity_on_delete; "
-                           "DROP TABLE plan_capacity; PRAGMA user_version = 3;",
-                           nullptr, nullptr, nullptr),
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE plan_capacity; PRAGMA user_version = 3;", nullptr,
+                           nullptr, nullptr),
               SQLITE_OK);
     sqlite3_close(db);
   }
   StateStore store(path);
-  EXPECT_EQ(store.SchemaVersion(), 4);
+  EXPECT_EQ(store.SchemaVersion(), 5);
   EXPECT_EQ(PlanArnsEnding(store),
             (std::vector<std::string>{"sold-before@us-east-1ax2:1000-3000"}));
+  // Migration 5 dropped migration 4's triggers: a row written now reserves nothing by itself.
+  ASSERT_TRUE(store.Insert(PlanRowWithItsWindowInTheDocument("sold-after"), {}));
+  EXPECT_EQ(store.AllPlanCapacity().size(), 1u);
 }
 
 // Get() keeps the rows it reads; no write, rollback or reset may leave it answering an old row.
