@@ -86,18 +86,6 @@ AwsError WindingDownRefusal(const std::string& plan_arn, TimePoint end, const st
                              Excerpt(group) + " cannot take more of them.");
 }
 
-std::string_view WireName(PlanTarget target) {
-  switch (target) {
-    case PlanTarget::kEndpoint:
-      return "endpoint";
-    case PlanTarget::kTrainingJob:
-      return "training-job";
-    case PlanTarget::kHyperPodCluster:
-      return "hyperpod-cluster";
-  }
-  return "training-job";
-}
-
 Status AdmitOnPlan(const PlanRequest& request, const std::optional<PlanFacts>& plan,
                    TimePoint now) {
   if (!plan) return NotFound(request);

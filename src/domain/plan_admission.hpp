@@ -14,12 +14,6 @@
 
 namespace smemu::domain {
 
-// What a plan may be bought for (its TargetResources), and what asks to run on one.
-enum class PlanTarget { kEndpoint, kTrainingJob, kHyperPodCluster };
-
-// The TargetResources value: endpoint, training-job, hyperpod-cluster.
-std::string_view WireName(PlanTarget target);
-
 struct PlanRequest {
   PlanTarget target = PlanTarget::kTrainingJob;
   std::string plan_arn;  // as the request names it: a training-plan or reserved-capacity ARN

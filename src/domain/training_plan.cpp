@@ -46,9 +46,10 @@ Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint 
     return ValidationException(
         "EndTimeBefore must be later than StartTimeAfter and the current time.");
   }
-  request.target_resources = input.target_resources.empty()
-                                 ? std::vector<std::string>{"training-job"}
-                                 : input.target_resources;
+  request.target_resources =
+      input.target_resources.empty()
+          ? std::vector<std::string>{std::string(WireName(PlanTarget::kTrainingJob))}
+          : input.target_resources;
   return request;
 }
 
@@ -142,6 +143,18 @@ std::string FormatFee(double fee) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.2f", fee);
   return buffer;
+}
+
+std::string_view WireName(PlanTarget target) {
+  switch (target) {
+    case PlanTarget::kEndpoint:
+      return "endpoint";
+    case PlanTarget::kTrainingJob:
+      return "training-job";
+    case PlanTarget::kHyperPodCluster:
+      return "hyperpod-cluster";
+  }
+  return "training-job";
 }
 
 }  // namespace smemu::domain

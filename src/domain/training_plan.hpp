@@ -26,6 +26,12 @@ constexpr std::size_t kMaxOfferings = 10;
 // How long (virtual time) a search result can be bought.
 constexpr Millis kOfferingLifetime{30 * 60'000};
 
+// What a plan may be bought for (its TargetResources), and what asks to run on one.
+enum class PlanTarget { kEndpoint, kTrainingJob, kHyperPodCluster };
+
+// The TargetResources value: endpoint, training-job, hyperpod-cluster.
+std::string_view WireName(PlanTarget target);
+
 struct OfferingRequest {
   std::vector<std::string> instance_types;  // every type to search, in order
   int instance_count = 1;

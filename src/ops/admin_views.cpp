@@ -91,23 +91,6 @@ std::set<std::pair<std::string, std::string>> QuotaOwners(const Context& ctx,
   return owners;
 }
 
-// What the dashboard draws of each job besides its overview: where a waiting job waits (its
-// options in preference order), and when it started and ended.
-void AddJobOptionsAndTimes(const store::StateStore& store, std::vector<JobOverview>& jobs) {
-  std::map<std::string, JobOverview*> by_arn;
-  for (JobOverview& job : jobs) by_arn.emplace(job.arn, &job);
-  for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
-    for (const store::ResourceRow& row : store.AllOfKind(kind)) {
-      const auto it = by_arn.find(row.arn);
-      if (it == by_arn.end()) continue;
-      domain::Job job = JobFromRow(row).job;
-      it->second->options = std::move(job.options);
-      it->second->started = job.start;
-      it->second->ended = job.end;
-    }
-  }
-}
-
 }  // namespace
 
 AdminViews::AdminViews(Emulator& emulator)
@@ -212,7 +195,6 @@ AdminViews::Overview AdminViews::Snapshot(const domain::Owner& quotas_for,
     }
     result.endpoints = EndpointOverviews(ctx.store, account);
     result.jobs = JobOverviews(ctx.store, ctx.now, account);
-    AddJobOptionsAndTimes(ctx.store, result.jobs);
     result.clusters = ClusterOverviews(ctx.store, account);
     // Quotas live in the store's settings, so changing them moves the version like any write.
     result.quotas_for = quotas_for;

@@ -32,22 +32,6 @@ std::vector<domain::PlanBill> PlanBills(const Context& ctx,
   return bills;
 }
 
-std::vector<domain::PreferenceJob> PreferenceJobs(const Context& ctx,
-                                                  const std::optional<std::string>& account) {
-  std::vector<domain::PreferenceJob> jobs;
-  for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
-    for (const store::ResourceRow& row : ctx.store.AllOfKind(kind)) {
-      if (account && row.key.account != *account) continue;
-      const JobRecord record = JobFromRow(row);
-      const domain::Job& job = record.job;
-      if (job.options.size() < 2 || !job.start || !job.selected) continue;
-      jobs.push_back({job.arn, row.key.name, kind, row.key.account, row.key.region,
-                      job.options.front(), *job.selected, *job.start, job.end});
-    }
-  }
-  return jobs;
-}
-
 std::vector<domain::HeldSpan> HeldSpans(const Context& ctx, TimePoint from, TimePoint to,
                                         const std::optional<std::string>& account) {
   std::vector<domain::HeldSpan> spans;
@@ -89,7 +73,7 @@ domain::Result<domain::CostLedger> CostsAt(const Context& ctx, const CostQuery& 
     }
     from = to;  // nothing to show yet: an empty range
   }
-  inputs.preference_jobs = PreferenceJobs(ctx, query.account);
+  inputs.preference_jobs = JobsWithPreferences(ctx.store, query.account);
   return domain::ComputeCosts(inputs, from, to, ctx.now);
 }
 

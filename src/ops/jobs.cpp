@@ -395,7 +395,7 @@ std::vector<JobOverview> JobOverviews(const store::StateStore& store, TimePoint 
   for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
     for (const store::ResourceRow& row : store.AllOfKind(kind)) {
       if (account && row.key.account != *account) continue;
-      const domain::Job job = JobFromRow(row).job;
+      domain::Job job = JobFromRow(row).job;
       JobOverview overview;
       overview.name = row.key.name;
       overview.arn = row.arn;
@@ -420,6 +420,9 @@ std::vector<JobOverview> JobOverviews(const store::StateStore& store, TimePoint 
       const TimePoint waited_until = job.start ? *job.start : job.end ? *job.end : now;
       overview.waiting = std::max(Millis{0}, waited_until - row.created);
       overview.failure_reason = job.failure_reason.value_or("");
+      overview.started = job.start;
+      overview.ended = job.end;
+      overview.options = std::move(job.options);
       jobs.push_back(std::move(overview));
     }
   }

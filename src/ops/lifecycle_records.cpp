@@ -285,6 +285,22 @@ std::vector<JobRecord> LiveJobs(const store::StateStore& store) {
   return jobs;
 }
 
+std::vector<domain::PreferenceJob> JobsWithPreferences(const store::StateStore& store,
+                                                    const std::optional<std::string>& account) {
+  std::vector<domain::PreferenceJob> jobs;
+  for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
+    for (const store::ResourceRow& row : store.AllOfKind(kind)) {
+      if (account && row.key.account != *account) continue;
+      const JobRecord record = JobFromRow(row);
+      const domain::Job& job = record.job;
+      if (job.options.size() < 2 || !job.start || !job.selected) continue;
+      jobs.push_back({job.arn, row.key.name, kind, row.key.account, row.key.region,
+                      job.options.front(), *job.selected, *job.start, job.end});
+    }
+  }
+  return jobs;
+}
+
 bool InsertJob(Context& ctx, const JobRecord& record, const store::Tags& tags) {
   if (!ctx.store.Insert(EncodeJob(record), tags)) return false;
   ctx.holdings.Put(domain::HolderOf(record.job));

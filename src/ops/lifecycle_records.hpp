@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "domain/capacity_facts.hpp"
+#include "domain/costs.hpp"
 #include "domain/endpoint.hpp"
 #include "domain/job.hpp"
 #include "ops/context.hpp"
@@ -66,6 +67,10 @@ JobRecord JobFromRow(const store::ResourceRow& row);
 std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& key);
 // Every job that may still hold instances (InProgress or Stopping), of both kinds.
 std::vector<JobRecord> LiveJobs(const store::StateStore& store);
+// Every job (of `account`, or of all) that started and had more than one option to start on:
+// the cost ledger tells which of them fell back from their first preference.
+std::vector<domain::PreferenceJob> JobsWithPreferences(const store::StateStore& store,
+                                                       const std::optional<std::string>& account);
 
 bool InsertJob(Context& ctx, const JobRecord& record, const store::Tags& tags);
 // `before`: the job as it was, so that its start and end are logged at their own times.

@@ -61,8 +61,8 @@ struct JobOverview {
   TimePoint created{};
   Millis waiting{0};  // from creation to start, or to now while it waits
   std::string failure_reason;
-  // Filled in by AdminViews::Snapshot: the options it may run on, in preference order (where a
-  // waiting job waits), and when it started and ended.
+  // The options it may run on, in preference order (where a waiting job waits), and when it
+  // started and ended.
   std::vector<domain::JobOption> options;
   std::optional<TimePoint> started;
   std::optional<TimePoint> ended;

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "domain/resource_kinds.hpp"
 #include "domain/time_format.hpp"
 #include "domain/training_plan.hpp"
+#include "ops/kinds.hpp"
 
 namespace smemu::protocol {
 namespace {
@@ -52,8 +54,11 @@ json TotalsBy(const char* key, const std::map<std::string, domain::CostTotals>& 
 
 json PlanJson(const domain::PlanCost& cost, TimePoint now) {
   const domain::PlanBill& plan = cost.plan;
-  json used_by = {
-      {"endpoint", 0.0}, {"training-job", 0.0}, {"processing-job", 0.0}, {"cluster", 0.0}};
+  // Every kind that holds instances has its line, used or not.
+  json used_by = json::object();
+  for (const ops::KindDescriptor* kind : ops::Kinds()) {
+    if (kind->add_holders != nullptr) used_by[domain::WireName(kind->kind)] = 0.0;
+  }
   for (const auto& [kind, used] : cost.used_by) used_by[kind] = InstanceHours(used);
   return {{"training_plan_arn", plan.arn},
           {"name", plan.name},
@@ -229,7 +234,7 @@ std::string CostsCsv(const domain::CostLedger& ledger) {
     csv.Row({{"record", "plan"},
              {"arn", plan.arn},
              {"name", plan.name},
-             {"kind", "training-plan"},
+             {"kind", domain::kPlanKind},
              {"account", plan.account},
              {"region", plan.pool.region},
              {"instance_type", plan.pool.instance_type},
