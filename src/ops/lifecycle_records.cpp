@@ -286,7 +286,7 @@ std::vector<JobRecord> LiveJobs(const store::StateStore& store) {
 }
 
 std::vector<domain::PreferenceJob> JobsWithPreferences(const store::StateStore& store,
-                                                    const std::optional<std::string>& account) {
+                                                       const std::optional<std::string>& account) {
   std::vector<domain::PreferenceJob> jobs;
   for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
     for (const store::ResourceRow& row : store.AllOfKind(kind)) {
