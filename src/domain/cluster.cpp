@@ -8,6 +8,7 @@
 #include "domain/plan_admission.hpp"
 #include "domain/resource_kinds.hpp"
 #include "domain/time_format.hpp"
+#include "domain/wire_names.hpp"
 
 namespace smemu::domain {
 namespace {
@@ -216,78 +217,51 @@ bool Step(Cluster& cluster, TimePoint at, const CapacityFacts& facts, const Hold
 
 }  // namespace
 
-std::string_view ToString(ClusterStatus status) {
-  switch (status) {
-    case ClusterStatus::kCreating:
-      return "Creating";
-    case ClusterStatus::kInService:
-      return "InService";
-    case ClusterStatus::kUpdating:
-      return "Updating";
-    case ClusterStatus::kDeleting:
-      return "Deleting";
-    case ClusterStatus::kFailed:
-      return "Failed";
-  }
-  return "Failed";
-}
-
-std::string_view ToString(GroupStatus status) {
-  switch (status) {
-    case GroupStatus::kCreating:
-      return "Creating";
-    case GroupStatus::kInService:
-      return "InService";
-    case GroupStatus::kUpdating:
-      return "Updating";
-    case GroupStatus::kDeleting:
-      return "Deleting";
-    case GroupStatus::kFailed:
-      return "Failed";
-  }
-  return "Failed";
-}
-
-std::string_view ToString(NodeStatus status) {
-  switch (status) {
-    case NodeStatus::kPending:
-      return "Pending";
-    case NodeStatus::kRunning:
-      return "Running";
-    case NodeStatus::kShuttingDown:
-      return "ShuttingDown";
-  }
-  return "Pending";
-}
-
 namespace {
-template <typename Enum, std::size_t N>
-std::optional<Enum> ParseOf(std::string_view text, const Enum (&all)[N]) {
-  for (Enum value : all) {
-    if (ToString(value) == text) return value;
-  }
-  return std::nullopt;
-}
+
+constexpr WireNames<ClusterStatus, 5> kClusterStatuses({{
+    {ClusterStatus::kCreating, "Creating"},
+    {ClusterStatus::kInService, "InService"},
+    {ClusterStatus::kUpdating, "Updating"},
+    {ClusterStatus::kDeleting, "Deleting"},
+    {ClusterStatus::kFailed, "Failed"},
+}});
+static_assert(kClusterStatuses.Complete());
+
+constexpr WireNames<GroupStatus, 5> kGroupStatuses({{
+    {GroupStatus::kCreating, "Creating"},
+    {GroupStatus::kInService, "InService"},
+    {GroupStatus::kUpdating, "Updating"},
+    {GroupStatus::kDeleting, "Deleting"},
+    {GroupStatus::kFailed, "Failed"},
+}});
+static_assert(kGroupStatuses.Complete());
+
+constexpr WireNames<NodeStatus, 3> kNodeStatuses({{
+    {NodeStatus::kPending, "Pending"},
+    {NodeStatus::kRunning, "Running"},
+    {NodeStatus::kShuttingDown, "ShuttingDown"},
+}});
+static_assert(kNodeStatuses.Complete());
+
 }  // namespace
 
+std::string_view ToString(ClusterStatus status) { return kClusterStatuses.NameOf(status); }
+
+std::string_view ToString(GroupStatus status) { return kGroupStatuses.NameOf(status); }
+
+std::string_view ToString(NodeStatus status) { return kNodeStatuses.NameOf(status); }
+
 std::optional<ClusterStatus> ParseClusterStatus(std::string_view text) {
-  static constexpr ClusterStatus kAll[] = {ClusterStatus::kCreating, ClusterStatus::kInService,
-                                           ClusterStatus::kUpdating, ClusterStatus::kDeleting,
-                                           ClusterStatus::kFailed};
-  return ParseOf(text, kAll);
+  return kClusterStatuses.Find(text);
 }
 
 std::optional<GroupStatus> ParseGroupStatus(std::string_view text) {
-  static constexpr GroupStatus kAll[] = {GroupStatus::kCreating, GroupStatus::kInService,
-                                         GroupStatus::kUpdating, GroupStatus::kDeleting,
-                                         GroupStatus::kFailed};
-  return ParseOf(text, kAll);
+  return kGroupStatuses.Find(text);
 }
 
 std::optional<NodeStatus> ParseNodeStatus(std::string_view text) {
-  static constexpr NodeStatus kAll[] = {NodeStatus::kPending, NodeStatus::kRunning,
-                                        NodeStatus::kShuttingDown};
-  return ParseOf(text, kAll);
+  return kNodeStatuses.Find(text);
 }
 
 int InstanceGroup::live_nodes() const {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "domain/wire_names.hpp"
+
 namespace smemu::domain {
 namespace {
 
@@ -187,29 +189,19 @@ EndpointSettlement SettleUpdating(Endpoint endpoint, TimePoint now, const Capaci
 
 }  // namespace
 
-std::string_view ToString(EndpointStatus status) {
-  switch (status) {
-    case EndpointStatus::kCreating:
-      return "Creating";
-    case EndpointStatus::kUpdating:
-      return "Updating";
-    case EndpointStatus::kInService:
-      return "InService";
-    case EndpointStatus::kDeleting:
-      return "Deleting";
-    case EndpointStatus::kFailed:
-      return "Failed";
-  }
-  return "Failed";
-}
+constexpr WireNames<EndpointStatus, 5> kEndpointStatuses({{
+    {EndpointStatus::kCreating, "Creating"},
+    {EndpointStatus::kUpdating, "Updating"},
+    {EndpointStatus::kInService, "InService"},
+    {EndpointStatus::kDeleting, "Deleting"},
+    {EndpointStatus::kFailed, "Failed"},
+}});
+static_assert(kEndpointStatuses.Complete());
+
+std::string_view ToString(EndpointStatus status) { return kEndpointStatuses.NameOf(status); }
 
 std::optional<EndpointStatus> ParseEndpointStatus(std::string_view text) {
-  for (EndpointStatus status :
-       {EndpointStatus::kCreating, EndpointStatus::kUpdating, EndpointStatus::kInService,
-        EndpointStatus::kDeleting, EndpointStatus::kFailed}) {
-    if (ToString(status) == text) return status;
-  }
-  return std::nullopt;
+  return kEndpointStatuses.Find(text);
 }
 
 const std::string& Variant::plan_arn() const {

@@ -3,17 +3,36 @@
 #include <algorithm>
 
 #include "domain/quotas.hpp"
+#include "domain/wire_names.hpp"
 
 namespace smemu::domain {
 namespace {
 
-template <typename Enum, std::size_t N>
-std::optional<Enum> Parse(std::string_view text, const Enum (&all)[N]) {
-  for (Enum value : all) {
-    if (ToString(value) == text) return value;
-  }
-  return std::nullopt;
-}
+constexpr WireNames<JobStatus, 5> kJobStatuses({{
+    {JobStatus::kInProgress, "InProgress"},
+    {JobStatus::kCompleted, "Completed"},
+    {JobStatus::kFailed, "Failed"},
+    {JobStatus::kStopping, "Stopping"},
+    {JobStatus::kStopped, "Stopped"},
+}});
+static_assert(kJobStatuses.Complete());
+
+constexpr WireNames<JobPhase, 3> kJobPhases({{
+    {JobPhase::kPending, "Pending"},
+    {JobPhase::kRunning, "Running"},
+    {JobPhase::kEnded, "Ended"},
+}});
+static_assert(kJobPhases.Complete());
+
+constexpr WireNames<JobOutcome, 6> kJobOutcomes({{
+    {JobOutcome::kCompleted, "Completed"},
+    {JobOutcome::kStopped, "Stopped"},
+    {JobOutcome::kMaxRuntimeExceeded, "MaxRuntimeExceeded"},
+    {JobOutcome::kPlanEnded, "PlanEnded"},
+    {JobOutcome::kPendingTimeExceeded, "PendingTimeExceeded"},
+    {JobOutcome::kNoOptionLeft, "NoOptionLeft"},
+}});
+static_assert(kJobOutcomes.Complete());
 
 // When a running job ends and why.
 struct Ending {
@@ -195,75 +214,21 @@ ResourceKind ResourceKindOf(JobKind kind) {
   return kind == JobKind::kTraining ? ResourceKind::kTrainingJob : ResourceKind::kProcessingJob;
 }
 
-std::string_view ToString(JobStatus status) {
-  switch (status) {
-    case JobStatus::kInProgress:
-      return "InProgress";
-    case JobStatus::kCompleted:
-      return "Completed";
-    case JobStatus::kFailed:
-      return "Failed";
-    case JobStatus::kStopping:
-      return "Stopping";
-    case JobStatus::kStopped:
-      return "Stopped";
-  }
-  return "Failed";
-}
+std::string_view ToString(JobStatus status) { return kJobStatuses.NameOf(status); }
 
-std::optional<JobStatus> ParseJobStatus(std::string_view text) {
-  static constexpr JobStatus kAll[] = {JobStatus::kInProgress, JobStatus::kCompleted,
-                                       JobStatus::kFailed, JobStatus::kStopping,
-                                       JobStatus::kStopped};
-  return Parse(text, kAll);
-}
+std::optional<JobStatus> ParseJobStatus(std::string_view text) { return kJobStatuses.Find(text); }
 
 bool IsLive(JobStatus status) {
   return status == JobStatus::kInProgress || status == JobStatus::kStopping;
 }
 
-std::string_view ToString(JobPhase phase) {
-  switch (phase) {
-    case JobPhase::kPending:
-      return "Pending";
-    case JobPhase::kRunning:
-      return "Running";
-    case JobPhase::kEnded:
-      return "Ended";
-  }
-  return "Ended";
-}
+std::string_view ToString(JobPhase phase) { return kJobPhases.NameOf(phase); }
 
-std::optional<JobPhase> ParseJobPhase(std::string_view text) {
-  static constexpr JobPhase kAll[] = {JobPhase::kPending, JobPhase::kRunning, JobPhase::kEnded};
-  return Parse(text, kAll);
-}
+std::optional<JobPhase> ParseJobPhase(std::string_view text) { return kJobPhases.Find(text); }
 
-std::string_view ToString(JobOutcome outcome) {
-  switch (outcome) {
-    case JobOutcome::kCompleted:
-      return "Completed";
-    case JobOutcome::kStopped:
-      return "Stopped";
-    case JobOutcome::kMaxRuntimeExceeded:
-      return "MaxRuntimeExceeded";
-    case JobOutcome::kPlanEnded:
-      return "PlanEnded";
-    case JobOutcome::kPendingTimeExceeded:
-      return "PendingTimeExceeded";
-    case JobOutcome::kNoOptionLeft:
-      return "NoOptionLeft";
-  }
-  return "NoOptionLeft";
-}
+std::string_view ToString(JobOutcome outcome) { return kJobOutcomes.NameOf(outcome); }
 
-std::optional<JobOutcome> ParseJobOutcome(std::string_view text) {
-  static constexpr JobOutcome kAll[] = {
-      JobOutcome::kCompleted,           JobOutcome::kStopped,
-      JobOutcome::kMaxRuntimeExceeded,  JobOutcome::kPlanEnded,
-      JobOutcome::kPendingTimeExceeded, JobOutcome::kNoOptionLeft};
-  return Parse(text, kAll);
-}
+std::optional<JobOutcome> ParseJobOutcome(std::string_view text) { return kJobOutcomes.Find(text); }
 
 Job NewJob(std::string arn, JobKind kind, Owner owner, std::vector<JobOption> options,
            TimePoint now, Millis run, Millis max_runtime, std::optional<Millis> max_pending,

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "domain/aws_names.hpp"
+#include "domain/wire_names.hpp"
 
 namespace smemu::domain {
 namespace {
@@ -115,17 +116,25 @@ PlanStatus PlanStatusOf(const Window& window, TimePoint now) {
   return PlanStatus::kExpired;
 }
 
-std::string_view ToString(PlanStatus status) {
-  switch (status) {
-    case PlanStatus::kScheduled:
-      return "Scheduled";
-    case PlanStatus::kActive:
-      return "Active";
-    case PlanStatus::kExpired:
-      return "Expired";
-  }
-  return "Expired";
-}
+namespace {
+
+constexpr WireNames<PlanStatus, 3> kPlanStatuses({{
+    {PlanStatus::kScheduled, "Scheduled"},
+    {PlanStatus::kActive, "Active"},
+    {PlanStatus::kExpired, "Expired"},
+}});
+static_assert(kPlanStatuses.Complete());
+
+constexpr WireNames<PlanTarget, 3> kPlanTargets({{
+    {PlanTarget::kEndpoint, "endpoint"},
+    {PlanTarget::kTrainingJob, "training-job"},
+    {PlanTarget::kHyperPodCluster, "hyperpod-cluster"},
+}});
+static_assert(kPlanTargets.Complete());
+
+}  // namespace
+
+std::string_view ToString(PlanStatus status) { return kPlanStatuses.NameOf(status); }
 
 std::string PlanStatusAt(const Window& window, TimePoint now) {
   return std::string(ToString(PlanStatusOf(window, now)));
@@ -145,16 +154,6 @@ std::string FormatFee(double fee) {
   return buffer;
 }
 
-std::string_view WireName(PlanTarget target) {
-  switch (target) {
-    case PlanTarget::kEndpoint:
-      return "endpoint";
-    case PlanTarget::kTrainingJob:
-      return "training-job";
-    case PlanTarget::kHyperPodCluster:
-      return "hyperpod-cluster";
-  }
-  return "training-job";
-}
+std::string_view WireName(PlanTarget target) { return kPlanTargets.NameOf(target); }
 
 }  // namespace smemu::domain
