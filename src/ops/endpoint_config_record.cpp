@@ -60,6 +60,15 @@ EndpointConfigRecord DecodeEndpointConfig(const store::ResourceRow& row) {
   });
 }
 
+bool InsertEndpointConfig(store::StateStore& store, const EndpointConfigRecord& record,
+                          const store::Tags& tags) {
+  return store.Insert(EncodeEndpointConfig(record), tags);
+}
+
+bool EraseEndpointConfig(store::StateStore& store, const store::ResourceKey& key) {
+  return store.Delete(key);
+}
+
 std::optional<EndpointConfigRecord> LoadEndpointConfig(const store::StateStore& store,
                                                        const store::ResourceKey& key) {
   const auto row = store.Get(key);

@@ -158,9 +158,8 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
   }
   const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  if (!ctx.store.Insert(
-          EncodeEndpointConfig(NewEndpointConfig(KeyOf(ctx, name), arn, ctx.now, std::move(doc))),
-          tags)) {
+  if (!InsertEndpointConfig(
+          ctx.store, NewEndpointConfig(KeyOf(ctx, name), arn, ctx.now, std::move(doc)), tags)) {
     return domain::ValidationException("Cannot create already existing endpoint configuration \"" +
                                        domain::Excerpt(arn) + "\".");
   }
@@ -180,7 +179,7 @@ Result<json> DescribeEndpointConfig(const json& in, Context& ctx) {
 
 Result<json> DeleteEndpointConfig(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointConfigName");
-  if (!ctx.store.Delete(KeyOf(ctx, name))) return ConfigNotFound(ctx, name);
+  if (!EraseEndpointConfig(ctx.store, KeyOf(ctx, name))) return ConfigNotFound(ctx, name);
   return json::object();
 }
 

@@ -57,7 +57,7 @@ Result<json> CreateModel(const json& in, Context& ctx) {
 
   const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  if (!ctx.store.Insert(EncodeModel({KeyOf(ctx, name), arn, ctx.now, std::move(doc)}), tags)) {
+  if (!InsertModel(ctx.store, {KeyOf(ctx, name), arn, ctx.now, std::move(doc)}, tags)) {
     return domain::ValidationException("Cannot create already existing model \"" +
                                        domain::Excerpt(arn) + "\".");
   }
@@ -77,7 +77,7 @@ Result<json> DescribeModel(const json& in, Context& ctx) {
 
 Result<json> DeleteModel(const json& in, Context& ctx) {
   const std::string name = in.at("ModelName").get<std::string>();
-  if (!ctx.store.Delete(KeyOf(ctx, name))) return ModelNotFound(ctx, name);
+  if (!EraseModel(ctx.store, KeyOf(ctx, name))) return ModelNotFound(ctx, name);
   return json::object();
 }
 
