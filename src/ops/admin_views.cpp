@@ -222,31 +222,33 @@ domain::Result<domain::CostLedger> AdminViews::Costs(const CostQuery& query) {
 }
 
 domain::Result<PoolView> AdminViews::ChangeCapacity(const PoolChange& change) {
-  return emulator_.Administer([&](Context& ctx) -> domain::Result<PoolView> {
-    // Everything due before the change has happened by now (Administer settles first).
-    const auto* pool = ctx.ledger.Find(change.key);
-    const int reservable = change.reservable.value_or(pool ? pool->reservable : 0);
-    if (reservable > 0 && !ctx.capacity.prices.count(change.key.instance_type)) {
-      return domain::ValidationException("No plan prices are configured for instance type " +
-                                         domain::Excerpt(change.key.instance_type) +
-                                         ": only on-demand instances can be set.");
-    }
-    const int on_demand = change.on_demand.value_or(pool ? pool->on_demand : 0);
-    if (reservable < 0 || on_demand < 0) {
-      return domain::ValidationException("Instance counts must not be negative.");
-    }
-    // Plans already sold keep their instances: the pool can shrink only to what they still hold.
-    const int sold = pool ? pool->reserved.MaxCommitted({ctx.now, TimePoint::max()}) : 0;
-    if (reservable < sold) {
-      return domain::ValidationException(
-          "reservable cannot go below " + std::to_string(sold) +
-          ": that many instances of this pool are sold to training plans from now on.");
-    }
-    ctx.ledger.SetPool(change.key, reservable, on_demand);
-    SavePoolChange(ctx.store, change.key, reservable, on_demand);
-    SettleWaiting(ctx);  // waiting jobs take instances that appeared
-    return ViewOf(ctx.ledger, change.key, ctx.now);
-  });
+  return emulator_.AdministerChange(
+      [&](const Context& ctx, Writer& writer) -> domain::Result<PoolView> {
+        // Everything due before the change has happened by now (Administer settles first).
+        const auto* pool = ctx.ledger.Find(change.key);
+        const int reservable = change.reservable.value_or(pool ? pool->reservable : 0);
+        if (reservable > 0 && !ctx.capacity.prices.count(change.key.instance_type)) {
+          return domain::ValidationException("No plan prices are configured for instance type " +
+                                             domain::Excerpt(change.key.instance_type) +
+                                             ": only on-demand instances can be set.");
+        }
+        const int on_demand = change.on_demand.value_or(pool ? pool->on_demand : 0);
+        if (reservable < 0 || on_demand < 0) {
+          return domain::ValidationException("Instance counts must not be negative.");
+        }
+        // Plans already sold keep their instances: the pool can shrink only to what they still
+        // hold.
+        const int sold = pool ? pool->reserved.MaxCommitted({ctx.now, TimePoint::max()}) : 0;
+        if (reservable < sold) {
+          return domain::ValidationException(
+              "reservable cannot go below " + std::to_string(sold) +
+              ": that many instances of this pool are sold to training plans from now on.");
+        }
+        writer.ledger.SetPool(change.key, reservable, on_demand);
+        SavePoolChange(writer.store, change.key, reservable, on_demand);
+        SettleWaiting(ctx, writer);  // waiting jobs take instances that appeared
+        return ViewOf(ctx.ledger, change.key, ctx.now);
+      });
 }
 
 }  // namespace smemu::ops

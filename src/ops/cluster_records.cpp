@@ -119,20 +119,21 @@ std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& 
   return DecodedFromRow(*row, [](const store::ResourceRow& read) { return ClusterFromRow(read); });
 }
 
-bool InsertCluster(Context& ctx, const ClusterRecord& record, const store::Tags& tags) {
-  if (!ctx.store.Insert(EncodeCluster(record), tags)) return false;
-  PutHolder(ctx, record.key, domain::HolderOf(record.cluster), ctx.now);
+bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,
+                   const store::Tags& tags) {
+  if (!writer.store.Insert(EncodeCluster(record), tags)) return false;
+  PutHolder(writer, record.key, domain::HolderOf(record.cluster), now);
   return true;
 }
 
-void SaveCluster(Context& ctx, const ClusterRecord& record) {
-  ctx.store.Update(EncodeCluster(record));
-  PutHolder(ctx, record.key, domain::HolderOf(record.cluster), ctx.now);
+void SaveCluster(Writer& writer, TimePoint now, const ClusterRecord& record) {
+  writer.store.Update(EncodeCluster(record));
+  PutHolder(writer, record.key, domain::HolderOf(record.cluster), now);
 }
 
-void EraseCluster(Context& ctx, const ClusterRecord& record) {
-  ctx.store.Delete(record.key);
-  RemoveHolder(ctx, record.key, record.cluster.arn, ctx.now);
+void EraseCluster(Writer& writer, TimePoint now, const ClusterRecord& record) {
+  writer.store.Delete(record.key);
+  RemoveHolder(writer, record.key, record.cluster.arn, now);
 }
 
 std::vector<ClusterRecord> LiveClusters(const store::StateStore& store) {

@@ -30,9 +30,10 @@ ClusterRecord ClusterFromRow(const store::ResourceRow& row);
 std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& name_or_arn);
 
 // False when the key exists already.
-bool InsertCluster(Context& ctx, const ClusterRecord& record, const store::Tags& tags);
-void SaveCluster(Context& ctx, const ClusterRecord& record);
-void EraseCluster(Context& ctx, const ClusterRecord& record);
+bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,
+                   const store::Tags& tags);
+void SaveCluster(Writer& writer, TimePoint now, const ClusterRecord& record);
+void EraseCluster(Writer& writer, TimePoint now, const ClusterRecord& record);
 
 // Every cluster that may hold instances or change with the clock (all but Failed ones).
 std::vector<ClusterRecord> LiveClusters(const store::StateStore& store);

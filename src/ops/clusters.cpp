@@ -9,6 +9,7 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/cluster_records.hpp"
+#include "ops/edit.hpp"
 #include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
@@ -156,10 +157,9 @@ Result<json> CreateCluster(const json& in, Context& ctx) {
                                     facts, ctx.holdings);
   if (!cluster) return cluster.error();
   record.cluster = std::move(*cluster);
-  if (!InsertCluster(ctx, record, ReadTags(in))) {
-    return domain::ResourceInUse("Cluster " + domain::Excerpt(name) + " already exists.");
-  }
-  return json{{"ClusterArn", record.cluster.arn}};
+  const std::string arn = record.cluster.arn;
+  ctx.edit.Add(Edit::InsertCluster{std::move(record), ReadTags(in)});
+  return json{{"ClusterArn", arn}};
 }
 
 Result<ClusterRecord> FindCluster(const Context& ctx, const json& in) {
@@ -259,8 +259,9 @@ Result<json> UpdateCluster(const json& in, Context& ctx) {
   if (!cluster) return cluster.error();
   updated.cluster = std::move(*cluster);
   if (in.contains("NodeRecovery")) updated.settings["NodeRecovery"] = in["NodeRecovery"];
-  SaveCluster(ctx, updated);
-  return json{{"ClusterArn", updated.cluster.arn}};
+  const std::string arn = updated.cluster.arn;
+  ctx.edit.Add(Edit::SaveCluster{std::move(updated)});
+  return json{{"ClusterArn", arn}};
 }
 
 Result<json> DeleteCluster(const json& in, Context& ctx) {
@@ -270,8 +271,9 @@ Result<json> DeleteCluster(const json& in, Context& ctx) {
       domain::StartDelete(std::move(record->cluster), ctx.now, ctx.hosting.provisioning_delay);
   if (!deleting) return deleting.error();
   record->cluster = std::move(*deleting);
-  SaveCluster(ctx, *record);
-  return json{{"ClusterArn", record->cluster.arn}};
+  const std::string arn = record->cluster.arn;
+  ctx.edit.Add(Edit::SaveCluster{std::move(*record)});
+  return json{{"ClusterArn", arn}};
 }
 
 // Every node of a cluster with its group, in launch order.
@@ -380,9 +382,7 @@ Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {
                                      ctx.hosting.provisioning_delay, outcome);
   if (!cluster) return cluster.error();
   record->cluster = std::move(*cluster);
-  if (!outcome.deleted.empty()) {
-    SaveCluster(ctx, *record);
-  }
+  if (!outcome.deleted.empty()) ctx.edit.Add(Edit::SaveCluster{*record});
   json out = json::object();
   if (!outcome.failed.empty()) {
     json failed = json::array();
@@ -398,7 +398,7 @@ Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {
 
 // Applies every HyperPod cluster transition due at ctx.now (provisioning, updates, nodes following
 // their plans, deletions). Returns when the next one falls due, or nullopt when none will.
-std::optional<TimePoint> SettleClusters(Context& ctx) {
+std::optional<TimePoint> SettleClusters(const Context& ctx, Writer& writer) {
   const StoreCapacityFacts facts(ctx);
   std::optional<TimePoint> next_due;
   for (ClusterRecord& record : LiveClusters(ctx.store)) {
@@ -407,10 +407,10 @@ std::optional<TimePoint> SettleClusters(Context& ctx) {
       next_due = settled.next_due;
     }
     if (!settled.cluster) {
-      EraseCluster(ctx, record);
+      EraseCluster(writer, ctx.now, record);
     } else if (*settled.cluster != record.cluster) {
       record.cluster = std::move(*settled.cluster);
-      SaveCluster(ctx, record);
+      SaveCluster(writer, ctx.now, record);
     }
   }
   return next_due;

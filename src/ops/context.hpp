@@ -1,5 +1,7 @@
-// What an operation handler is given: who calls, the time the request is served at, and the store.
-// Handlers run one at a time under Emulator's request lock, so they may use the store freely.
+// What an operation handler is given: who calls, the time the request is served at, and read-only
+// views of the store, the ledger and the holdings. A handler never writes: it states what the
+// request changes in `edit` (ops/edit.hpp), and the Emulator applies that through the repositories
+// once the handler has answered. Handlers run one at a time under Emulator's request lock.
 #pragma once
 
 #include <cstdint>
@@ -82,16 +84,27 @@ struct HostingOptions {
   std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
 };
 
+class Edit;  // ops/edit.hpp
+
 struct Context {
   Caller caller;
   TimePoint now;  // one instant for the whole request
-  store::StateStore& store;
-  domain::CapacityLedger& ledger;
-  domain::Holdings& holdings;  // in step with the store: see ops/lifecycle_records.hpp
+  const store::StateStore& store;
+  const domain::CapacityLedger& ledger;
+  const domain::Holdings& holdings;  // in step with the store: see ops/lifecycle_records.hpp
   const domain::CapacityConfig& capacity;
   const domain::QuotaTable& quotas;  // the account service quotas in force
-  OfferingBook& offerings;
+  OfferingBook& offerings;           // what searches found: memory only, not part of the edit
   const HostingOptions& hosting;
+  Edit& edit;  // what the request changes
+};
+
+// The state a Context shows read-only, for the code that writes it: the Emulator applying an
+// edit, the settlers, the admin API's changes. Handlers are given none.
+struct Writer {
+  store::StateStore& store;
+  domain::CapacityLedger& ledger;
+  domain::Holdings& holdings;
 };
 
 // A control-plane operation: validated JSON input -> JSON output or an AWS error.

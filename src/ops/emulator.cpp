@@ -86,9 +86,9 @@ void Emulator::SetHandlerForTest(const std::string& operation, Handler handler) 
   handlers_[operation] = std::move(handler);
 }
 
-Context Emulator::MakeContextLocked(const Caller& caller) {
-  Context ctx{caller,    clock_.Now(), store_,     ledger_, holdings_,
-              capacity_, quotas_,      offerings_, hosting_};
+Context Emulator::MakeContextLocked(const Caller& caller, Edit& edit) {
+  Context ctx{caller,    clock_.Now(), store_,     ledger_,  holdings_,
+              capacity_, quotas_,      offerings_, hosting_, edit};
   SettleLocked(ctx);  // transitions that fell due before this request are applied first
   return ctx;
 }
@@ -100,9 +100,10 @@ bool Emulator::SettledAsOf(TimePoint now) const {
          (!settled_.next_due || now < *settled_.next_due);
 }
 
-void Emulator::SettleLocked(Context& ctx) {
+void Emulator::SettleLocked(const Context& ctx) {
   if (SettledAsOf(ctx.now)) return;
-  settled_.next_due = SettleEverything(ctx);
+  Writer writer = WriterLocked();
+  settled_.next_due = SettleEverything(ctx, writer);
   settled_.changes = store_.TotalChanges();
 }
 
@@ -114,13 +115,17 @@ domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
     if (auto tags = CheckRequestTags(input); !tags) {
       return domain::Result<nlohmann::json>(tags.error());
     }
-    Context ctx = MakeContextLocked(caller);
+    Edit edit;
+    Context ctx = MakeContextLocked(caller, edit);
     auto result = handlers_.at(operation)(input, ctx);
-    // What the handler changed settles at once: an endpoint or cluster without a provisioning
-    // delay is in service, a job starts where capacity is free, and instances given back go to
-    // waiting jobs. Handlers themselves never settle.
-    if (result && !SettledAsOf(ctx.now)) {
-      settled_.next_due = SettleAtNow(ctx);
+    if (!result) return result;  // an error changes nothing
+    // The handler's change, through the repositories; then what it changed settles at once: an
+    // endpoint or cluster without a provisioning delay is in service, a job starts where capacity
+    // is free, and instances given back go to waiting jobs. Handlers themselves never write.
+    Writer writer = WriterLocked();
+    Apply(edit, ctx.now, writer);
+    if (!SettledAsOf(ctx.now)) {
+      settled_.next_due = SettleAtNow(ctx, writer);
       settled_.changes = store_.TotalChanges();
     }
     return result;
@@ -133,7 +138,8 @@ domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& req
   InvokeRequest numbered = request;
   numbered.sequence = ++invocations_;
   return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-    Context ctx = MakeContextLocked(caller);
+    Edit unused;  // an invocation changes nothing
+    Context ctx = MakeContextLocked(caller, unused);
     return invoke_endpoint_(numbered, ctx);
   });
 }
@@ -209,11 +215,14 @@ domain::QuotaTable Emulator::GetQuotas() const {
 domain::QuotaTable Emulator::ChangeQuotas(const QuotaDocument& change) {
   MutexLock lock(mutex_);
   return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-    Context ctx = MakeContextLocked(Caller{});  // what fell due happened under the old quotas
+    Edit unused;
+    // What fell due happened under the old quotas.
+    const Context ctx = MakeContextLocked(Caller{}, unused);
     ApplyQuotaDocument(change, quotas_);
     store_.PutSetting(kQuotasSetting, QuotaSettingsJson(quotas_).dump());
     settled_ = {};
-    SettleWaiting(ctx);  // a waiting job may fit a quota that grew
+    Writer writer = WriterLocked();
+    SettleWaiting(ctx, writer);  // a waiting job may fit a quota that grew
     return quotas_;
   });
 }

@@ -14,6 +14,7 @@
 
 #include "domain/aws_error.hpp"
 #include "ops/context.hpp"
+#include "ops/edit.hpp"
 #include "smemu/clock.hpp"
 #include "smemu/mutex.hpp"
 #include "store/group_commit.hpp"
@@ -84,8 +85,20 @@ class Emulator {
   auto Administer(Work&& work) SMEMU_EXCLUDES(mutex_) {
     MutexLock lock(mutex_);
     return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-      Context ctx = MakeContextLocked(Caller{});
+      Edit unused;  // the views only read
+      const Context ctx = MakeContextLocked(Caller{}, unused);
       return work(ctx);
+    });
+  }
+  // The same for an admin change: `work(ctx, writer)` writes through the writer.
+  template <typename Work>
+  auto AdministerChange(Work&& work) SMEMU_EXCLUDES(mutex_) {
+    MutexLock lock(mutex_);
+    return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
+      Edit unused;
+      Writer writer = WriterLocked();
+      const Context ctx = MakeContextLocked(Caller{}, unused);
+      return work(ctx, writer);
     });
   }
 
@@ -93,12 +106,14 @@ class Emulator {
   void PersistClockLocked() SMEMU_REQUIRES(mutex_);
   // Rebuilds what memory keeps beside the store (the ledger and the holdings) from the store.
   void RebuildLedgerLocked() SMEMU_REQUIRES(mutex_);
-  // A context at the clock's now, with everything due by then settled.
-  Context MakeContextLocked(const Caller& caller) SMEMU_REQUIRES(mutex_);
+  // A context at the clock's now whose changes go to `edit`, with everything due by then settled.
+  Context MakeContextLocked(const Caller& caller, Edit& edit) SMEMU_REQUIRES(mutex_);
+  // What settling, edits and admin changes write through.
+  Writer WriterLocked() SMEMU_REQUIRES(mutex_) { return {store_, ledger_, holdings_}; }
   // Settles endpoints, clusters and jobs up to ctx.now, unless the last settling still holds:
   // nothing was written since and nothing has fallen due. Most requests are reads between writes,
   // and settling reads every resource in transition.
-  void SettleLocked(Context& ctx) SMEMU_REQUIRES(mutex_);
+  void SettleLocked(const Context& ctx) SMEMU_REQUIRES(mutex_);
   bool SettledAsOf(TimePoint now) const SMEMU_REQUIRES(mutex_);
   // Runs `work` (settling and a handler) as one store transaction: a request's writes land
   // together or not at all. If it throws, the rollback is followed by a ledger rebuild, since

@@ -5,6 +5,7 @@
 #include "domain/plan_admission.hpp"
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
+#include "ops/edit.hpp"
 #include "ops/endpoint_config_record.hpp"
 #include "ops/kinds.hpp"
 #include "ops/listing.hpp"
@@ -158,11 +159,12 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
   }
   const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  if (!InsertEndpointConfig(
-          ctx.store, NewEndpointConfig(KeyOf(ctx, name), arn, ctx.now, std::move(doc)), tags)) {
+  if (ctx.store.Get(KeyOf(ctx, name))) {
     return domain::ValidationException("Cannot create already existing endpoint configuration \"" +
                                        domain::Excerpt(arn) + "\".");
   }
+  ctx.edit.Add(Edit::InsertEndpointConfig{
+      NewEndpointConfig(KeyOf(ctx, name), arn, ctx.now, std::move(doc)), tags});
   return json{{"EndpointConfigArn", arn}};
 }
 
@@ -179,7 +181,8 @@ Result<json> DescribeEndpointConfig(const json& in, Context& ctx) {
 
 Result<json> DeleteEndpointConfig(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointConfigName");
-  if (!EraseEndpointConfig(ctx.store, KeyOf(ctx, name))) return ConfigNotFound(ctx, name);
+  if (!ctx.store.Get(KeyOf(ctx, name))) return ConfigNotFound(ctx, name);
+  ctx.edit.Add(Edit::EraseEndpointConfig{KeyOf(ctx, name)});
   return json::object();
 }
 

@@ -7,6 +7,7 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/containers.hpp"
+#include "ops/edit.hpp"
 #include "ops/endpoint_config_record.hpp"
 #include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
@@ -95,14 +96,15 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
       !allowed) {
     return allowed.error();
   }
-  const EndpointRecord record{
+  EndpointRecord record{
       KeyOf(ctx.caller, name), ctx.now,
       domain::NewEndpoint(arn, {ctx.caller.account, ctx.caller.region}, config->key.name,
                           std::move(variants), ctx.now, ctx.hosting.provisioning_delay)};
-  if (!InsertEndpoint(ctx, record, ReadTags(in))) {
+  if (ctx.store.Get(record.key)) {
     return domain::ValidationException("Cannot create already existing endpoint \"" +
                                        domain::Excerpt(arn) + "\".");
   }
+  ctx.edit.Add(Edit::InsertEndpoint{std::move(record), ReadTags(in)});
   return json{{"EndpointArn", arn}};
 }
 
@@ -135,7 +137,7 @@ Result<json> DeleteEndpoint(const json& in, Context& ctx) {
       domain::StartDelete(std::move(record->endpoint), ctx.now, ctx.hosting.provisioning_delay);
   if (!deleting) return deleting.error();
   record->endpoint = std::move(*deleting);
-  SaveEndpoint(ctx, *record);
+  ctx.edit.Add(Edit::SaveEndpoint{std::move(*record)});
   return json::object();
 }
 
@@ -154,8 +156,9 @@ Result<EndpointRecord> EndpointToUpdate(const Context& ctx, const std::string& n
 Result<json> StartUpdate(Context& ctx, EndpointRecord& record) {
   record.endpoint =
       domain::StartUpdate(std::move(record.endpoint), ctx.now, ctx.hosting.provisioning_delay);
-  SaveEndpoint(ctx, record);
-  return json{{"EndpointArn", record.endpoint.arn}};
+  const std::string arn = record.endpoint.arn;
+  ctx.edit.Add(Edit::SaveEndpoint{std::move(record)});
+  return json{{"EndpointArn", arn}};
 }
 
 Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
@@ -247,7 +250,7 @@ Result<json> ListEndpoints(const json& in, Context& ctx) {
 // capacity (or fail), Deleting ones disappear. Returns when the next one falls due while the store
 // stays as it is (at or before ctx.now when an endpoint is retried on every request), or nullopt
 // when no endpoint is in transition.
-std::optional<TimePoint> SettleEndpoints(Context& ctx) {
+std::optional<TimePoint> SettleEndpoints(const Context& ctx, Writer& writer) {
   const StoreCapacityFacts facts(ctx);
   const domain::HealthCheck healthy = HealthCheckOf(ctx);
   std::optional<TimePoint> next_due;
@@ -263,10 +266,10 @@ std::optional<TimePoint> SettleEndpoints(Context& ctx) {
         next_due = settled.next_due;
       }
       if (!settled.endpoint) {
-        EraseEndpoint(ctx, record);
+        EraseEndpoint(writer, ctx.now, record);
       } else if (*settled.endpoint != record.endpoint) {
         record.endpoint = std::move(*settled.endpoint);
-        SaveEndpoint(ctx, record);
+        SaveEndpoint(writer, ctx.now, record);
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "ops/arn.hpp"
+#include "ops/edit.hpp"
 #include "ops/job_options.hpp"
 #include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
@@ -46,7 +47,7 @@ constexpr JobFamily kProcessing{domain::kProcessingJobKind, "Processing",
 // Applies every job event that is due at ctx.now, in time order: jobs end, waiting jobs time out
 // or start where capacity is free (first come, first served). Returns when the next job event
 // falls due by time alone (domain::NextDue); a write may bring one sooner.
-std::optional<TimePoint> SettleJobs(Context& ctx) {
+std::optional<TimePoint> SettleJobs(const Context& ctx, Writer& writer) {
   std::vector<JobRecord> records = LiveJobs(ctx.store);
   if (records.empty()) return std::nullopt;
   std::map<std::string, std::size_t, std::less<>> by_arn;
@@ -61,7 +62,7 @@ std::optional<TimePoint> SettleJobs(Context& ctx) {
     JobRecord& record = records[by_arn.at(job.arn)];
     if (job == record.job) continue;
     const domain::Job before = std::exchange(record.job, std::move(job));
-    SaveJob(ctx, record, before);
+    SaveJob(writer, record, before);
   }
   std::vector<domain::Job> settled;
   for (JobRecord& record : records) settled.push_back(std::move(record.job));
@@ -114,7 +115,7 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
   const std::string arn = SageMakerArn(ctx.caller, family.kind, name);
   json request = in;
   request.erase("Tags");
-  const JobRecord record{
+  JobRecord record{
       {ctx.caller.account, ctx.caller.region, family.kind, name},
       std::move(request),
       domain::NewJob(
@@ -123,7 +124,7 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
           Millis{run_seconds * 1000},
           Millis{stopping.value("MaxRuntimeInSeconds", kDefaultMaxRuntimeSeconds) * 1000},
           max_pending, StoreCapacityFacts(ctx))};
-  if (!InsertJob(ctx, record, ReadTags(in))) {
+  if (ctx.store.Get(record.key)) {
     std::string noun = family.noun;
     std::transform(noun.begin(), noun.end(), noun.begin(), ::tolower);
     return domain::ResourceInUse(std::string(family.noun) +
@@ -132,6 +133,7 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
                                  noun + " job with this name already exists (" +
                                  domain::Excerpt(arn) + ")");
   }
+  ctx.edit.Add(Edit::InsertJob{std::move(record), ReadTags(in)});
   return json{{family.arn_member, arn}};
 }
 
@@ -318,8 +320,8 @@ Result<json> StopJob(const JobFamily& family, const json& in, Context& ctx) {
   // provisioning delay, then Stopped.
   auto stopping = domain::StartStop(record->job, ctx.now, ctx.hosting.provisioning_delay);
   if (!stopping) return stopping.error();
-  const domain::Job before = std::exchange(record->job, std::move(*stopping));
-  SaveJob(ctx, *record, before);
+  domain::Job before = std::exchange(record->job, std::move(*stopping));
+  ctx.edit.Add(Edit::SaveJob{std::move(*record), std::move(before)});
   return json::object();
 }
 

@@ -31,43 +31,43 @@ const KindDescriptor* DescriptorNamed(std::string_view wire) {
 namespace {
 
 // Runs each distinct settler of `stage` at ctx.now, in registry order.
-std::optional<TimePoint> SettleStageAt(Context& ctx, SettleStage stage) {
+std::optional<TimePoint> SettleStageAt(const Context& ctx, Writer& writer, SettleStage stage) {
   std::optional<TimePoint> next;
   std::vector<Settler> ran;
   for (const KindDescriptor* descriptor : Kinds()) {
     if (descriptor->stage != stage || descriptor->settle == nullptr) continue;
     if (std::find(ran.begin(), ran.end(), descriptor->settle) != ran.end()) continue;
     ran.push_back(descriptor->settle);
-    next = Earliest(next, descriptor->settle(ctx));
+    next = Earliest(next, descriptor->settle(ctx, writer));
   }
   return next;
 }
 
 }  // namespace
 
-std::optional<TimePoint> SettleEverything(Context& ctx) {
+std::optional<TimePoint> SettleEverything(const Context& ctx, Writer& writer) {
   // The kInTimeOrder kinds are settled together at each moment one of them falls due, up to
   // ctx.now. Settling at a moment before anything is due changes nothing and tells when the first
   // transition falls due.
   Context at = ctx;
   at.now = TimePoint::min();
-  std::optional<TimePoint> next = SettleStageAt(at, SettleStage::kInTimeOrder);
+  std::optional<TimePoint> next = SettleStageAt(at, writer, SettleStage::kInTimeOrder);
   // A step at a moment not after the last one (an endpoint retried on every settling) ends the
   // walk; the final settling at ctx.now applies what is left.
   while (next && *next<ctx.now&& * next> at.now) {
     at.now = *next;
-    next = SettleStageAt(at, SettleStage::kInTimeOrder);
+    next = SettleStageAt(at, writer, SettleStage::kInTimeOrder);
   }
-  return SettleAtNow(ctx);
+  return SettleAtNow(ctx, writer);
 }
 
-std::optional<TimePoint> SettleAtNow(Context& ctx) {
-  const std::optional<TimePoint> next = SettleStageAt(ctx, SettleStage::kInTimeOrder);
-  return Earliest(next, SettleStageAt(ctx, SettleStage::kAfterReleases));
+std::optional<TimePoint> SettleAtNow(const Context& ctx, Writer& writer) {
+  const std::optional<TimePoint> next = SettleStageAt(ctx, writer, SettleStage::kInTimeOrder);
+  return Earliest(next, SettleStageAt(ctx, writer, SettleStage::kAfterReleases));
 }
 
-std::optional<TimePoint> SettleWaiting(Context& ctx) {
-  return SettleStageAt(ctx, SettleStage::kAfterReleases);
+std::optional<TimePoint> SettleWaiting(const Context& ctx, Writer& writer) {
+  return SettleStageAt(ctx, writer, SettleStage::kAfterReleases);
 }
 
 domain::Holdings HoldingsFromStore(const store::StateStore& store) {

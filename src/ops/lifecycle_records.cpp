@@ -207,20 +207,21 @@ std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::Reso
   return DecodedFromRow(*row, [](const store::ResourceRow& read) { return EndpointFromRow(read); });
 }
 
-bool InsertEndpoint(Context& ctx, const EndpointRecord& record, const store::Tags& tags) {
-  if (!ctx.store.Insert(EncodeEndpoint(record), tags)) return false;
-  PutHolder(ctx, record.key, domain::HolderOf(record.endpoint), ctx.now);
+bool InsertEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record,
+                    const store::Tags& tags) {
+  if (!writer.store.Insert(EncodeEndpoint(record), tags)) return false;
+  PutHolder(writer, record.key, domain::HolderOf(record.endpoint), now);
   return true;
 }
 
-void SaveEndpoint(Context& ctx, const EndpointRecord& record) {
-  ctx.store.Update(EncodeEndpoint(record));
-  PutHolder(ctx, record.key, domain::HolderOf(record.endpoint), ctx.now);
+void SaveEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record) {
+  writer.store.Update(EncodeEndpoint(record));
+  PutHolder(writer, record.key, domain::HolderOf(record.endpoint), now);
 }
 
-void EraseEndpoint(Context& ctx, const EndpointRecord& record) {
-  ctx.store.Delete(record.key);
-  RemoveHolder(ctx, record.key, record.endpoint.arn, ctx.now);
+void EraseEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record) {
+  writer.store.Delete(record.key);
+  RemoveHolder(writer, record.key, record.endpoint.arn, now);
 }
 
 // ---- Jobs
@@ -301,15 +302,15 @@ std::vector<domain::PreferenceJob> JobsWithPreferences(const store::StateStore& 
   return jobs;
 }
 
-bool InsertJob(Context& ctx, const JobRecord& record, const store::Tags& tags) {
-  if (!ctx.store.Insert(EncodeJob(record), tags)) return false;
-  ctx.holdings.Put(domain::HolderOf(record.job));
+bool InsertJob(Writer& writer, const JobRecord& record, const store::Tags& tags) {
+  if (!writer.store.Insert(EncodeJob(record), tags)) return false;
+  writer.holdings.Put(domain::HolderOf(record.job));
   return true;
 }
 
-void SaveJob(Context& ctx, const JobRecord& record, const domain::Job& before) {
-  ctx.store.Update(EncodeJob(record));
-  ctx.holdings.Put(domain::HolderOf(record.job));
+void SaveJob(Writer& writer, const JobRecord& record, const domain::Job& before) {
+  writer.store.Update(EncodeJob(record));
+  writer.holdings.Put(domain::HolderOf(record.job));
   // The scheduler may start and end a job within one settling, between two requests: its
   // instances were held from its start to its end whatever the time of the request.
   const domain::Job& job = record.job;
@@ -317,11 +318,11 @@ void SaveJob(Context& ctx, const JobRecord& record, const domain::Job& before) {
   if (!before.start) {
     // HolderOf(job) holds nothing once the job has ended: log what it held while it ran.
     const domain::JobOption& option = *job.selected;
-    ctx.store.LogHolds(record.key, job.arn,
-                       {{option.instance_type, option.plan_arn, option.instance_count}},
-                       *job.start);
+    writer.store.LogHolds(record.key, job.arn,
+                          {{option.instance_type, option.plan_arn, option.instance_count}},
+                          *job.start);
   }
-  if (job.end && !before.end) ctx.store.LogHolds(record.key, job.arn, {}, *job.end);
+  if (job.end && !before.end) writer.store.LogHolds(record.key, job.arn, {}, *job.end);
 }
 
 // ---- Holdings
@@ -339,19 +340,19 @@ std::vector<store::HeldCount> LogEntries(const domain::Holder& holder) {
 
 }  // namespace
 
-void PutHolder(Context& ctx, const store::ResourceKey& key, domain::Holder holder, TimePoint at) {
-  const domain::Holder* held = ctx.holdings.Find(holder.arn);
+void PutHolder(Writer& writer, const store::ResourceKey& key, domain::Holder holder, TimePoint at) {
+  const domain::Holder* held = writer.holdings.Find(holder.arn);
   const std::vector<domain::Hold> none;
   if ((held != nullptr ? held->holds : none) != holder.holds) {
-    ctx.store.LogHolds(key, holder.arn, LogEntries(holder), at);
+    writer.store.LogHolds(key, holder.arn, LogEntries(holder), at);
   }
-  ctx.holdings.Put(std::move(holder));
+  writer.holdings.Put(std::move(holder));
 }
 
-void RemoveHolder(Context& ctx, const store::ResourceKey& key, const std::string& arn,
+void RemoveHolder(Writer& writer, const store::ResourceKey& key, const std::string& arn,
                   TimePoint at) {
-  if (ctx.holdings.Find(arn) != nullptr) ctx.store.LogHolds(key, arn, {}, at);
-  ctx.holdings.Remove(arn);
+  if (writer.holdings.Find(arn) != nullptr) writer.store.LogHolds(key, arn, {}, at);
+  writer.holdings.Remove(arn);
 }
 
 void ReconcileHoldingsLog(store::StateStore& store, const domain::Holdings& holdings,

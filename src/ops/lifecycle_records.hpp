@@ -49,9 +49,10 @@ EndpointRecord EndpointFromRow(const store::ResourceRow& row);
 std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::ResourceKey& key);
 
 // False when the key exists already.
-bool InsertEndpoint(Context& ctx, const EndpointRecord& record, const store::Tags& tags);
-void SaveEndpoint(Context& ctx, const EndpointRecord& record);
-void EraseEndpoint(Context& ctx, const EndpointRecord& record);
+bool InsertEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record,
+                    const store::Tags& tags);
+void SaveEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record);
+void EraseEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record);
 
 // ---- Jobs
 
@@ -72,16 +73,16 @@ std::vector<JobRecord> LiveJobs(const store::StateStore& store);
 std::vector<domain::PreferenceJob> JobsWithPreferences(const store::StateStore& store,
                                                        const std::optional<std::string>& account);
 
-bool InsertJob(Context& ctx, const JobRecord& record, const store::Tags& tags);
+bool InsertJob(Writer& writer, const JobRecord& record, const store::Tags& tags);
 // `before`: the job as it was, so that its start and end are logged at their own times.
-void SaveJob(Context& ctx, const JobRecord& record, const domain::Job& before);
+void SaveJob(Writer& writer, const JobRecord& record, const domain::Job& before);
 
 // ---- Holdings
 
 // Makes `holder` what the resource `key` holds from `at` on: in ctx.holdings and, when that
 // differs from what it held, in the store's holdings log (the cost ledger's history).
-void PutHolder(Context& ctx, const store::ResourceKey& key, domain::Holder holder, TimePoint at);
-void RemoveHolder(Context& ctx, const store::ResourceKey& key, const std::string& arn,
+void PutHolder(Writer& writer, const store::ResourceKey& key, domain::Holder holder, TimePoint at);
+void RemoveHolder(Writer& writer, const store::ResourceKey& key, const std::string& arn,
                   TimePoint at);
 // Brings the holdings log in line with `holdings` at `now`, when a server starts: a database from
 // before the log, or a clock started earlier than its history, leaves resources holding

@@ -2,6 +2,7 @@
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
 #include "ops/containers.hpp"
+#include "ops/edit.hpp"
 #include "ops/kinds.hpp"
 #include "ops/listing.hpp"
 #include "ops/model_record.hpp"
@@ -57,10 +58,11 @@ Result<json> CreateModel(const json& in, Context& ctx) {
 
   const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  if (!InsertModel(ctx.store, {KeyOf(ctx, name), arn, ctx.now, std::move(doc)}, tags)) {
+  if (ctx.store.Get(KeyOf(ctx, name))) {
     return domain::ValidationException("Cannot create already existing model \"" +
                                        domain::Excerpt(arn) + "\".");
   }
+  ctx.edit.Add(Edit::InsertModel{{KeyOf(ctx, name), arn, ctx.now, std::move(doc)}, tags});
   return json{{"ModelArn", arn}};
 }
 
@@ -77,7 +79,8 @@ Result<json> DescribeModel(const json& in, Context& ctx) {
 
 Result<json> DeleteModel(const json& in, Context& ctx) {
   const std::string name = in.at("ModelName").get<std::string>();
-  if (!EraseModel(ctx.store, KeyOf(ctx, name))) return ModelNotFound(ctx, name);
+  if (!ctx.store.Get(KeyOf(ctx, name))) return ModelNotFound(ctx, name);
+  ctx.edit.Add(Edit::EraseModel{KeyOf(ctx, name)});
   return json::object();
 }
 

@@ -3,6 +3,7 @@
 #include "domain/tags.hpp"
 
 #include "domain/resource_kinds.hpp"
+#include "ops/edit.hpp"
 #include "ops/kinds.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
@@ -48,7 +49,7 @@ Result<json> AddTags(const json& in, Context& ctx) {
   if (auto ok = domain::CheckTagCount(domain::CountAfterAdding(existing, added)); !ok) {
     return ok.error();
   }
-  ctx.store.PutTags(arn, added);
+  ctx.edit.Add(Edit::PutTags{arn, added});
   json tags = json::array();
   for (const auto& [key, value] : added) tags.push_back({{"Key", key}, {"Value", value}});
   return json{{"Tags", std::move(tags)}};
@@ -77,11 +78,12 @@ Result<json> ListTags(const json& in, Context& ctx) {
 
 Result<json> DeleteTags(const json& in, Context& ctx) {
   const std::string arn = in.at("ResourceArn").get<std::string>();
-  const auto keys = in.at("TagKeys").get<std::vector<std::string>>();
+  auto keys = in.at("TagKeys").get<std::vector<std::string>>();
   if (auto ok = domain::CheckNoReservedKeys(keys); !ok) return ok.error();
   const auto row = FindTaggable(ctx, arn);
   if (!row) return row.error();
-  ctx.store.DeleteTags(arn, keys);  // keys the resource does not have are no error
+  // Keys the resource does not have are no error.
+  ctx.edit.Add(Edit::DeleteTags{arn, std::move(keys)});
   return json::object();
 }
 

@@ -7,6 +7,7 @@
 
 #include "domain/aws_names.hpp"
 #include "ops/arn.hpp"
+#include "ops/edit.hpp"
 #include "ops/kinds.hpp"
 #include "ops/listing.hpp"
 #include "ops/plan_records.hpp"
@@ -192,7 +193,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
       !allowed) {
     return allowed.error();
   }
-  if (!ctx.ledger.Reserve(offering.pool, offering.window, offering.instance_count)) {
+  if (ctx.ledger.FreeReservable(offering.pool, offering.window) < offering.instance_count) {
     return domain::ResourceLimitExceeded("The capacity of training plan offering " +
                                          domain::Excerpt(offering_id) +
                                          " is no longer available. Search for offerings again.");
@@ -207,20 +208,13 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   plan.upfront_fee = domain::FormatFee(offering.upfront_fee);
   plan.reserved_capacity_id = ReservedCapacityId(plan.arn, ctx.now);
 
-  const store::Tags tags = ReadTags(in);
-  bool stored = false;
-  try {
-    stored = InsertPlan(ctx.store, key, plan, tags, ctx.now);
-  } catch (...) {
-    ctx.ledger.Release(offering.pool, offering.window, offering.instance_count);
-    throw;
-  }
-  if (!stored) {
-    ctx.ledger.Release(offering.pool, offering.window, offering.instance_count);
-    return domain::ResourceInUse("Training plan " + domain::Excerpt(name) + " already exists.");
-  }
+  const std::string arn = plan.arn;
+  ctx.edit.Add(Edit::InsertPlan{key,
+                                std::move(plan),
+                                ReadTags(in),
+                                {offering.pool, offering.window, offering.instance_count}});
   // The offering stays valid until it expires: it can be bought again while capacity lasts.
-  return json{{"TrainingPlanArn", plan.arn}};
+  return json{{"TrainingPlanArn", arn}};
 }
 
 Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
@@ -287,7 +281,7 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
                                        " no longer ends where this extension offering starts; "
                                        "search for extension offerings again.");
   }
-  if (!ctx.ledger.Reserve(plan.pool, offering.window, plan.instance_count)) {
+  if (ctx.ledger.FreeReservable(plan.pool, offering.window) < plan.instance_count) {
     return domain::ResourceLimitExceeded("The capacity of extension offering " +
                                          domain::Excerpt(offering_id) + " is no longer available.");
   }
@@ -296,14 +290,11 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
   plan.extensions.push_back(extension);
   plan.window.end = offering.window.end;
   plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
-  try {
-    SavePlan(ctx.store, row->key, plan, row->created, ctx.now);
-  } catch (...) {
-    ctx.ledger.Release(plan.pool, offering.window, plan.instance_count);
-    throw;
-  }
+  json extensions = json::array({ExtensionJson(extension, plan, ctx.now)});
+  const Reservation reservation{plan.pool, offering.window, plan.instance_count};
+  ctx.edit.Add(Edit::SavePlan{row->key, std::move(plan), row->created, reservation});
   ctx.offerings.erase(found);
-  return json{{"TrainingPlanExtensions", json::array({ExtensionJson(extension, plan, ctx.now)})}};
+  return json{{"TrainingPlanExtensions", std::move(extensions)}};
 }
 
 Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) {

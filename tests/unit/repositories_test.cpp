@@ -1,9 +1,12 @@
 // The repositories (each kind's record file) are the only writers of their rows, and keep the
-// holdings in memory and the holdings log (the cost ledger's history) in step with every write;
-// a request that fails after writing leaves the store, the holdings and the log as they were.
+// holdings in memory and the holdings log (the cost ledger's history) in step with every write.
+// Handlers state their changes as an edit (ops/edit.hpp) that the Emulator applies, without HTTP
+// here: an edit applies in order, an error drops it, and an edit that fails halfway leaves the
+// store, the holdings and the log as they were.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "ops/edit.hpp"
 #include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "unit/emulator_fixture.hpp"
@@ -30,21 +33,9 @@ domain::Endpoint InService(int count) {
   return endpoint;
 }
 
-// A Context over the fixture's store with holdings of its own, at a moment the test moves.
+// A Writer over the fixture's store with holdings of its own.
 class Repositories : public EmulatorFixture {
  protected:
-  ops::Context At(TimePoint now) {
-    return ops::Context{{"123456789012", "us-west-2", ""},
-                        now,
-                        store_,
-                        ledger_,
-                        holdings_,
-                        capacity_config_,
-                        quotas_,
-                        offerings_,
-                        hosting_};
-  }
-
   // The open stretches of the holdings log for `arn`, as "type x count from <ms>".
   std::vector<std::string> OpenStretches(const std::string& arn) {
     std::vector<std::string> open;
@@ -64,18 +55,17 @@ class Repositories : public EmulatorFixture {
 };
 
 TEST_F(Repositories, EveryEndpointWriteKeepsTheHoldingsAndTheLogInStep) {
-  ops::Context ctx = At(kStart);
-  ASSERT_TRUE(ops::InsertEndpoint(ctx, {kKey, kStart, InService(2)}, {}));
+  ops::Writer writer{store_, ledger_, holdings_};
+  ASSERT_TRUE(ops::InsertEndpoint(writer, kStart, {kKey, kStart, InService(2)}, {}));
   ASSERT_TRUE(store_.Get(kKey));
   ASSERT_NE(holdings_.Find(kArn), nullptr);
   EXPECT_EQ(holdings_.Find(kArn)->holds, (std::vector<domain::Hold>{{"ml.g5.xlarge", "", 2}}));
   EXPECT_THAT(OpenStretches(kArn), ::testing::ElementsAre("ml.g5.xlarge x2 from 0"));
-  EXPECT_FALSE(ops::InsertEndpoint(ctx, {kKey, kStart, InService(5)}, {}))
+  EXPECT_FALSE(ops::InsertEndpoint(writer, kStart, {kKey, kStart, InService(5)}, {}))
       << "a second insert of the same key writes nothing";
   EXPECT_EQ(holdings_.Find(kArn)->holds.front().count, 2);
 
-  ctx.now = kStart + Millis{60'000};
-  ops::SaveEndpoint(ctx, {kKey, kStart, InService(3)});
+  ops::SaveEndpoint(writer, kStart + Millis{60'000}, {kKey, kStart, InService(3)});
   EXPECT_EQ(holdings_.Find(kArn)->holds.front().count, 3);
   EXPECT_THAT(OpenStretches(kArn), ::testing::ElementsAre("ml.g5.xlarge x3 from 60000"));
   const auto history = store_.HeldBetween(kStart, kStart + Millis{120'000});
@@ -83,24 +73,45 @@ TEST_F(Repositories, EveryEndpointWriteKeepsTheHoldingsAndTheLogInStep) {
   EXPECT_EQ(history[0].to, kStart + Millis{60'000})
       << "the first stretch ends where the next begins";
 
-  ctx.now = kStart + Millis{120'000};
-  ops::EraseEndpoint(ctx, {kKey, kStart, InService(3)});
+  ops::EraseEndpoint(writer, kStart + Millis{120'000}, {kKey, kStart, InService(3)});
   EXPECT_FALSE(store_.Get(kKey));
   EXPECT_EQ(holdings_.Find(kArn), nullptr);
   EXPECT_THAT(OpenStretches(kArn), ::testing::IsEmpty());
 }
 
-// The coordinator: a handler that writes through a repository and then fails leaves nothing
-// behind, in the store, in the holdings or in the log (the holdings are rebuilt from the store).
-TEST_F(Repositories, AFailedRequestLeavesTheStoreTheHoldingsAndTheLogUntouched) {
-  emulator_->SetHandlerForTest("CreateModel",
-                               [](const json&, ops::Context& ctx) -> domain::Result<json> {
-                                 if (!ops::InsertEndpoint(ctx, {kKey, ctx.now, InService(2)}, {})) {
-                                   return domain::ValidationException("exists");
-                                 }
-                                 throw std::runtime_error("failing after the write");
-                               });
-  const json failed = Call("CreateModel", {{"ModelName", "m"}}, 500);
+// The coordinator applies a handler's edit after the handler answers, in order, and settles.
+TEST_F(Repositories, TheEmulatorAppliesAHandlersEditInOrderAndDropsItOnAnError) {
+  emulator_->SetHandlerForTest(
+      "CreateModel", [](const json& in, ops::Context& ctx) -> domain::Result<json> {
+        const std::string name = in.at("ModelName");
+        const store::ResourceKey key{ctx.caller.account, ctx.caller.region, "model", name};
+        ctx.edit.Add(ops::Edit::InsertModel{{key, "arn:" + name, ctx.now, json::object()}, {}});
+        ctx.edit.Add(ops::Edit::PutTags{"arn:" + name, {{"k", "v"}}});
+        EXPECT_FALSE(ctx.store.Get(key)) << "nothing is written while the handler runs";
+        if (name == "refused") return domain::ValidationException("no");
+        return json{{"ModelArn", "arn:" + name}};
+      });
+  const ops::Caller caller{"123456789012", "us-west-2", ""};
+  ASSERT_TRUE(emulator_->Invoke("CreateModel", {{"ModelName", "kept"}}, caller));
+  EXPECT_TRUE(store_.Get({"123456789012", "us-west-2", "model", "kept"}));
+  EXPECT_EQ(store_.GetTags("arn:kept"), (store::Tags{{"k", "v"}}));
+  EXPECT_FALSE(emulator_->Invoke("CreateModel", {{"ModelName", "refused"}}, caller));
+  EXPECT_FALSE(store_.Get({"123456789012", "us-west-2", "model", "refused"}));
+  EXPECT_TRUE(store_.GetTags("arn:refused").empty());
+}
+
+// An edit whose second change cannot apply (an insert of a key that exists) is rolled back whole:
+// the endpoint its first change wrote is not in the store, the holdings or the log.
+TEST_F(Repositories, AnEditThatFailsHalfwayLeavesTheStoreTheHoldingsAndTheLogUntouched) {
+  Call("CreateModel", {{"ModelName", "m"}});
+  emulator_->SetHandlerForTest(
+      "DeleteModel", [](const json&, ops::Context& ctx) -> domain::Result<json> {
+        ctx.edit.Add(ops::Edit::InsertEndpoint{{kKey, ctx.now, InService(2)}, {}});
+        const store::ResourceKey model{ctx.caller.account, ctx.caller.region, "model", "m"};
+        ctx.edit.Add(ops::Edit::InsertModel{{model, "arn:m", ctx.now, json::object()}, {}});
+        return json::object();
+      });
+  const json failed = Call("DeleteModel", {{"ModelName", "m"}}, 500);
   EXPECT_EQ(failed["__type"], "InternalFailure");
   EXPECT_FALSE(store_.Get(kKey));
   EXPECT_THAT(OpenStretches(kArn), ::testing::IsEmpty());
