@@ -94,17 +94,13 @@ Context Emulator::MakeContextLocked(const Caller& caller, Edit& edit) {
 }
 
 bool Emulator::SettledAsOf(TimePoint now) const {
-  // The change count moves with every row written, rolled back or not: a store that has not moved
-  // holds exactly what the last settling left.
-  return store_.TotalChanges() == settled_.changes &&
-         (!settled_.next_due || now < *settled_.next_due);
+  return !settled_.written && (!settled_.next_due || now < *settled_.next_due);
 }
 
 void Emulator::SettleLocked(const Context& ctx) {
   if (SettledAsOf(ctx.now)) return;
   Writer writer = WriterLocked();
-  settled_.next_due = SettleEverything(ctx, writer);
-  settled_.changes = store_.TotalChanges();
+  settled_ = {false, SettleEverything(ctx, writer)};
 }
 
 domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
@@ -122,12 +118,10 @@ domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
     // The handler's change, through the repositories; then what it changed settles at once: an
     // endpoint or cluster without a provisioning delay is in service, a job starts where capacity
     // is free, and instances given back go to waiting jobs. Handlers themselves never write.
+    if (edit.empty()) return result;  // a read: nothing to apply or settle
     Writer writer = WriterLocked();
     Apply(edit, ctx.now, writer);
-    if (!SettledAsOf(ctx.now)) {
-      settled_.next_due = SettleAtNow(ctx, writer);
-      settled_.changes = store_.TotalChanges();
-    }
+    settled_ = {false, SettleAtNow(ctx, writer)};
     return result;
   });
 }
@@ -191,6 +185,7 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
 void Emulator::Reset() {
   MutexLock lock(mutex_);
   store_.DeleteEverything();
+  settled_ = {};
   quotas_ = starting_quotas_;
   clock_.Reset(clock_start_.start.value_or(base_clock_.Now()), clock_start_.frozen);
   PersistClockLocked();

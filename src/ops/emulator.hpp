@@ -98,6 +98,7 @@ class Emulator {
       Edit unused;
       Writer writer = WriterLocked();
       const Context ctx = MakeContextLocked(Caller{}, unused);
+      settled_.written = true;  // the change may free or take what the settlers look at
       return work(ctx, writer);
     });
   }
@@ -111,8 +112,8 @@ class Emulator {
   // What settling, edits and admin changes write through.
   Writer WriterLocked() SMEMU_REQUIRES(mutex_) { return {store_, ledger_, holdings_}; }
   // Settles endpoints, clusters and jobs up to ctx.now, unless the last settling still holds:
-  // nothing was written since and nothing has fallen due. Most requests are reads between writes,
-  // and settling reads every resource in transition.
+  // nothing was written since and nothing has fallen due (settled_). Most requests are reads
+  // between writes, and settling reads every resource in transition.
   void SettleLocked(const Context& ctx) SMEMU_REQUIRES(mutex_);
   bool SettledAsOf(TimePoint now) const SMEMU_REQUIRES(mutex_);
   // Runs `work` (settling and a handler) as one store transaction: a request's writes land
@@ -152,11 +153,12 @@ class Emulator {
   const HostingOptions hosting_;
   // Numbers invocations for the traffic split.
   std::uint64_t invocations_ SMEMU_GUARDED_BY(mutex_) = 0;
-  // What the last settling left: the store's change count after it (-1: settle next time) and
-  // when the next endpoint, cluster or job event falls due. Until one of them moves, a request
-  // settles nothing: running jobs no longer make every read re-read every live resource.
-  struct SettledMark {
-    long long changes = -1;
+  // The schedule: whether anything was written since the last settling (an applied edit, an admin
+  // change, a reset, a rollback: every write goes through this class), and when the next
+  // endpoint, cluster or job event falls due by time alone. Until one of them happens, a request
+  // settles nothing: running jobs do not make every read re-read every live resource.
+  struct Schedule {
+    bool written = true;  // settle at the next request
     std::optional<TimePoint> next_due;
   } settled_ SMEMU_GUARDED_BY(mutex_);
 };

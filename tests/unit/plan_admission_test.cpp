@@ -6,8 +6,7 @@
 // AWS (API reference, TrainingPlanOffering.TargetResources): "Training plans are specific to their
 // target resource." (developer guide, training plans for training jobs): "The training plan must
 // be in the Scheduled or Active status to be used by a training job." The hour before a plan's
-// end in which HyperPod groups cannot grow is the emulator's own choice (README, Known
-// differences).
+// end in which HyperPod groups cannot grow is the emulator's (README, HyperPod clusters).
 #include "domain/plan_admission.hpp"
 
 #include <gtest/gtest.h>
