@@ -73,10 +73,10 @@ std::optional<ContainerAddress> ParseContainerUrl(std::string_view url) {
 }
 
 json ModelEnvironment(const Context& ctx, const std::string& model_name) {
-  // Every invocation reads its model's environment: LoadModel decodes each stored version once.
-  const auto model =
-      LoadModel(ctx.store, {ctx.caller.account, ctx.caller.region, domain::kModelKind, model_name});
-  return model ? EnvironmentOf(*model) : json::object();
+  // Every invocation reads its model's environment, decoded once per stored version.
+  return LoadModelEnvironment(
+             ctx.store, {ctx.caller.account, ctx.caller.region, domain::kModelKind, model_name})
+      .value_or(json::object());
 }
 
 domain::Status CheckEmulatorVariables(const json& container) {

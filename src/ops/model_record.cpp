@@ -32,8 +32,10 @@ std::optional<ModelRecord> LoadModel(const store::StateStore& store,
                                      const store::ResourceKey& key) {
   const auto row = store.Get(key);
   if (!row) return std::nullopt;
-  return DecodedFromRow(*row, &DecodeModel);
+  return DecodeModel(*row);
 }
+
+namespace {
 
 json EnvironmentOf(const ModelRecord& model) {
   const json& doc = model.described;
@@ -44,6 +46,16 @@ json EnvironmentOf(const ModelRecord& model) {
     return doc["Containers"][0].value("Environment", json::object());
   }
   return json::object();
+}
+
+}  // namespace
+
+std::optional<json> LoadModelEnvironment(const store::StateStore& store,
+                                         const store::ResourceKey& key) {
+  const auto row = store.Get(key);
+  if (!row) return std::nullopt;
+  return DecodedFromRow(
+      *row, [](const store::ResourceRow& read) { return EnvironmentOf(DecodeModel(read)); });
 }
 
 }  // namespace smemu::ops

@@ -25,11 +25,14 @@ ModelRecord DecodeModel(const store::ResourceRow& row);
 bool InsertModel(store::StateStore& store, const ModelRecord& record, const store::Tags& tags);
 bool EraseModel(store::StateStore& store, const store::ResourceKey& key);
 
-// The model stored under `key`, decoded once per stored version.
+// The model stored under `key`. DescribeModel answers with a copy of its document anyway: decoding
+// it again costs less than keeping it and copying it.
 std::optional<ModelRecord> LoadModel(const store::StateStore& store, const store::ResourceKey& key);
 
-// The Environment of the model's primary container (or of its first container); empty when it
-// has none.
-nlohmann::json EnvironmentOf(const ModelRecord& model);
+// The Environment of the primary container (or of the first container) of the model stored under
+// `key`, decoded once per stored version (every invocation reads it); nullopt when there is no
+// such model.
+std::optional<nlohmann::json> LoadModelEnvironment(const store::StateStore& store,
+                                                   const store::ResourceKey& key);
 
 }  // namespace smemu::ops
