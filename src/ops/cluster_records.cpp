@@ -121,19 +121,15 @@ std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& 
 
 bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,
                    const store::Tags& tags) {
-  if (!writer.store.Insert(EncodeCluster(record), tags)) return false;
-  PutHolder(writer, record.key, domain::HolderOf(record.cluster), now);
-  return true;
+  return InsertHolding(writer, now, EncodeCluster(record), tags, domain::HolderOf(record.cluster));
 }
 
 void SaveCluster(Writer& writer, TimePoint now, const ClusterRecord& record) {
-  writer.store.Update(EncodeCluster(record));
-  PutHolder(writer, record.key, domain::HolderOf(record.cluster), now);
+  SaveHolding(writer, now, EncodeCluster(record), domain::HolderOf(record.cluster));
 }
 
 void EraseCluster(Writer& writer, TimePoint now, const ClusterRecord& record) {
-  writer.store.Delete(record.key);
-  RemoveHolder(writer, record.key, record.cluster.arn, now);
+  EraseHolding(writer, now, record.key, record.cluster.arn);
 }
 
 std::vector<ClusterRecord> LiveClusters(const store::StateStore& store) {

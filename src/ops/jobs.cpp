@@ -71,8 +71,8 @@ std::optional<TimePoint> SettleJobs(const Context& ctx, Writer& writer) {
 
 template <domain::JobKind kJobKind>
 void AddJobHolders(const store::StateStore& store, domain::Holdings& holdings) {
-  for (const JobRecord& record : LiveJobs(store)) {
-    if (record.job.kind == kJobKind) holdings.Put(domain::HolderOf(record.job));
+  for (const JobRecord& record : LiveJobs(store, kJobKind)) {
+    holdings.Put(domain::HolderOf(record.job));
   }
 }
 

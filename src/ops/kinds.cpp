@@ -30,15 +30,25 @@ const KindDescriptor* DescriptorNamed(std::string_view wire) {
 
 namespace {
 
-// Runs each distinct settler of `stage` at ctx.now, in registry order.
-std::optional<TimePoint> SettleStageAt(const Context& ctx, Writer& writer, SettleStage stage) {
-  std::optional<TimePoint> next;
-  std::vector<Settler> ran;
+// The distinct settlers of `stage`, in registry order (kinds that share a lifecycle name one).
+std::vector<Settler> SettlersOf(SettleStage stage) {
+  std::vector<Settler> settlers;
   for (const KindDescriptor* descriptor : Kinds()) {
     if (descriptor->stage != stage || descriptor->settle == nullptr) continue;
-    if (std::find(ran.begin(), ran.end(), descriptor->settle) != ran.end()) continue;
-    ran.push_back(descriptor->settle);
-    next = Earliest(next, descriptor->settle(ctx, writer));
+    if (std::find(settlers.begin(), settlers.end(), descriptor->settle) == settlers.end()) {
+      settlers.push_back(descriptor->settle);
+    }
+  }
+  return settlers;
+}
+
+// Runs each settler of `stage` at ctx.now.
+std::optional<TimePoint> SettleStageAt(const Context& ctx, Writer& writer, SettleStage stage) {
+  static const std::vector<Settler> in_time_order = SettlersOf(SettleStage::kInTimeOrder);
+  static const std::vector<Settler> after_releases = SettlersOf(SettleStage::kAfterReleases);
+  std::optional<TimePoint> next;
+  for (Settler settle : stage == SettleStage::kInTimeOrder ? in_time_order : after_releases) {
+    next = Earliest(next, settle(ctx, writer));
   }
   return next;
 }

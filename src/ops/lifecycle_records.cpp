@@ -209,19 +209,16 @@ std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::Reso
 
 bool InsertEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record,
                     const store::Tags& tags) {
-  if (!writer.store.Insert(EncodeEndpoint(record), tags)) return false;
-  PutHolder(writer, record.key, domain::HolderOf(record.endpoint), now);
-  return true;
+  return InsertHolding(writer, now, EncodeEndpoint(record), tags,
+                       domain::HolderOf(record.endpoint));
 }
 
 void SaveEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record) {
-  writer.store.Update(EncodeEndpoint(record));
-  PutHolder(writer, record.key, domain::HolderOf(record.endpoint), now);
+  SaveHolding(writer, now, EncodeEndpoint(record), domain::HolderOf(record.endpoint));
 }
 
 void EraseEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record) {
-  writer.store.Delete(record.key);
-  RemoveHolder(writer, record.key, record.endpoint.arn, now);
+  EraseHolding(writer, now, record.key, record.endpoint.arn);
 }
 
 // ---- Jobs
@@ -272,17 +269,22 @@ std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& k
   return JobFromRow(*row);
 }
 
-std::vector<JobRecord> LiveJobs(const store::StateStore& store) {
+std::vector<JobRecord> LiveJobs(const store::StateStore& store, domain::JobKind kind) {
   std::vector<JobRecord> jobs;
-  for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
-    for (domain::JobStatus status :
-         {domain::JobStatus::kInProgress, domain::JobStatus::kStopping}) {
-      for (const store::ResourceRow& row :
-           store.AllOfKind(kind, std::string(domain::ToString(status)))) {
-        jobs.push_back(JobFromRow(row));
-      }
+  for (domain::JobStatus status : {domain::JobStatus::kInProgress, domain::JobStatus::kStopping}) {
+    for (const store::ResourceRow& row : store.AllOfKind(domain::WireName(ResourceKindOf(kind)),
+                                                         std::string(domain::ToString(status)))) {
+      jobs.push_back(JobFromRow(row));
     }
   }
+  return jobs;
+}
+
+std::vector<JobRecord> LiveJobs(const store::StateStore& store) {
+  std::vector<JobRecord> jobs = LiveJobs(store, domain::JobKind::kTraining);
+  std::vector<JobRecord> processing = LiveJobs(store, domain::JobKind::kProcessing);
+  jobs.insert(jobs.end(), std::make_move_iterator(processing.begin()),
+              std::make_move_iterator(processing.end()));
   return jobs;
 }
 
@@ -353,6 +355,25 @@ void RemoveHolder(Writer& writer, const store::ResourceKey& key, const std::stri
                   TimePoint at) {
   if (writer.holdings.Find(arn) != nullptr) writer.store.LogHolds(key, arn, {}, at);
   writer.holdings.Remove(arn);
+}
+
+bool InsertHolding(Writer& writer, TimePoint now, const store::ResourceRow& row,
+                   const store::Tags& tags, domain::Holder holder) {
+  if (!writer.store.Insert(row, tags)) return false;
+  PutHolder(writer, row.key, std::move(holder), now);
+  return true;
+}
+
+void SaveHolding(Writer& writer, TimePoint now, const store::ResourceRow& row,
+                 domain::Holder holder) {
+  writer.store.Update(row);
+  PutHolder(writer, row.key, std::move(holder), now);
+}
+
+void EraseHolding(Writer& writer, TimePoint now, const store::ResourceKey& key,
+                  const std::string& arn) {
+  writer.store.Delete(key);
+  RemoveHolder(writer, key, arn, now);
 }
 
 void ReconcileHoldingsLog(store::StateStore& store, const domain::Holdings& holdings,

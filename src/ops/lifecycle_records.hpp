@@ -68,6 +68,7 @@ JobRecord JobFromRow(const store::ResourceRow& row);
 std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& key);
 // Every job that may still hold instances (InProgress or Stopping), of both kinds.
 std::vector<JobRecord> LiveJobs(const store::StateStore& store);
+std::vector<JobRecord> LiveJobs(const store::StateStore& store, domain::JobKind kind);
 // Every job (of `account`, or of all) that started and had more than one option to start on:
 // the cost ledger tells which of them fell back from their first preference.
 std::vector<domain::PreferenceJob> JobsWithPreferences(const store::StateStore& store,
@@ -82,6 +83,14 @@ void SaveJob(Writer& writer, const JobRecord& record, const domain::Job& before)
 // Makes `holder` what the resource `key` holds from `at` on: in ctx.holdings and, when that
 // differs from what it held, in the store's holdings log (the cost ledger's history).
 void PutHolder(Writer& writer, const store::ResourceKey& key, domain::Holder holder, TimePoint at);
+// The writes of a resource that holds instances (an endpoint, a cluster): its row and, in step,
+// what it holds from `now` on.
+bool InsertHolding(Writer& writer, TimePoint now, const store::ResourceRow& row,
+                   const store::Tags& tags, domain::Holder holder);
+void SaveHolding(Writer& writer, TimePoint now, const store::ResourceRow& row,
+                 domain::Holder holder);
+void EraseHolding(Writer& writer, TimePoint now, const store::ResourceKey& key,
+                  const std::string& arn);
 void RemoveHolder(Writer& writer, const store::ResourceKey& key, const std::string& arn,
                   TimePoint at);
 // Brings the holdings log in line with `holdings` at `now`, when a server starts: a database from

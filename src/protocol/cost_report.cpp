@@ -55,10 +55,14 @@ json TotalsBy(const char* key, const std::map<std::string, domain::CostTotals>& 
 json PlanJson(const domain::PlanCost& cost, TimePoint now) {
   const domain::PlanBill& plan = cost.plan;
   // Every kind that holds instances has its line, used or not.
-  json used_by = json::object();
-  for (const ops::KindDescriptor* kind : ops::Kinds()) {
-    if (kind->add_holders != nullptr) used_by[domain::WireName(kind->kind)] = 0.0;
-  }
+  static const json kNoneUsed = [] {
+    json lines = json::object();
+    for (const ops::KindDescriptor* kind : ops::Kinds()) {
+      if (kind->add_holders != nullptr) lines[domain::WireName(kind->kind)] = 0.0;
+    }
+    return lines;
+  }();
+  json used_by = kNoneUsed;
   for (const auto& [kind, used] : cost.used_by) used_by[kind] = InstanceHours(used);
   return {{"training_plan_arn", plan.arn},
           {"name", plan.name},
