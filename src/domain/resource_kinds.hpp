@@ -7,7 +7,10 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+
+#include "domain/aws_error.hpp"
 
 namespace smemu::domain {
 
@@ -21,19 +24,42 @@ enum class ResourceKind {
   kCluster,  // a HyperPod cluster
 };
 
+// How a kind's operations answer for a resource the caller named that does not exist. AWS words
+// it differently per kind: `prefix`, then the name as the caller gave it or the resource's ARN
+// (`quote_arn`: in double quotes), then `suffix`.
+struct MissingResource {
+  ErrorCode code;  // kValidationException or kResourceNotFound
+  const char* prefix;
+  bool quote_arn;
+  const char* suffix;
+};
+
 struct ResourceKindName {
   ResourceKind kind;
   const char* wire;
+  MissingResource missing;
 };
 
+inline constexpr ErrorCode kValidation = ErrorCode::kValidationException;
+inline constexpr ErrorCode kNotFound = ErrorCode::kResourceNotFound;
+
 inline constexpr std::array<ResourceKindName, 7> kResourceKinds = {{
-    {ResourceKind::kModel, "model"},
-    {ResourceKind::kEndpointConfig, "endpoint-config"},
-    {ResourceKind::kEndpoint, "endpoint"},
-    {ResourceKind::kTrainingPlan, "training-plan"},
-    {ResourceKind::kTrainingJob, "training-job"},
-    {ResourceKind::kProcessingJob, "processing-job"},
-    {ResourceKind::kCluster, "cluster"},
+    {ResourceKind::kModel, "model", {kValidation, "Could not find model ", true, "."}},
+    {ResourceKind::kEndpointConfig,
+     "endpoint-config",
+     {kValidation, "Could not find endpoint configuration ", true, "."}},
+    {ResourceKind::kEndpoint, "endpoint", {kValidation, "Could not find endpoint ", true, "."}},
+    {ResourceKind::kTrainingPlan,
+     "training-plan",
+     {kNotFound, "Training plan ", false, " not found."}},
+    // DescribeTrainingJob names nothing; DescribeProcessingJob names the job without a full stop.
+    {ResourceKind::kTrainingJob,
+     "training-job",
+     {kValidation, "Requested resource not found.", false, nullptr}},
+    {ResourceKind::kProcessingJob,
+     "processing-job",
+     {kValidation, "Could not find requested job with name ", false, ""}},
+    {ResourceKind::kCluster, "cluster", {kNotFound, "Cluster ", false, " not found."}},
 }};
 
 constexpr const char* WireName(ResourceKind kind) {
@@ -46,6 +72,10 @@ constexpr std::optional<ResourceKind> ResourceKindNamed(std::string_view wire) {
   }
   return std::nullopt;
 }
+
+// The error for a `kind` resource that does not exist, named `given` by the caller (a name or an
+// ARN) and with the ARN `arn`.
+AwsError MissingResourceError(ResourceKind kind, std::string_view given, std::string_view arn);
 
 // The table is indexed by the enum: each entry must sit at its own value.
 constexpr bool KindTableInOrder() {

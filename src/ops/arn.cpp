@@ -16,6 +16,16 @@ std::string SageMakerArn(const Caller& caller, std::string_view resource_type,
          caller.account + ":" + std::string(resource_type) + "/" + store::NameKey(name);
 }
 
+store::ResourceKey KeyOf(const Caller& caller, domain::ResourceKind kind, std::string name) {
+  return {caller.account, caller.region, domain::WireName(kind), std::move(name)};
+}
+
+domain::AwsError NotFound(const Caller& caller, domain::ResourceKind kind, std::string_view given) {
+  const bool names_arn = domain::kResourceKinds[static_cast<std::size_t>(kind)].missing.quote_arn;
+  const std::string arn = names_arn ? SageMakerArn(caller, domain::WireName(kind), given) : "";
+  return domain::MissingResourceError(kind, given, arn);
+}
+
 std::string ArnAccount(std::string_view arn) {
   for (int field = 0; field < 4; ++field) {
     const size_t colon = arn.find(':');

@@ -36,10 +36,6 @@ constexpr const char* kGroupSettings[] = {
     "InstanceStorageConfigs", "OnStartDeepHealthChecks", "OverrideVpcConfig",
     "ScheduledUpdateConfig",  "KubernetesConfig",        "SlurmConfig"};
 
-domain::AwsError ClusterNotFound(const std::string& name_or_arn) {
-  return domain::ResourceNotFound("Cluster " + domain::Excerpt(name_or_arn) + " not found.");
-}
-
 // arn:...:cluster/ and 12 lower-case alphanumerics: derived from the account, region, name and
 // time of creation, so a cluster created again under the same name gets a new ARN.
 std::string ClusterArn(const Context& ctx, const std::string& name) {
@@ -139,7 +135,7 @@ Result<json> CreateCluster(const json& in, Context& ctx) {
         "RestrictedInstanceGroups are not supported by this emulator; use InstanceGroups.");
   }
   ClusterRecord record;
-  record.key = {ctx.caller.account, ctx.caller.region, kKind, name};
+  record.key = KeyOf(ctx.caller, domain::ResourceKind::kCluster, name);
   record.settings = Kept(in, kClusterSettings);
   if (!record.settings.contains("NodeRecovery")) record.settings["NodeRecovery"] = "Automatic";
   auto specs = ReadGroups(in, record);
@@ -165,7 +161,7 @@ Result<json> CreateCluster(const json& in, Context& ctx) {
 Result<ClusterRecord> FindCluster(const Context& ctx, const json& in) {
   const std::string name = in.at("ClusterName");
   auto record = LoadCluster(ctx, name);
-  if (!record) return ClusterNotFound(name);
+  if (!record) return NotFound(ctx.caller, domain::ResourceKind::kCluster, name);
   return std::move(*record);
 }
 

@@ -20,6 +20,7 @@ using domain::Result;
 using nlohmann::json;
 
 constexpr const char* kKind = domain::kEndpointConfigKind;
+constexpr domain::ResourceKind kConfig = domain::ResourceKind::kEndpointConfig;
 
 // Members of CreateEndpointConfigInput that DescribeEndpointConfig echoes back.
 constexpr const char* kDescribedMembers[] = {
@@ -28,25 +29,11 @@ constexpr const char* kDescribedMembers[] = {
     "ExecutionRoleArn",     "VpcConfig",         "EnableNetworkIsolation",
     "MetricsConfig"};
 
-store::ResourceKey KeyOf(const Context& ctx, const std::string& name) {
-  return {ctx.caller.account, ctx.caller.region, kKind, name};
-}
-
-domain::AwsError ConfigNotFound(const Context& ctx, const std::string& name) {
-  return domain::ValidationException("Could not find endpoint configuration \"" +
-                                     domain::Excerpt(SageMakerArn(ctx.caller, kKind, name)) +
-                                     "\".");
-}
-
 domain::Status RequireModel(const Context& ctx, const json& variant, const char* member) {
   if (!variant.contains(member)) return domain::Ok();
   const std::string model = variant[member];
-  if (ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kModelKind, model})) {
-    return domain::Ok();
-  }
-  return domain::ValidationException(
-      "Could not find model \"" +
-      domain::Excerpt(SageMakerArn(ctx.caller, domain::kModelKind, model)) + "\".");
+  if (ctx.store.Get(KeyOf(ctx.caller, domain::ResourceKind::kModel, model))) return domain::Ok();
+  return NotFound(ctx.caller, domain::ResourceKind::kModel, model);
 }
 
 // A variant that reserves capacity must name a live plan bought for endpoints, of its instance
@@ -159,19 +146,19 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
   }
   const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  if (ctx.store.Get(KeyOf(ctx, name))) {
+  if (ctx.store.Get(KeyOf(ctx.caller, kConfig, name))) {
     return domain::ValidationException("Cannot create already existing endpoint configuration \"" +
                                        domain::Excerpt(arn) + "\".");
   }
   ctx.edit.Add(Edit::InsertEndpointConfig{
-      NewEndpointConfig(KeyOf(ctx, name), arn, ctx.now, std::move(doc)), tags});
+      NewEndpointConfig(KeyOf(ctx.caller, kConfig, name), arn, ctx.now, std::move(doc)), tags});
   return json{{"EndpointConfigArn", arn}};
 }
 
 Result<json> DescribeEndpointConfig(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointConfigName");
-  auto config = LoadEndpointConfig(ctx.store, KeyOf(ctx, name));
-  if (!config) return ConfigNotFound(ctx, name);
+  auto config = LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kConfig, name));
+  if (!config) return NotFound(ctx.caller, kConfig, name);
   json out = std::move(config->described);
   out["EndpointConfigName"] = config->key.name;
   out["EndpointConfigArn"] = config->arn;
@@ -181,8 +168,8 @@ Result<json> DescribeEndpointConfig(const json& in, Context& ctx) {
 
 Result<json> DeleteEndpointConfig(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointConfigName");
-  if (!ctx.store.Get(KeyOf(ctx, name))) return ConfigNotFound(ctx, name);
-  ctx.edit.Add(Edit::EraseEndpointConfig{KeyOf(ctx, name)});
+  if (!ctx.store.Get(KeyOf(ctx.caller, kConfig, name))) return NotFound(ctx.caller, kConfig, name);
+  ctx.edit.Add(Edit::EraseEndpointConfig{KeyOf(ctx.caller, kConfig, name)});
   return json::object();
 }
 

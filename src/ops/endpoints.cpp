@@ -25,22 +25,8 @@ using domain::Result;
 using nlohmann::json;
 
 constexpr const char* kKind = domain::kEndpointKind;
-constexpr const char* kConfigKind = domain::kEndpointConfigKind;
-
-store::ResourceKey KeyOf(const Caller& caller, const std::string& name) {
-  return {caller.account, caller.region, kKind, name};
-}
-
-domain::AwsError EndpointNotFound(const Caller& caller, const std::string& name) {
-  return domain::ValidationException("Could not find endpoint \"" +
-                                     domain::Excerpt(SageMakerArn(caller, kKind, name)) + "\".");
-}
-
-domain::AwsError ConfigNotFound(const Caller& caller, const std::string& config_name) {
-  return domain::ValidationException(
-      "Could not find endpoint configuration \"" +
-      domain::Excerpt(SageMakerArn(caller, kConfigKind, config_name)) + "\".");
-}
+constexpr domain::ResourceKind kEndpoint = domain::ResourceKind::kEndpoint;
+constexpr domain::ResourceKind kConfig = domain::ResourceKind::kEndpointConfig;
 
 // Whether a variant's model, when it is a real container, passes its health check.
 domain::HealthCheck HealthCheckOf(const Context& ctx) {
@@ -86,9 +72,8 @@ json VariantSummary(const domain::Endpoint& endpoint, const domain::Variant& var
 Result<json> CreateEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
   const std::string config_name = in.at("EndpointConfigName");
-  const auto config = LoadEndpointConfig(
-      ctx.store, {ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
-  if (!config) return ConfigNotFound(ctx.caller, config_name);
+  const auto config = LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kConfig, config_name));
+  if (!config) return NotFound(ctx.caller, kConfig, config_name);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
   std::vector<domain::Variant> variants = config->variants;
   if (auto allowed =
@@ -97,7 +82,7 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
     return allowed.error();
   }
   EndpointRecord record{
-      KeyOf(ctx.caller, name), ctx.now,
+      KeyOf(ctx.caller, kEndpoint, name), ctx.now,
       domain::NewEndpoint(arn, {ctx.caller.account, ctx.caller.region}, config->key.name,
                           std::move(variants), ctx.now, ctx.hosting.provisioning_delay)};
   if (ctx.store.Get(record.key)) {
@@ -110,8 +95,8 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
 
 Result<json> DescribeEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
-  const auto record = LoadEndpoint(ctx, KeyOf(ctx.caller, name));
-  if (!record) return EndpointNotFound(ctx.caller, name);
+  const auto record = LoadEndpoint(ctx, KeyOf(ctx.caller, kEndpoint, name));
+  if (!record) return NotFound(ctx.caller, kEndpoint, name);
   const domain::Endpoint& endpoint = record->endpoint;
   const StoreCapacityFacts facts(ctx);
   json variants = json::array();
@@ -131,8 +116,8 @@ Result<json> DescribeEndpoint(const json& in, Context& ctx) {
 
 Result<json> DeleteEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
-  auto record = LoadEndpoint(ctx, KeyOf(ctx.caller, name));
-  if (!record) return EndpointNotFound(ctx.caller, name);
+  auto record = LoadEndpoint(ctx, KeyOf(ctx.caller, kEndpoint, name));
+  if (!record) return NotFound(ctx.caller, kEndpoint, name);
   auto deleting =
       domain::StartDelete(std::move(record->endpoint), ctx.now, ctx.hosting.provisioning_delay);
   if (!deleting) return deleting.error();
@@ -143,8 +128,8 @@ Result<json> DeleteEndpoint(const json& in, Context& ctx) {
 
 // The endpoint an update applies to: it must exist and be InService.
 Result<EndpointRecord> EndpointToUpdate(const Context& ctx, const std::string& name) {
-  auto record = LoadEndpoint(ctx, KeyOf(ctx.caller, name));
-  if (!record) return EndpointNotFound(ctx.caller, name);
+  auto record = LoadEndpoint(ctx, KeyOf(ctx.caller, kEndpoint, name));
+  if (!record) return NotFound(ctx.caller, kEndpoint, name);
   if (auto updatable = domain::CheckUpdatable(record->endpoint); !updatable) {
     return updatable.error();
   }
@@ -209,9 +194,8 @@ Result<json> UpdateEndpoint(const json& in, Context& ctx) {
   const std::string config_name = in.at("EndpointConfigName");
   auto record = EndpointToUpdate(ctx, name);
   if (!record) return record.error();
-  const auto config = LoadEndpointConfig(
-      ctx.store, {ctx.caller.account, ctx.caller.region, kConfigKind, config_name});
-  if (!config) return ConfigNotFound(ctx.caller, config_name);
+  const auto config = LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kConfig, config_name));
+  if (!config) return NotFound(ctx.caller, kConfig, config_name);
   std::vector<domain::Variant> variants = config->variants;
   if (auto allowed = CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint,
                                          EndpointGrowth(variants, &record->endpoint));

@@ -233,12 +233,10 @@ std::string SecondaryStatus(const domain::Job& job, TimePoint now) {
 }
 
 Result<JobRecord> FindJob(const JobFamily& family, const Context& ctx, const std::string& name) {
-  auto record = LoadJob(ctx, {ctx.caller.account, ctx.caller.region, family.kind, name});
-  if (!record) {
-    if (family.training) return domain::ValidationException("Requested resource not found.");
-    return domain::ValidationException("Could not find requested job with name " +
-                                       domain::Excerpt(name));
-  }
+  const domain::ResourceKind kind =
+      family.training ? domain::ResourceKind::kTrainingJob : domain::ResourceKind::kProcessingJob;
+  auto record = LoadJob(ctx, KeyOf(ctx.caller, kind, name));
+  if (!record) return NotFound(ctx.caller, kind, name);
   return std::move(*record);
 }
 

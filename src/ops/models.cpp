@@ -16,26 +16,18 @@ using domain::Result;
 using nlohmann::json;
 
 constexpr const char* kKind = domain::kModelKind;
+constexpr domain::ResourceKind kModel = domain::ResourceKind::kModel;
 
 // Members of CreateModelInput that DescribeModel echoes back.
 constexpr const char* kDescribedMembers[] = {
     "PrimaryContainer", "Containers", "InferenceExecutionConfig",
     "ExecutionRoleArn", "VpcConfig",  "EnableNetworkIsolation"};
 
-store::ResourceKey KeyOf(const Context& ctx, const std::string& name) {
-  return {ctx.caller.account, ctx.caller.region, kKind, name};
-}
-
 // The service fills in defaults for a container it describes.
 json DescribedContainer(json container) {
   if (!container.contains("Mode")) container["Mode"] = "SingleModel";
   if (!container.contains("Environment")) container["Environment"] = json::object();
   return container;
-}
-
-domain::AwsError ModelNotFound(const Context& ctx, const std::string& name) {
-  return domain::ValidationException(
-      "Could not find model \"" + domain::Excerpt(SageMakerArn(ctx.caller, kKind, name)) + "\".");
 }
 
 Result<json> CreateModel(const json& in, Context& ctx) {
@@ -58,18 +50,19 @@ Result<json> CreateModel(const json& in, Context& ctx) {
 
   const store::Tags tags = ReadTags(in);
   const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  if (ctx.store.Get(KeyOf(ctx, name))) {
+  if (ctx.store.Get(KeyOf(ctx.caller, kModel, name))) {
     return domain::ValidationException("Cannot create already existing model \"" +
                                        domain::Excerpt(arn) + "\".");
   }
-  ctx.edit.Add(Edit::InsertModel{{KeyOf(ctx, name), arn, ctx.now, std::move(doc)}, tags});
+  ctx.edit.Add(
+      Edit::InsertModel{{KeyOf(ctx.caller, kModel, name), arn, ctx.now, std::move(doc)}, tags});
   return json{{"ModelArn", arn}};
 }
 
 Result<json> DescribeModel(const json& in, Context& ctx) {
   const std::string name = in.at("ModelName").get<std::string>();
-  auto model = LoadModel(ctx.store, KeyOf(ctx, name));
-  if (!model) return ModelNotFound(ctx, name);
+  auto model = LoadModel(ctx.store, KeyOf(ctx.caller, kModel, name));
+  if (!model) return NotFound(ctx.caller, kModel, name);
   json out = std::move(model->described);
   out["ModelName"] = model->key.name;
   out["ModelArn"] = model->arn;
@@ -79,8 +72,8 @@ Result<json> DescribeModel(const json& in, Context& ctx) {
 
 Result<json> DeleteModel(const json& in, Context& ctx) {
   const std::string name = in.at("ModelName").get<std::string>();
-  if (!ctx.store.Get(KeyOf(ctx, name))) return ModelNotFound(ctx, name);
-  ctx.edit.Add(Edit::EraseModel{KeyOf(ctx, name)});
+  if (!ctx.store.Get(KeyOf(ctx.caller, kModel, name))) return NotFound(ctx.caller, kModel, name);
+  ctx.edit.Add(Edit::EraseModel{KeyOf(ctx.caller, kModel, name)});
   return json::object();
 }
 

@@ -22,6 +22,7 @@ using domain::Result;
 using nlohmann::json;
 
 constexpr const char* kCurrency = "USD";
+constexpr domain::ResourceKind kPlan = domain::ResourceKind::kTrainingPlan;
 
 void PutWindow(json& out, const domain::Window& window, const char* start_member,
                const char* end_member) {
@@ -73,10 +74,6 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
               {"ReservedCapacitySummaries", json::array({capacity})}};
   PutWindow(out, plan.window, "StartTime", "EndTime");
   return out;
-}
-
-domain::AwsError PlanNotFound(const std::string& name) {
-  return domain::ResourceNotFound("Training plan " + domain::Excerpt(name) + " not found.");
 }
 
 std::vector<std::string> AllInstanceTypes(const Context& ctx) {
@@ -184,7 +181,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
     return domain::ResourceNotFound("Training plan offering " + domain::Excerpt(offering_id) +
                                     " was not found or has expired; search again.");
   }
-  const store::ResourceKey key{ctx.caller.account, ctx.caller.region, domain::kPlanKind, name};
+  const store::ResourceKey key = KeyOf(ctx.caller, kPlan, name);
   if (ctx.store.Get(key)) {
     return domain::ResourceInUse("Training plan " + domain::Excerpt(name) + " already exists.");
   }
@@ -219,8 +216,8 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
 
 Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
   const std::string name = in.at("TrainingPlanName");
-  const auto row = ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kPlanKind, name});
-  if (!row) return PlanNotFound(name);
+  const auto row = ctx.store.Get(KeyOf(ctx.caller, kPlan, name));
+  if (!row) return NotFound(ctx.caller, kPlan, name);
   return PlanJson(ctx.caller, PlanFromRow(*row), ctx.now, ctx.holdings);
 }
 
@@ -269,11 +266,10 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
                                     " was not found or has expired; search again.");
   }
   const domain::Offering offering = found->second.offering;
-  const store::ResourceKey key{ctx.caller.account, ctx.caller.region, domain::kPlanKind,
-                               found->second.extends_plan};
+  const store::ResourceKey key = KeyOf(ctx.caller, kPlan, found->second.extends_plan);
   auto row = ctx.store.Get(key);
   if (!row) {
-    return domain::ResourceNotFound("Training plan " + domain::Excerpt(key.name) + " not found.");
+    return NotFound(ctx.caller, kPlan, key.name);
   }
   Plan plan = PlanFromRow(*row);
   if (plan.window.end != offering.window.start) {
@@ -301,7 +297,7 @@ Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) 
   const std::string arn = in.at("TrainingPlanArn");
   const auto row = PlanByArn(ctx, arn);
   if (!row) {
-    return domain::ResourceNotFound("Training plan " + domain::Excerpt(arn) + " not found.");
+    return NotFound(ctx.caller, kPlan, arn);
   }
   const Plan plan = PlanFromRow(*row);
   // Extensions are listed in the order they were bought.

@@ -93,5 +93,42 @@ TEST_F(KindOperations, EveryTaggableKindTakesTagsAndOthersAreNotFound) {
   }
 }
 
+TEST_F(KindOperations, EachKindSaysAResourceIsMissingInItsOwnWords) {
+  // AWS words "not found" differently per kind (docs/api-facts.md); the kind table holds each.
+  struct Case {
+    ResourceKind kind;
+    const char* operation;
+    const char* member;
+    const char* type;
+    const char* message;
+  };
+  const Case cases[] = {
+      {ResourceKind::kModel, "DescribeModel", "ModelName", "ValidationException",
+       "Could not find model \"arn:aws:sagemaker:us-west-2:123456789012:model/gone\"."},
+      {ResourceKind::kEndpointConfig, "DescribeEndpointConfig", "EndpointConfigName",
+       "ValidationException",
+       "Could not find endpoint configuration "
+       "\"arn:aws:sagemaker:us-west-2:123456789012:endpoint-config/gone\"."},
+      {ResourceKind::kEndpoint, "DescribeEndpoint", "EndpointName", "ValidationException",
+       "Could not find endpoint \"arn:aws:sagemaker:us-west-2:123456789012:endpoint/gone\"."},
+      {ResourceKind::kTrainingPlan, "DescribeTrainingPlan", "TrainingPlanName", "ResourceNotFound",
+       "Training plan Gone not found."},
+      {ResourceKind::kTrainingJob, "DescribeTrainingJob", "TrainingJobName", "ValidationException",
+       "Requested resource not found."},
+      {ResourceKind::kProcessingJob, "DescribeProcessingJob", "ProcessingJobName",
+       "ValidationException", "Could not find requested job with name Gone"},
+      {ResourceKind::kCluster, "DescribeCluster", "ClusterName", "ResourceNotFound",
+       "Cluster Gone not found."},
+  };
+  std::set<ResourceKind> covered;
+  for (const Case& c : cases) {
+    const testing::json answer = Call(c.operation, {{c.member, "Gone"}}, 400);
+    EXPECT_EQ(answer["__type"], c.type) << c.operation;
+    EXPECT_EQ(answer["message"], c.message) << c.operation;
+    covered.insert(c.kind);
+  }
+  EXPECT_EQ(covered.size(), domain::kResourceKinds.size()) << "a kind without a case";
+}
+
 }  // namespace
 }  // namespace smemu
