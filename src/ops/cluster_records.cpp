@@ -128,10 +128,6 @@ void SaveCluster(Writer& writer, TimePoint now, const ClusterRecord& record) {
   SaveHolding(writer, now, EncodeCluster(record), domain::HolderOf(record.cluster));
 }
 
-void EraseCluster(Writer& writer, TimePoint now, const ClusterRecord& record) {
-  EraseHolding(writer, now, record.key, record.cluster.arn);
-}
-
 std::vector<ClusterRecord> LiveClusters(const store::StateStore& store) {
   std::vector<ClusterRecord> clusters;
   for (domain::ClusterStatus status :

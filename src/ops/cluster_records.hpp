@@ -33,7 +33,6 @@ std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& 
 bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,
                    const store::Tags& tags);
 void SaveCluster(Writer& writer, TimePoint now, const ClusterRecord& record);
-void EraseCluster(Writer& writer, TimePoint now, const ClusterRecord& record);
 
 // Every cluster that may hold instances or change with the clock (all but Failed ones).
 std::vector<ClusterRecord> LiveClusters(const store::StateStore& store);

@@ -396,20 +396,11 @@ Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {
 // their plans, deletions). Returns when the next one falls due, or nullopt when none will.
 std::optional<TimePoint> SettleClusters(const Context& ctx, Writer& writer) {
   const StoreCapacityFacts facts(ctx);
-  std::optional<TimePoint> next_due;
-  for (ClusterRecord& record : LiveClusters(ctx.store)) {
-    auto settled = domain::Settle(record.cluster, ctx.now, facts, ctx.holdings);
-    if (settled.next_due && (!next_due || *settled.next_due < *next_due)) {
-      next_due = settled.next_due;
-    }
-    if (!settled.cluster) {
-      EraseCluster(writer, ctx.now, record);
-    } else if (*settled.cluster != record.cluster) {
-      record.cluster = std::move(*settled.cluster);
-      SaveCluster(writer, ctx.now, record);
-    }
-  }
-  return next_due;
+  return SettleHeld(writer, ctx.now, LiveClusters(ctx.store), &ClusterRecord::cluster,
+                    &domain::ClusterSettlement::cluster, &EncodeCluster,
+                    [&](const domain::Cluster& cluster) {
+                      return domain::Settle(cluster, ctx.now, facts, ctx.holdings);
+                    });
 }
 
 void AddClusterHolders(const store::StateStore& store, domain::Holdings& holdings) {

@@ -235,29 +235,23 @@ Result<json> ListEndpoints(const json& in, Context& ctx) {
 // stays as it is (at or before ctx.now when an endpoint is retried on every request), or nullopt
 // when no endpoint is in transition.
 std::optional<TimePoint> SettleEndpoints(const Context& ctx, Writer& writer) {
-  const StoreCapacityFacts facts(ctx);
-  const domain::HealthCheck healthy = HealthCheckOf(ctx);
-  std::optional<TimePoint> next_due;
   // Deletions first, then updates, then creations: what they give back is free for the next.
+  std::vector<EndpointRecord> in_transition;
   for (domain::EndpointStatus status :
        {domain::EndpointStatus::kDeleting, domain::EndpointStatus::kUpdating,
         domain::EndpointStatus::kCreating}) {
     for (const store::ResourceRow& row :
          ctx.store.AllOfKind(kKind, std::string(domain::ToString(status)))) {
-      EndpointRecord record = EndpointFromRow(row);
-      auto settled = domain::Settle(record.endpoint, ctx.now, facts, ctx.holdings, healthy);
-      if (settled.next_due && (!next_due || *settled.next_due < *next_due)) {
-        next_due = settled.next_due;
-      }
-      if (!settled.endpoint) {
-        EraseEndpoint(writer, ctx.now, record);
-      } else if (*settled.endpoint != record.endpoint) {
-        record.endpoint = std::move(*settled.endpoint);
-        SaveEndpoint(writer, ctx.now, record);
-      }
+      in_transition.push_back(EndpointFromRow(row));
     }
   }
-  return next_due;
+  const StoreCapacityFacts facts(ctx);
+  const domain::HealthCheck healthy = HealthCheckOf(ctx);
+  return SettleHeld(writer, ctx.now, std::move(in_transition), &EndpointRecord::endpoint,
+                    &domain::EndpointSettlement::endpoint, &EncodeEndpoint,
+                    [&](const domain::Endpoint& endpoint) {
+                      return domain::Settle(endpoint, ctx.now, facts, ctx.holdings, healthy);
+                    });
 }
 
 void AddEndpointHolders(const store::StateStore& store, domain::Holdings& holdings) {

@@ -217,10 +217,6 @@ void SaveEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record) {
   SaveHolding(writer, now, EncodeEndpoint(record), domain::HolderOf(record.endpoint));
 }
 
-void EraseEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record) {
-  EraseHolding(writer, now, record.key, record.endpoint.arn);
-}
-
 // ---- Jobs
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "domain/capacity_facts.hpp"
@@ -52,7 +53,6 @@ std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::Reso
 bool InsertEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record,
                     const store::Tags& tags);
 void SaveEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record);
-void EraseEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record);
 
 // ---- Jobs
 
@@ -91,6 +91,32 @@ void SaveHolding(Writer& writer, TimePoint now, const store::ResourceRow& row,
                  domain::Holder holder);
 void EraseHolding(Writer& writer, TimePoint now, const store::ResourceKey& key,
                   const std::string& arn);
+// The settle loop of the kinds that hold instances one resource at a time (endpoints, clusters):
+// settles each of `records` (their resource is the member `held`) with `settle_one`, the domain's
+// Settle for the kind, whose answer has the resource after settling in its member `after` (empty
+// when it is gone); writes back what changed, and returns when the next of them falls due.
+template <typename Record, typename Resource, typename Settlement, typename SettleOne>
+std::optional<TimePoint> SettleHeld(Writer& writer, TimePoint now, std::vector<Record> records,
+                                    Resource Record::*held,
+                                    std::optional<Resource> Settlement::*after,
+                                    store::ResourceRow (*encode)(const Record&),
+                                    SettleOne settle_one) {
+  std::optional<TimePoint> next_due;
+  for (Record& record : records) {
+    Resource& resource = record.*held;
+    Settlement settled = settle_one(std::as_const(resource));
+    next_due = Earliest(next_due, settled.next_due);
+    std::optional<Resource>& settled_resource = settled.*after;
+    if (!settled_resource) {
+      EraseHolding(writer, now, record.key, resource.arn);
+    } else if (*settled_resource != resource) {
+      resource = std::move(*settled_resource);
+      SaveHolding(writer, now, encode(record), domain::HolderOf(resource));
+    }
+  }
+  return next_due;
+}
+
 void RemoveHolder(Writer& writer, const store::ResourceKey& key, const std::string& arn,
                   TimePoint at);
 // Brings the holdings log in line with `holdings` at `now`, when a server starts: a database from

@@ -73,7 +73,7 @@ TEST_F(Repositories, EveryEndpointWriteKeepsTheHoldingsAndTheLogInStep) {
   EXPECT_EQ(history[0].to, kStart + Millis{60'000})
       << "the first stretch ends where the next begins";
 
-  ops::EraseEndpoint(writer, kStart + Millis{120'000}, {kKey, kStart, InService(3)});
+  ops::EraseHolding(writer, kStart + Millis{120'000}, kKey, kArn);
   EXPECT_FALSE(store_.Get(kKey));
   EXPECT_EQ(holdings_.Find(kArn), nullptr);
   EXPECT_THAT(OpenStretches(kArn), ::testing::IsEmpty());
