@@ -184,18 +184,7 @@ AdminViews::Overview AdminViews::Snapshot(const domain::Owner& quotas_for,
       use.instance_type = key.second;
       result.on_demand.push_back(std::move(use));
     }
-    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kPlanKind)) {
-      if (account && row.key.account != *account) continue;
-      Plan plan = PlanFromRow(row);
-      const int used = ctx.holdings.OnPlan(plan.arn);
-      result.plans.push_back({std::move(plan.name), std::move(plan.arn), row.key.account,
-                              std::move(plan.pool), plan.instance_count, used, plan.window,
-                              domain::PlanStatusAt(plan.window, ctx.now),
-                              std::move(plan.target_resources)});
-    }
-    result.endpoints = EndpointOverviews(ctx.store, account);
-    result.jobs = JobOverviews(ctx.store, ctx.now, account);
-    result.clusters = ClusterOverviews(ctx.store, account);
+    result.sections = StateSections(StateQuery(ctx, account));
     // Quotas live in the store's settings, so changing them moves the version like any write.
     result.quotas_for = quotas_for;
     result.quotas = QuotasIn(ctx, quotas_for.account, quotas_for.region);

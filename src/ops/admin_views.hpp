@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,6 @@
 #include "domain/holdings.hpp"
 #include "ops/cost_inputs.hpp"
 #include "ops/emulator.hpp"
-#include "ops/overview.hpp"
 #include "ops/pool_changes.hpp"
 
 namespace smemu::ops {
@@ -106,10 +106,9 @@ class AdminViews {
       int in_use = 0;
     };
     std::vector<OnDemandUse> on_demand;
-    std::vector<PlanOverview> plans;
-    std::vector<EndpointOverview> endpoints;
-    std::vector<JobOverview> jobs;
-    std::vector<ClusterOverview> clusters;
+    // Each kind's section (plans, endpoints, jobs, clusters): a list of entries each, as the
+    // kind's descriptor shows its resources (ops/state_view.hpp).
+    nlohmann::json sections;
     domain::Owner quotas_for;  // whose quotas `quotas` are
     std::vector<QuotaLine> quotas;
   };

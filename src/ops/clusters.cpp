@@ -2,6 +2,7 @@
 // ListClusterNodes, DescribeClusterNode, BatchDeleteClusterNodes, and the clock-driven settling of
 // clusters. The rules live in domain/cluster; this file decodes requests and renders answers.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -13,7 +14,6 @@
 #include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
-#include "ops/overview.hpp"
 #include "ops/quota_checks.hpp"
 #include "ops/tag_input.hpp"
 #include "ops/wire_values.hpp"
@@ -419,57 +419,44 @@ void AddClusterClaims(const store::StateStore& store, const std::string& account
   }
 }
 
-void AddClusterHandlers(HandlerTable& table);
-
-}  // namespace
-
-std::vector<ClusterOverview> ClusterOverviews(const store::StateStore& store,
-                                              const std::optional<std::string>& account) {
-  std::vector<store::ResourceRow> rows = store.AllOfKind(kKind);
+// Every HyperPod cluster in creation order, with each group's nodes counted by status and where
+// their instances come from.
+void AddClusterState(const StateQuery& query, json& entries) {
+  std::vector<store::ResourceRow> rows = query.ctx().store.AllOfKind(kKind);
   // Clusters created at the same instant (a frozen clock) come in name order.
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     return std::tie(a.created, a.key.account, a.key.name) <
            std::tie(b.created, b.key.account, b.key.name);
   });
-  std::vector<ClusterOverview> clusters;
   for (const store::ResourceRow& row : rows) {
-    if (account && row.key.account != *account) continue;
+    if (!query.Shows(row.key.account)) continue;
     const domain::Cluster cluster = ClusterFromRow(row).cluster;
-    ClusterOverview overview{row.key.name,
-                             cluster.arn,
-                             row.key.account,
-                             row.key.region,
-                             std::string(domain::ToString(cluster.status)),
-                             cluster.failure_message.value_or(""),
-                             {}};
+    json groups = json::array();
     for (const domain::InstanceGroup& group : cluster.groups) {
-      ClusterGroupOverview entry;
-      entry.name = group.spec.name;
-      entry.instance_type = group.spec.instance_type;
-      entry.target_count = group.spec.count;
-      entry.current_count = group.live_nodes();
-      entry.training_plan_arn = group.spec.plan_arn;
-      for (const domain::ClusterNode& node : group.nodes) {
-        switch (node.status) {
-          case domain::NodeStatus::kPending:
-            ++entry.pending;
-            break;
-          case domain::NodeStatus::kRunning:
-            ++entry.running;
-            break;
-          case domain::NodeStatus::kShuttingDown:
-            ++entry.shutting_down;
-            break;
-        }
-      }
-      overview.groups.push_back(std::move(entry));
+      std::map<domain::NodeStatus, int> nodes;
+      for (const domain::ClusterNode& node : group.nodes) ++nodes[node.status];
+      json entry = {{"name", group.spec.name},
+                    {"instance_type", group.spec.instance_type},
+                    {"target_count", group.spec.count},
+                    {"current_count", group.live_nodes()},
+                    {"nodes",
+                     {{"Pending", nodes[domain::NodeStatus::kPending]},
+                      {"Running", nodes[domain::NodeStatus::kRunning]},
+                      {"ShuttingDown", nodes[domain::NodeStatus::kShuttingDown]}}}};
+      groups.push_back(query.WithSource(std::move(entry), cluster.owner, group.spec.plan_arn));
     }
-    clusters.push_back(std::move(overview));
+    json entry = {{"name", row.key.name},
+                  {"arn", cluster.arn},
+                  {"account", row.key.account},
+                  {"region", row.key.region},
+                  {"status", std::string(domain::ToString(cluster.status))},
+                  {"groups", std::move(groups)}};
+    if (cluster.failure_message && !cluster.failure_message->empty()) {
+      entry["failure_message"] = *cluster.failure_message;
+    }
+    entries.push_back(std::move(entry));
   }
-  return clusters;
 }
-
-namespace {
 
 void AddClusterHandlers(HandlerTable& table) {
   table.emplace("CreateCluster", &CreateCluster);
@@ -484,13 +471,15 @@ void AddClusterHandlers(HandlerTable& table) {
 
 }  // namespace
 
-const KindDescriptor kClusterDescriptor{domain::ResourceKind::kCluster,
-                                        &AddClusterHandlers,
-                                        /*taggable=*/true,
-                                        SettleStage::kInTimeOrder,
-                                        &SettleClusters,
-                                        &AddClusterHolders,
-                                        &AddClusterClaims,
-                                        /*quota_counted=*/true};
+const KindDescriptor kClusterDescriptor{.kind = domain::ResourceKind::kCluster,
+                                        .add_handlers = &AddClusterHandlers,
+                                        .taggable = true,
+                                        .stage = SettleStage::kInTimeOrder,
+                                        .settle = &SettleClusters,
+                                        .add_holders = &AddClusterHolders,
+                                        .add_claims = &AddClusterClaims,
+                                        .quota_counted = true,
+                                        .state_section = "clusters",
+                                        .add_state = &AddClusterState};
 
 }  // namespace smemu::ops

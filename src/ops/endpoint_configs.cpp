@@ -191,7 +191,8 @@ void AddEndpointConfigHandlers(HandlerTable& table) {
 
 }  // namespace
 
-const KindDescriptor kEndpointConfigDescriptor{domain::ResourceKind::kEndpointConfig,
-                                               &AddEndpointConfigHandlers, /*taggable=*/true};
+const KindDescriptor kEndpointConfigDescriptor{.kind = domain::ResourceKind::kEndpointConfig,
+                                               .add_handlers = &AddEndpointConfigHandlers,
+                                               .taggable = true};
 
 }  // namespace smemu::ops

@@ -12,7 +12,6 @@
 #include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
-#include "ops/overview.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/quota_checks.hpp"
 #include "ops/tag_input.hpp"
@@ -274,33 +273,28 @@ void AddEndpointClaims(const store::StateStore& store, const std::string& accoun
   }
 }
 
-void AddEndpointHandlers(HandlerTable& table);
-
-}  // namespace
-
-std::vector<EndpointOverview> EndpointOverviews(const store::StateStore& store,
-                                                const std::optional<std::string>& account) {
-  std::vector<EndpointOverview> endpoints;
-  for (const store::ResourceRow& row : store.AllOfKind(kKind)) {
-    if (account && row.key.account != *account) continue;
+// Every endpoint, in name order per account, with where each variant's instances come from.
+void AddEndpointState(const StateQuery& query, json& entries) {
+  for (const store::ResourceRow& row : query.ctx().store.AllOfKind(kKind)) {
+    if (!query.Shows(row.key.account)) continue;
     const domain::Endpoint endpoint = EndpointFromRow(row).endpoint;
-    EndpointOverview overview{row.key.name,
-                              row.arn,
-                              row.key.account,
-                              row.key.region,
-                              row.status,
-                              endpoint.failure_reason.value_or(""),
-                              {}};
+    json variants = json::array();
     for (const domain::Variant& variant : endpoint.variants) {
-      overview.variants.push_back({variant.name, variant.instance_type, variant.current_count,
-                                   variant.desired_count, variant.plan_arn()});
+      json entry = {{"name", variant.name},
+                    {"instance_type", variant.instance_type},
+                    {"current_instance_count", variant.current_count},
+                    {"desired_instance_count", variant.desired_count}};
+      variants.push_back(query.WithSource(std::move(entry), endpoint.owner, variant.plan_arn()));
     }
-    endpoints.push_back(std::move(overview));
+    json entry = {{"name", row.key.name},       {"arn", row.arn},
+                  {"account", row.key.account}, {"region", row.key.region},
+                  {"status", row.status},       {"variants", std::move(variants)}};
+    if (endpoint.failure_reason && !endpoint.failure_reason->empty()) {
+      entry["failure_reason"] = *endpoint.failure_reason;
+    }
+    entries.push_back(std::move(entry));
   }
-  return endpoints;
 }
-
-namespace {
 
 void AddEndpointHandlers(HandlerTable& table) {
   table.emplace("CreateEndpoint", &CreateEndpoint);
@@ -313,13 +307,15 @@ void AddEndpointHandlers(HandlerTable& table) {
 
 }  // namespace
 
-const KindDescriptor kEndpointDescriptor{domain::ResourceKind::kEndpoint,
-                                         &AddEndpointHandlers,
-                                         /*taggable=*/true,
-                                         SettleStage::kInTimeOrder,
-                                         &SettleEndpoints,
-                                         &AddEndpointHolders,
-                                         &AddEndpointClaims,
-                                         /*quota_counted=*/true};
+const KindDescriptor kEndpointDescriptor{.kind = domain::ResourceKind::kEndpoint,
+                                         .add_handlers = &AddEndpointHandlers,
+                                         .taggable = true,
+                                         .stage = SettleStage::kInTimeOrder,
+                                         .settle = &SettleEndpoints,
+                                         .add_holders = &AddEndpointHolders,
+                                         .add_claims = &AddEndpointClaims,
+                                         .quota_counted = true,
+                                         .state_section = "endpoints",
+                                         .add_state = &AddEndpointState};
 
 }  // namespace smemu::ops

@@ -7,13 +7,13 @@
 #include <algorithm>
 #include <utility>
 
+#include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/edit.hpp"
 #include "ops/job_options.hpp"
 #include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/listing.hpp"
-#include "ops/overview.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/quota_checks.hpp"
 #include "ops/tag_input.hpp"
@@ -389,45 +389,59 @@ Result<json> ListJobs(const JobFamily& family, const char* list_member, const js
 
 }  // namespace
 
-std::vector<JobOverview> JobOverviews(const store::StateStore& store, TimePoint now,
-                                      const std::optional<std::string>& account) {
-  std::vector<JobOverview> jobs;
-  for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
-    for (const store::ResourceRow& row : store.AllOfKind(kind)) {
-      if (account && row.key.account != *account) continue;
-      domain::Job job = JobFromRow(row).job;
-      JobOverview overview;
-      overview.name = row.key.name;
-      overview.arn = row.arn;
-      overview.account = row.key.account;
-      overview.region = row.key.region;
-      overview.kind = kind;
-      overview.status = row.status;
-      if (job.kind == domain::JobKind::kTraining) {
-        overview.secondary_status = SecondaryStatus(job, now);
-      } else {  // processing jobs have no secondary status on AWS: say what the scheduler does
-        overview.secondary_status = job.phase == domain::JobPhase::kEnded ? FinalSecondary(job)
-                                    : job.stop_due                        ? "Stopping"
-                                                   : std::string(domain::ToString(job.phase));
-      }
-      if (job.selected) {
-        overview.instance_type = job.selected->instance_type;
-        overview.instance_count = job.selected->instance_count;
-      }
-      overview.training_plan_arn = domain::PlanOf(job);
-      overview.created = row.created;
-      // The wait ends when the job starts, or when it ended without ever starting.
-      const TimePoint waited_until = job.start ? *job.start : job.end ? *job.end : now;
-      overview.waiting = std::max(Millis{0}, waited_until - row.created);
-      overview.failure_reason = job.failure_reason.value_or("");
-      overview.started = job.start;
-      overview.ended = job.end;
-      overview.options = std::move(job.options);
-      jobs.push_back(std::move(overview));
+namespace {
+
+// Every job of the family, with what it waits for or runs on.
+void AddJobState(const JobFamily& family, const StateQuery& query, json& entries) {
+  const TimePoint now = query.ctx().now;
+  for (const store::ResourceRow& row : query.ctx().store.AllOfKind(family.kind)) {
+    if (!query.Shows(row.key.account)) continue;
+    const domain::Job job = JobFromRow(row).job;
+    std::string secondary;
+    if (family.training) {
+      secondary = SecondaryStatus(job, now);
+    } else {  // processing jobs have no secondary status on AWS: say what the scheduler does
+      secondary = job.phase == domain::JobPhase::kEnded ? FinalSecondary(job)
+                  : job.stop_due                        ? "Stopping"
+                                                        : std::string(domain::ToString(job.phase));
     }
+    // The wait ends when the job starts, or when it ended without ever starting.
+    const TimePoint waited_until = job.start ? *job.start : job.end ? *job.end : now;
+    const Millis waiting = std::max(Millis{0}, waited_until - row.created);
+    json entry = {{"name", row.key.name},
+                  {"arn", row.arn},
+                  {"account", row.key.account},
+                  {"region", row.key.region},
+                  {"kind", family.kind},
+                  {"status", row.status},
+                  {"secondary_status", secondary},
+                  {"instance_count", job.selected ? job.selected->instance_count : 0},
+                  {"created", domain::FormatIso8601(row.created)},
+                  {"waiting_seconds", waiting.count() / 1000}};
+    if (job.selected && !job.selected->instance_type.empty()) {
+      entry["instance_type"] = job.selected->instance_type;
+    }
+    if (const std::string plan = domain::PlanOf(job); !plan.empty()) {
+      entry["training_plan_arn"] = plan;
+    }
+    if (job.failure_reason && !job.failure_reason->empty()) {
+      entry["failure_reason"] = *job.failure_reason;
+    }
+    // The options it may run on, in preference order (where a waiting job waits).
+    json options = json::array();
+    for (const domain::JobOption& option : job.options) {
+      options.push_back(query.WithSource(
+          {{"instance_type", option.instance_type}, {"instance_count", option.instance_count}},
+          job.owner, option.plan_arn));
+    }
+    entry["options"] = std::move(options);
+    if (job.start) entry["started"] = domain::FormatIso8601(*job.start);
+    if (job.end) entry["ended"] = domain::FormatIso8601(*job.end);
+    entries.push_back(std::move(entry));
   }
-  return jobs;
 }
+
+}  // namespace
 
 namespace {
 
@@ -455,22 +469,30 @@ void AddProcessingJobHandlers(HandlerTable& table) {
 
 }  // namespace
 
-// Training and processing jobs wait in one queue: they share one settler.
-const KindDescriptor kTrainingJobDescriptor{domain::ResourceKind::kTrainingJob,
-                                            &AddTrainingJobHandlers,
-                                            /*taggable=*/true,
-                                            SettleStage::kAfterReleases,
-                                            &SettleJobs,
-                                            &AddJobHolders<domain::JobKind::kTraining>,
-                                            nullptr,
-                                            /*quota_counted=*/true};
-const KindDescriptor kProcessingJobDescriptor{domain::ResourceKind::kProcessingJob,
-                                              &AddProcessingJobHandlers,
-                                              /*taggable=*/true,
-                                              SettleStage::kAfterReleases,
-                                              &SettleJobs,
-                                              &AddJobHolders<domain::JobKind::kProcessing>,
-                                              nullptr,
-                                              /*quota_counted=*/true};
+// Training and processing jobs wait in one queue: they share one settler, and show in one section.
+const KindDescriptor kTrainingJobDescriptor{
+    .kind = domain::ResourceKind::kTrainingJob,
+    .add_handlers = &AddTrainingJobHandlers,
+    .taggable = true,
+    .stage = SettleStage::kAfterReleases,
+    .settle = &SettleJobs,
+    .add_holders = &AddJobHolders<domain::JobKind::kTraining>,
+    .quota_counted = true,
+    .state_section = "jobs",
+    .add_state = [](const StateQuery& query, json& entries) {
+      AddJobState(kTraining, query, entries);
+    }};
+const KindDescriptor kProcessingJobDescriptor{
+    .kind = domain::ResourceKind::kProcessingJob,
+    .add_handlers = &AddProcessingJobHandlers,
+    .taggable = true,
+    .stage = SettleStage::kAfterReleases,
+    .settle = &SettleJobs,
+    .add_holders = &AddJobHolders<domain::JobKind::kProcessing>,
+    .quota_counted = true,
+    .state_section = "jobs",
+    .add_state = [](const StateQuery& query, json& entries) {
+      AddJobState(kProcessing, query, entries);
+    }};
 
 }  // namespace smemu::ops

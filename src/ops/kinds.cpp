@@ -64,7 +64,7 @@ std::optional<TimePoint> SettleEverything(const Context& ctx, Writer& writer) {
   std::optional<TimePoint> next = SettleStageAt(at, writer, SettleStage::kInTimeOrder);
   // A step at a moment not after the last one (an endpoint retried on every settling) ends the
   // walk; the final settling at ctx.now applies what is left.
-  while (next && *next<ctx.now&& * next> at.now) {
+  while (next && at.now < *next && *next < ctx.now) {
     at.now = *next;
     next = SettleStageAt(at, writer, SettleStage::kInTimeOrder);
   }
@@ -78,6 +78,17 @@ std::optional<TimePoint> SettleAtNow(const Context& ctx, Writer& writer) {
 
 std::optional<TimePoint> SettleWaiting(const Context& ctx, Writer& writer) {
   return SettleStageAt(ctx, writer, SettleStage::kAfterReleases);
+}
+
+nlohmann::json StateSections(const StateQuery& query) {
+  nlohmann::json sections = nlohmann::json::object();
+  for (const KindDescriptor* descriptor : Kinds()) {
+    if (descriptor->state_section == nullptr) continue;
+    nlohmann::json& entries = sections[descriptor->state_section];
+    if (entries.is_null()) entries = nlohmann::json::array();
+    descriptor->add_state(query, entries);
+  }
+  return sections;
 }
 
 domain::Holdings HoldingsFromStore(const store::StateStore& store) {

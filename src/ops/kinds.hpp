@@ -12,6 +12,7 @@
 #include "domain/quotas.hpp"
 #include "domain/resource_kinds.hpp"
 #include "ops/handlers.hpp"
+#include "ops/state_view.hpp"
 
 namespace smemu::ops {
 
@@ -48,6 +49,11 @@ struct KindDescriptor {
   // Its resources count against the account's service quotas (instances or plans): the metrics
   // show the quotas of every account and region that has one.
   bool quota_counted = false;
+  // How its resources show in the dashboard's state: under the key `state_section` (kinds of one
+  // family share one), as the entries `add_state` appends, in registry order. Kinds without a
+  // section do not show there.
+  const char* state_section = nullptr;
+  void (*add_state)(const StateQuery& query, nlohmann::json& entries) = nullptr;
 };
 
 // Every kind, in settle order.
@@ -68,6 +74,9 @@ std::optional<TimePoint> SettleWaiting(const Context& ctx, Writer& writer);
 
 // What every resource in the store holds.
 domain::Holdings HoldingsFromStore(const store::StateStore& store);
+
+// Every kind's section of the dashboard's state, each a list of entries (ops/state_view.hpp).
+nlohmann::json StateSections(const StateQuery& query);
 
 // The descriptors, one per kind, each defined in its kind's file.
 extern const KindDescriptor kModelDescriptor;

@@ -94,7 +94,7 @@ void AddModelHandlers(HandlerTable& table) {
 
 }  // namespace
 
-const KindDescriptor kModelDescriptor{domain::ResourceKind::kModel, &AddModelHandlers,
-                                      /*taggable=*/true};
+const KindDescriptor kModelDescriptor{
+    .kind = domain::ResourceKind::kModel, .add_handlers = &AddModelHandlers, .taggable = true};
 
 }  // namespace smemu::ops

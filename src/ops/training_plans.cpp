@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "domain/aws_names.hpp"
+#include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/edit.hpp"
 #include "ops/kinds.hpp"
@@ -428,17 +429,36 @@ void AddTrainingPlanHandlers(HandlerTable& table) {
   table.emplace("DescribeTrainingPlanExtensionHistory", &DescribeTrainingPlanExtensionHistory);
 }
 
+// Every plan sold, with how many of its instances are in use now.
+void AddPlanState(const StateQuery& query, json& entries) {
+  const Context& ctx = query.ctx();
+  for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kPlanKind)) {
+    if (!query.Shows(row.key.account)) continue;
+    const Plan plan = PlanFromRow(row);
+    entries.push_back({{"name", plan.name},
+                       {"arn", plan.arn},
+                       {"account", row.key.account},
+                       {"region", plan.pool.region},
+                       {"availability_zone", plan.pool.availability_zone},
+                       {"instance_type", plan.pool.instance_type},
+                       {"instance_count", plan.instance_count},
+                       {"in_use", ctx.holdings.OnPlan(plan.arn)},
+                       {"start", domain::FormatIso8601(plan.window.start)},
+                       {"end", domain::FormatIso8601(plan.window.end)},
+                       {"status", domain::PlanStatusAt(plan.window, ctx.now)},
+                       {"target_resources", plan.target_resources}});
+  }
+}
+
 }  // namespace
 
 // Plans hold no instances themselves (what runs on them does), but they count against the
 // account's plan quotas.
-const KindDescriptor kTrainingPlanDescriptor{domain::ResourceKind::kTrainingPlan,
-                                             &AddTrainingPlanHandlers,
-                                             /*taggable=*/true,
-                                             SettleStage::kNone,
-                                             nullptr,
-                                             nullptr,
-                                             nullptr,
-                                             /*quota_counted=*/true};
+const KindDescriptor kTrainingPlanDescriptor{.kind = domain::ResourceKind::kTrainingPlan,
+                                             .add_handlers = &AddTrainingPlanHandlers,
+                                             .taggable = true,
+                                             .quota_counted = true,
+                                             .state_section = "plans",
+                                             .add_state = &AddPlanState};
 
 }  // namespace smemu::ops

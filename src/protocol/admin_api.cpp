@@ -189,107 +189,13 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
                          {"total", use.total ? json(*use.total) : json(nullptr)},
                          {"in_use", use.in_use}});
   }
-  // Where instances come from: a plan (with its status, Expired when its holders lost it) or on
-  // demand.
-  std::map<std::string, std::string> plan_status;
-  for (const ops::PlanOverview& plan : overview.plans) plan_status.emplace(plan.arn, plan.status);
-  auto with_source = [&plan_status](json entry, const std::string& plan_arn) {
-    if (plan_arn.empty()) {
-      entry["on_demand"] = true;
-      return entry;
-    }
-    entry["training_plan_arn"] = plan_arn;
-    if (auto it = plan_status.find(plan_arn); it != plan_status.end()) {
-      entry["training_plan_status"] = it->second;
-    }
-    return entry;
-  };
-  json plans = json::array();
-  for (const ops::PlanOverview& plan : overview.plans) {
-    plans.push_back({{"name", plan.name},
-                     {"arn", plan.arn},
-                     {"account", plan.account},
-                     {"region", plan.pool.region},
-                     {"availability_zone", plan.pool.availability_zone},
-                     {"instance_type", plan.pool.instance_type},
-                     {"instance_count", plan.instance_count},
-                     {"in_use", plan.in_use},
-                     {"start", iso(plan.window.start)},
-                     {"end", iso(plan.window.end)},
-                     {"status", plan.status},
-                     {"target_resources", plan.target_resources}});
-  }
-  json endpoints = json::array();
-  for (const ops::EndpointOverview& endpoint : overview.endpoints) {
-    json variants = json::array();
-    for (const ops::VariantOverview& variant : endpoint.variants) {
-      json entry = {{"name", variant.name},
-                    {"instance_type", variant.instance_type},
-                    {"current_instance_count", variant.current_count},
-                    {"desired_instance_count", variant.desired_count}};
-      variants.push_back(with_source(std::move(entry), variant.training_plan_arn));
-    }
-    json entry = {{"name", endpoint.name},       {"arn", endpoint.arn},
-                  {"account", endpoint.account}, {"region", endpoint.region},
-                  {"status", endpoint.status},   {"variants", std::move(variants)}};
-    if (!endpoint.failure_reason.empty()) entry["failure_reason"] = endpoint.failure_reason;
-    endpoints.push_back(std::move(entry));
-  }
-  json jobs = json::array();
-  for (const ops::JobOverview& job : overview.jobs) {
-    json entry = {{"name", job.name},
-                  {"arn", job.arn},
-                  {"account", job.account},
-                  {"region", job.region},
-                  {"kind", job.kind},
-                  {"status", job.status},
-                  {"secondary_status", job.secondary_status},
-                  {"instance_count", job.instance_count},
-                  {"created", iso(job.created)},
-                  {"waiting_seconds", job.waiting.count() / 1000}};
-    if (!job.instance_type.empty()) entry["instance_type"] = job.instance_type;
-    if (!job.training_plan_arn.empty()) entry["training_plan_arn"] = job.training_plan_arn;
-    if (!job.failure_reason.empty()) entry["failure_reason"] = job.failure_reason;
-    json options = json::array();
-    for (const domain::JobOption& option : job.options) {
-      options.push_back(with_source(
-          {{"instance_type", option.instance_type}, {"instance_count", option.instance_count}},
-          option.plan_arn));
-    }
-    entry["options"] = std::move(options);
-    if (job.started) entry["started"] = iso(*job.started);
-    if (job.ended) entry["ended"] = iso(*job.ended);
-    jobs.push_back(std::move(entry));
-  }
-  json clusters = json::array();
-  for (const ops::ClusterOverview& cluster : overview.clusters) {
-    json groups = json::array();
-    for (const ops::ClusterGroupOverview& group : cluster.groups) {
-      json entry = {{"name", group.name},
-                    {"instance_type", group.instance_type},
-                    {"target_count", group.target_count},
-                    {"current_count", group.current_count},
-                    {"nodes",
-                     {{"Pending", group.pending},
-                      {"Running", group.running},
-                      {"ShuttingDown", group.shutting_down}}}};
-      groups.push_back(with_source(std::move(entry), group.training_plan_arn));
-    }
-    json entry = {{"name", cluster.name},       {"arn", cluster.arn},
-                  {"account", cluster.account}, {"region", cluster.region},
-                  {"status", cluster.status},   {"groups", std::move(groups)}};
-    if (!cluster.failure_message.empty()) entry["failure_message"] = cluster.failure_message;
-    clusters.push_back(std::move(entry));
-  }
-  return {{"pools", std::move(pools)},
-          {"on_demand", std::move(on_demand)},
-          {"plans", std::move(plans)},
-          {"endpoints", std::move(endpoints)},
-          {"jobs", std::move(jobs)},
-          {"clusters", std::move(clusters)},
-          {"quotas_for",
-           {{"account", overview.quotas_for.account}, {"region", overview.quotas_for.region}}},
-          {"quotas", QuotasJson(overview.quotas)}};
+  json state = overview.sections;  // each kind's own, as its descriptor shows it
+  state["pools"] = std::move(pools);
+  state["on_demand"] = std::move(on_demand);
+  state["quotas_for"] = {{"account", overview.quotas_for.account},
+                         {"region", overview.quotas_for.region}};
+  state["quotas"] = QuotasJson(overview.quotas);
+  return state;
 }
 
 }  // namespace

@@ -51,6 +51,11 @@ TEST(KindRegistry, EachDescriptorHasThePiecesItsNatureCallsFor) {
     if (domain::QuotaUseOfKind(kind->kind)) {
       EXPECT_NE(kind->add_holders, nullptr) << name << " has a quota use but holds nothing";
     }
+    // The dashboard shows what a demo watches: everything that holds instances, and plans.
+    EXPECT_EQ(kind->state_section == nullptr, kind->add_state == nullptr) << name;
+    if (kind->add_holders != nullptr || kind->kind == ResourceKind::kTrainingPlan) {
+      EXPECT_NE(kind->add_state, nullptr) << name << " does not show in the dashboard";
+    }
   }
 }
 
@@ -64,6 +69,35 @@ TEST(KindRegistry, SettleStagesComeInOrder) {
       EXPECT_FALSE(after_releases_seen) << domain::WireName(kind->kind) << " settles too late";
     }
   }
+}
+
+// Each kind with a state section shows there, and only there: a resource of each kind, in a
+// fresh emulator, is one entry of its own section.
+class KindState : public testing::EmulatorFixture {};
+
+TEST_F(KindState, EveryKindWithASectionShowsItsResourcesThere) {
+  Call("CreateModel", {{"ModelName", "m"},
+                       {"PrimaryContainer", {{"Image", "i"}}},
+                       {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"}});
+  Call("CreateEndpointConfig", {{"EndpointConfigName", "c"},
+                                {"ProductionVariants",
+                                 {{{"VariantName", "v"},
+                                   {"ModelName", "m"},
+                                   {"InstanceType", "ml.p5.48xlarge"},
+                                   {"InitialInstanceCount", 1}}}}});
+  Call("CreateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "c"}});
+  const testing::json state = Admin("GET", "/_emulator/state");
+  std::set<std::string> sections;
+  for (const ops::KindDescriptor* kind : ops::Kinds()) {
+    if (kind->state_section != nullptr) sections.insert(kind->state_section);
+  }
+  for (const std::string& section : sections) {
+    ASSERT_TRUE(state.contains(section)) << section;
+    EXPECT_TRUE(state[section].is_array()) << section;
+  }
+  ASSERT_EQ(state["endpoints"].size(), 1u);
+  EXPECT_EQ(state["endpoints"][0]["name"], "e");
+  EXPECT_EQ(state["endpoints"][0]["variants"][0]["on_demand"], true);
 }
 
 // Each kind's handlers are served, and every served operation belongs to a kind or to tags.
