@@ -1,7 +1,6 @@
 #include "ops/cluster_records.hpp"
 
 #include "domain/resource_kinds.hpp"
-#include "ops/decoded_rows.hpp"
 #include "ops/lifecycle_records.hpp"
 #include "ops/record_codec.hpp"
 
@@ -104,19 +103,17 @@ ClusterRecord ClusterFromRow(const store::ResourceRow& row) {
 }
 
 std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& name_or_arn) {
-  std::optional<store::ResourceRow> row;
+  store::ResourceKey key{ctx.caller.account, ctx.caller.region, domain::kClusterKind, name_or_arn};
   if (name_or_arn.rfind("arn:", 0) == 0) {
-    row = ctx.store.FindByArn(name_or_arn);
-    if (row && (row->key.kind != domain::kClusterKind || row->key.account != ctx.caller.account ||
-                row->key.region != ctx.caller.region)) {
-      row.reset();
+    const auto row = ctx.store.FindByArn(name_or_arn);
+    if (!row || row->key.kind != domain::kClusterKind || row->key.account != ctx.caller.account ||
+        row->key.region != ctx.caller.region) {
+      return std::nullopt;
     }
-  } else {
-    row = ctx.store.Get({ctx.caller.account, ctx.caller.region, domain::kClusterKind, name_or_arn});
+    key = row->key;
   }
-  if (!row) return std::nullopt;
   // DescribeCluster and DescribeClusterNode decode the whole cluster (every node) for one answer.
-  return DecodedFromRow(*row, [](const store::ResourceRow& read) { return ClusterFromRow(read); });
+  return ctx.store.GetDecoded<ClusterRecord>(key, &ClusterFromRow);
 }
 
 bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "ops/decoded_rows.hpp"
 #include "ops/record_codec.hpp"
 
 namespace smemu::ops {
@@ -71,9 +70,7 @@ bool EraseEndpointConfig(store::StateStore& store, const store::ResourceKey& key
 
 std::optional<EndpointConfigRecord> LoadEndpointConfig(const store::StateStore& store,
                                                        const store::ResourceKey& key) {
-  const auto row = store.Get(key);
-  if (!row) return std::nullopt;
-  return DecodedFromRow(*row, &DecodeEndpointConfig);
+  return store.GetDecoded<EndpointConfigRecord>(key, &DecodeEndpointConfig);
 }
 
 }  // namespace smemu::ops

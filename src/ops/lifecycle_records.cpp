@@ -6,7 +6,6 @@
 
 #include "domain/resource_kinds.hpp"
 #include "ops/cluster_records.hpp"
-#include "ops/decoded_rows.hpp"
 #include "ops/endpoint_config_record.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/record_codec.hpp"
@@ -150,12 +149,10 @@ store::ResourceRow EncodeJob(const JobRecord& record) {
 
 std::optional<domain::PlanFacts> StoreCapacityFacts::Plan(const domain::Owner& owner,
                                                           const std::string& arn) const {
-  const std::string key = owner.account + '\n' + owner.region + '\n' + arn;
-  if (auto known = plans_.find(key); known != plans_.end()) return known->second;
-  std::optional<domain::PlanFacts> facts;
-  if (const auto plan = PlanByReservationArn(ctx_.store, owner, arn)) facts = FactsOf(*plan);
-  plans_.emplace(key, facts);
-  return facts;
+  // Each plan is decoded once per stored version (StateStore::GetDecoded), not once per lookup.
+  const auto plan = PlanByReservationArn(ctx_.store, owner, arn);
+  if (!plan) return std::nullopt;
+  return FactsOf(*plan);
 }
 
 std::optional<int> StoreCapacityFacts::OnDemandTotal(const std::string& region,
@@ -202,9 +199,7 @@ EndpointRecord EndpointFromRow(const store::ResourceRow& row) {
 }
 
 std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::ResourceKey& key) {
-  const auto row = ctx.store.Get(key);
-  if (!row) return std::nullopt;
-  return DecodedFromRow(*row, [](const store::ResourceRow& read) { return EndpointFromRow(read); });
+  return ctx.store.GetDecoded<EndpointRecord>(key, &EndpointFromRow);
 }
 
 bool InsertEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record,

@@ -33,7 +33,6 @@ class StoreCapacityFacts : public domain::CapacityFacts {
 
  private:
   const Context& ctx_;
-  mutable std::map<std::string, std::optional<domain::PlanFacts>, std::less<>> plans_;
 };
 
 // ---- Endpoints

@@ -1,6 +1,5 @@
 #include "ops/model_record.hpp"
 
-#include "ops/decoded_rows.hpp"
 #include "ops/record_codec.hpp"
 
 namespace smemu::ops {
@@ -52,10 +51,15 @@ json EnvironmentOf(const ModelRecord& model) {
 
 std::optional<json> LoadModelEnvironment(const store::StateStore& store,
                                          const store::ResourceKey& key) {
-  const auto row = store.Get(key);
-  if (!row) return std::nullopt;
-  return DecodedFromRow(
-      *row, [](const store::ResourceRow& read) { return EnvironmentOf(DecodeModel(read)); });
+  // Its own type, so that no other value decoded from a model's row is taken for it.
+  struct Environment {
+    json variables;
+  };
+  const auto environment = store.GetDecoded<Environment>(key, [](const store::ResourceRow& row) {
+    return Environment{EnvironmentOf(DecodeModel(row))};
+  });
+  if (!environment) return std::nullopt;
+  return environment->variables;
 }
 
 }  // namespace smemu::ops

@@ -116,30 +116,39 @@ std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
 
 domain::Owner OwnerOf(const Caller& caller) { return {caller.account, caller.region}; }
 
-std::optional<store::ResourceRow> PlanByArn(const store::StateStore& store,
-                                            const domain::Owner& owner, const std::string& arn) {
+std::optional<Plan> LoadPlan(const store::StateStore& store, const store::ResourceKey& key) {
+  return store.GetDecoded<Plan>(key, &PlanFromRow);
+}
+
+std::optional<Plan> PlanByArn(const store::StateStore& store, const domain::Owner& owner,
+                              const std::string& arn) {
   const Caller as_owner{owner.account, owner.region, ""};
   const std::string prefix = SageMakerArn(as_owner, domain::kPlanKind, "");
   if (arn.rfind(prefix, 0) != 0) return std::nullopt;
-  return store.Get({owner.account, owner.region, domain::kPlanKind, arn.substr(prefix.size())});
+  return LoadPlan(store,
+                  {owner.account, owner.region, domain::kPlanKind, arn.substr(prefix.size())});
 }
 
-std::optional<store::ResourceRow> PlanByArn(const Context& ctx, const std::string& arn) {
+std::optional<Plan> PlanByArn(const Context& ctx, const std::string& arn) {
   return PlanByArn(ctx.store, OwnerOf(ctx.caller), arn);
 }
 
 std::optional<Plan> PlanByReservationArn(const store::StateStore& store, const domain::Owner& owner,
                                          const std::string& arn) {
-  if (auto row = PlanByArn(store, owner, arn)) return PlanFromRow(*row);
-  const std::string prefix = ReservedCapacityArn(Caller{owner.account, owner.region, ""}, "");
+  if (auto plan = PlanByArn(store, owner, arn)) return plan;
+  const Caller as_owner{owner.account, owner.region, ""};
+  const std::string prefix = ReservedCapacityArn(as_owner, "");
   if (arn.rfind(prefix, 0) != 0) return std::nullopt;
-  const auto capacity =
-      store.Get({owner.account, owner.region, domain::kCapacityKind, arn.substr(prefix.size())});
-  if (!capacity) return std::nullopt;
-  const std::string plan_name = codec::Decoding(*capacity, &PlanNameOfCapacity);
-  const auto plan = store.Get({owner.account, owner.region, domain::kPlanKind, plan_name});
-  if (!plan) return std::nullopt;
-  return PlanFromRow(*plan);
+  struct PlanName {
+    std::string name;
+  };
+  const auto plan_name = store.GetDecoded<PlanName>(
+      {owner.account, owner.region, domain::kCapacityKind, arn.substr(prefix.size())},
+      [](const store::ResourceRow& row) {
+        return PlanName{codec::Decoding(row, &PlanNameOfCapacity)};
+      });
+  if (!plan_name) return std::nullopt;
+  return LoadPlan(store, {owner.account, owner.region, domain::kPlanKind, plan_name->name});
 }
 
 std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& arn) {

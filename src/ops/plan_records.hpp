@@ -38,10 +38,13 @@ void SavePlan(store::StateStore& store, const store::ResourceKey& key, const Pla
 
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id);
 
+// The plan of `key`, decoded once per stored version (StateStore::GetDecoded).
+std::optional<Plan> LoadPlan(const store::StateStore& store, const store::ResourceKey& key);
+
 // The owner's plan named by its training-plan ARN (same account and region), if any.
-std::optional<store::ResourceRow> PlanByArn(const store::StateStore& store,
-                                            const domain::Owner& owner, const std::string& arn);
-std::optional<store::ResourceRow> PlanByArn(const Context& ctx, const std::string& arn);
+std::optional<Plan> PlanByArn(const store::StateStore& store, const domain::Owner& owner,
+                              const std::string& arn);
+std::optional<Plan> PlanByArn(const Context& ctx, const std::string& arn);
 
 // The owner's plan named by a training-plan ARN or by the ARN of its reserved capacity.
 std::optional<Plan> PlanByReservationArn(const store::StateStore& store, const domain::Owner& owner,

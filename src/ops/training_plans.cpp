@@ -96,14 +96,14 @@ json ExtensionOfferingJson(const domain::Offering& offering) {
 // Extension offerings for a plan: windows that start when it ends, in its zone.
 Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
   const std::string arn = in["TrainingPlanArn"];
-  const auto row = PlanByArn(ctx, arn);
-  if (!row) {
+  const std::optional<Plan> found = PlanByArn(ctx, arn);
+  if (!found) {
     // SearchTrainingPlanOfferings models no ResourceNotFound (only ResourceLimitExceeded): a
     // TrainingPlanArn naming no plan is invalid input, as SageMaker answers for other references.
     return domain::ValidationException("Training plan " + domain::Excerpt(arn) +
                                        " does not exist in this account and region.");
   }
-  const Plan plan = PlanFromRow(*row);
+  const Plan& plan = *found;
   std::vector<Millis> durations = {domain::kDay, 7 * domain::kDay};
   if (in.contains("DurationHours")) {
     const long long hours = in["DurationHours"].get<long long>();
@@ -217,9 +217,9 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
 
 Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
   const std::string name = in.at("TrainingPlanName");
-  const auto row = ctx.store.Get(KeyOf(ctx.caller, kPlan, name));
-  if (!row) return NotFound(ctx.caller, kPlan, name);
-  return PlanJson(ctx.caller, PlanFromRow(*row), ctx.now, ctx.holdings);
+  const auto plan = LoadPlan(ctx.store, KeyOf(ctx.caller, kPlan, name));
+  if (!plan) return NotFound(ctx.caller, kPlan, name);
+  return PlanJson(ctx.caller, *plan, ctx.now, ctx.holdings);
 }
 
 Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
@@ -296,11 +296,9 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
 
 Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) {
   const std::string arn = in.at("TrainingPlanArn");
-  const auto row = PlanByArn(ctx, arn);
-  if (!row) {
-    return NotFound(ctx.caller, kPlan, arn);
-  }
-  const Plan plan = PlanFromRow(*row);
+  const std::optional<Plan> found = PlanByArn(ctx, arn);
+  if (!found) return NotFound(ctx.caller, kPlan, arn);
+  const Plan& plan = *found;
   // Extensions are listed in the order they were bought.
   static const ListSpec kSpec{"DescribeTrainingPlanExtensionHistory",
                               {{"PurchaseOrder", std::nullopt, /*numeric=*/true}},

@@ -336,16 +336,22 @@ std::string RowCacheKey(const ResourceKey& key) {
 }  // namespace
 
 std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
+  const RowRead* read = ReadRowOf(key);
+  if (read == nullptr) return std::nullopt;
+  return read->row;
+}
+
+StateStore::RowRead* StateStore::ReadRowOf(const ResourceKey& key) const {
   std::string cache_key = RowCacheKey(key);
-  if (const auto it = rows_read_.find(cache_key); it != rows_read_.end()) return it->second;
+  if (const auto it = rows_read_.find(cache_key); it != rows_read_.end()) return &it->second;
   Prepared statement_lease = Prepare(std::string("SELECT ") + kRowColumns +
                                      " FROM resources WHERE account = :account AND region = "
                                      ":region AND kind = :kind AND name_key = :name_key");
   SQLite::Statement& statement = *statement_lease;
   BindKey(statement, key);
-  if (!statement.executeStep()) return std::nullopt;
+  if (!statement.executeStep()) return nullptr;
   if (rows_read_.size() >= kRowsReadLimit) ForgetRowsRead();
-  return rows_read_.emplace(std::move(cache_key), ReadRow(statement)).first->second;
+  return &rows_read_.emplace(std::move(cache_key), RowRead{ReadRow(statement), {}}).first->second;
 }
 
 bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {

@@ -12,6 +12,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <typeindex>
+#include <typeinfo>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -193,6 +195,22 @@ class StateStore {
   // How many resources of every account there are, by kind and status.
   std::vector<KindStatusCount> CountByKindAndStatus() const;
   std::optional<ResourceRow> Get(const ResourceKey& key) const;
+  // What `decode` (a codec: a pure function of the row, which must not read the store) makes of
+  // the row of `key`, as a T; nullopt when there is no such row. The value is kept with the row
+  // read (see rows_read_): a write to the row or a rollback drops both, so it is never stale, and
+  // reading it again costs a hash lookup and a copy instead of a parse.
+  template <class T, class Decode>
+  std::optional<T> GetDecoded(const ResourceKey& key, Decode&& decode) const {
+    RowRead* read = ReadRowOf(key);
+    if (read == nullptr) return std::nullopt;
+    const std::type_index type(typeid(T));
+    for (const auto& [decoded_type, value] : read->decoded) {
+      if (decoded_type == type) return *static_cast<const T*>(value.get());
+    }
+    auto value = std::make_shared<const T>(decode(std::as_const(read->row)));
+    read->decoded.emplace_back(type, value);
+    return *value;
+  }
   // Inserts the row and its tags in one transaction. Returns false if the key already exists.
   bool Insert(const ResourceRow& row, const Tags& tags);
   // Inserts all rows (with their tags) in one transaction, or none when any key already exists.
@@ -321,7 +339,16 @@ class StateStore {
   // and its config per invocation), and a hash lookup costs a fraction of a query. A write drops
   // the row it touches; a rollback (of a request or of a group-commit batch) drops them all, since
   // rows read inside it may be gone. Bounded: when full it starts again empty.
-  mutable std::unordered_map<std::string, ResourceRow> rows_read_;
+  // Each row read keeps what the codecs decoded from it (GetDecoded), one value per type: the
+  // only cache of decoded records.
+  struct RowRead {
+    ResourceRow row;
+    std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> decoded;
+  };
+  mutable std::unordered_map<std::string, RowRead> rows_read_;
+  // The entry of `key`, read from the database when it is not kept yet; nullptr when there is no
+  // such row.
+  RowRead* ReadRowOf(const ResourceKey& key) const;
   static constexpr std::size_t kRowsReadLimit = 1024;
   void ForgetRowsRead() const { rows_read_.clear(); }
   int write_depth_ = 0;

@@ -283,6 +283,50 @@ TEST(StateStore, RowsReadAreNeverStale) {
   EXPECT_FALSE(store.Get(key).has_value());
 }
 
+// GetDecoded keeps what a codec made of a row with the row: decoded once per stored version, and
+// dropped with the row by a write, a rollback or a reset.
+TEST(StateStore, DecodedValuesAreKeptWithTheirRowAndNeverStale) {
+  StateStore store(":memory:");
+  const ResourceKey key{"111111111111", "us-east-1", "model", "m"};
+  int decodes = 0;
+  auto decode = [&decodes](const ResourceRow& row) {
+    ++decodes;
+    return row.doc;
+  };
+  EXPECT_FALSE(store.GetDecoded<std::string>(key, decode).has_value()) << "no row, nothing kept";
+  ASSERT_TRUE(store.Insert(Row("m", 1000), {}));
+  EXPECT_EQ(store.GetDecoded<std::string>(key, decode), "{}");
+  EXPECT_EQ(store.GetDecoded<std::string>(key, decode), "{}");
+  EXPECT_EQ(decodes, 1) << "a second read of the same version decodes nothing";
+  struct Length {
+    std::size_t value;
+  };
+  EXPECT_EQ(
+      store.GetDecoded<Length>(key, [](const ResourceRow& row) { return Length{row.doc.size()}; })
+          ->value,
+      2u)
+      << "each type has its own value";
+
+  ResourceRow changed = *store.Get(key);
+  changed.doc = R"({"v":2})";
+  ASSERT_TRUE(store.Update(changed));
+  EXPECT_EQ(store.GetDecoded<std::string>(key, decode), R"({"v":2})");
+  {
+    StateStore::WriteScope request(store);
+    changed.doc = R"({"v":3})";
+    ASSERT_TRUE(store.Update(changed));
+    EXPECT_EQ(store.GetDecoded<std::string>(key, decode), R"({"v":3})");
+  }  // rolled back
+  EXPECT_EQ(store.GetDecoded<std::string>(key, decode), R"({"v":2})");
+  EXPECT_EQ(decodes, 4);
+  // A codec that cannot read the row keeps nothing: the next read tries again.
+  auto unreadable = [](const ResourceRow&) -> int { throw std::runtime_error("corrupt"); };
+  EXPECT_THROW(store.GetDecoded<int>(key, unreadable), std::runtime_error);
+  EXPECT_THROW(store.GetDecoded<int>(key, unreadable), std::runtime_error);
+  store.DeleteEverything();
+  EXPECT_FALSE(store.GetDecoded<std::string>(key, decode).has_value());
+}
+
 TEST(StateStore, MigratesANewDatabaseToTheLatestVersion) {
   StateStore store(":memory:");
   EXPECT_GE(store.SchemaVersion(), 1);
