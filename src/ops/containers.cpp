@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "domain/resource_kinds.hpp"
+#include "ops/arn.hpp"
 #include "ops/model_record.hpp"
 
 namespace smemu::ops {
@@ -74,8 +75,8 @@ std::optional<ContainerAddress> ParseContainerUrl(std::string_view url) {
 
 json ModelEnvironment(const Context& ctx, const std::string& model_name) {
   // Every invocation reads its model's environment, decoded once per stored version.
-  return LoadModelEnvironment(
-             ctx.store, {ctx.caller.account, ctx.caller.region, domain::kModelKind, model_name})
+  return LoadModelEnvironment(ctx.store,
+                              KeyOf(ctx.caller, domain::ResourceKind::kModel, model_name))
       .value_or(json::object());
 }
 

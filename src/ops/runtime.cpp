@@ -2,6 +2,7 @@
 // variant's model would (see ops/containers.hpp): an echo of the request body, a fixed text, or a
 // hand-over to a real container that the caller forwards the request to.
 #include "domain/resource_kinds.hpp"
+#include "ops/arn.hpp"
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
 #include "ops/lifecycle_records.hpp"
@@ -77,8 +78,8 @@ domain::Result<const domain::Variant*> ChosenVariant(const domain::Endpoint& end
 }  // namespace
 
 domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Context& ctx) {
-  const auto record = LoadEndpoint(
-      ctx, {ctx.caller.account, ctx.caller.region, domain::kEndpointKind, request.endpoint_name});
+  const auto record =
+      LoadEndpoint(ctx, KeyOf(ctx.caller, domain::ResourceKind::kEndpoint, request.endpoint_name));
   if (!record) {
     return domain::ValidationError("Endpoint " + domain::Excerpt(request.endpoint_name) +
                                    " of account " + domain::Excerpt(ctx.caller.account) +
