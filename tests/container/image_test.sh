@@ -425,9 +425,11 @@ port=$(free_port)
 data="$work/data-1234"
 mkdir -p "$data" && chown 1234:1234 "$data" && chmod 755 "$data"
 start smemu-persist "$port" "$data" -e SAGEMAKER_EMULATOR_DB=/data/state.db -- \
-  --init "$scenarios_dir/walkthrough.json"
-wait_healthy "$port" && [[ "$(sagemaker "$port" us-west-2 ListModels '{}')" == *model-v1* ]]
-verdict $? "--init $scenarios_dir/walkthrough.json applies the scenario" "$(logs smemu-persist)"
+  --init "$scenarios_dir"
+wait_healthy "$port" && [[ "$(sagemaker "$port" us-west-2 ListModels '{}')" == *model-v1* ]] &&
+  [[ "$(sagemaker "$port" us-west-2 ListClusters '{}')" == *llm-cluster* ]] &&
+  [[ "$(sagemaker "$port" us-east-1 ListTrainingJobs '{}')" == *llm-pretrain* ]]
+verdict $? "--init $scenarios_dir applies the shipped scenarios together" "$(logs smemu-persist)"
 uid="$(server_uid smemu-persist)"
 [[ "$uid" == 1234 ]]
 verdict $? "with /data owned by uid 1234 the server runs as 1234" "uid $uid"

@@ -83,7 +83,7 @@ TEST(Scenario, TheCapacityCrunchQueuesJobsUntilCapacityComes) {
   }
   EXPECT_EQ(state["jobs"].size(), 3u);
   // The plan starts two days later: the big job starts on it.
-  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-03-03T00:00:00Z"})").status,
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-03T00:00:00Z"})").status,
             200);
   const json started =
       Call(client, "DescribeTrainingJob", {{"TrainingJobName", "llm-pretrain"}}, "us-east-1");
@@ -109,8 +109,8 @@ TEST(Scenario, AHyperPodClusterFollowsItsPlanThroughTheWindow) {
       Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "hyperpod-week"}}, "us-west-2");
   EXPECT_EQ(plan["Status"], "Active");
   EXPECT_EQ(plan["TargetResources"], json::array({"hyperpod-cluster"}));
-  EXPECT_EQ(plan["StartTime"], 1809302400);  // 2027-05-03T00:00:00Z, where the clock was moved
-  EXPECT_EQ(plan["EndTime"], 1809907200);    // 2027-05-10T00:00:00Z
+  EXPECT_EQ(plan["StartTime"], 1799280000);  // 2027-01-07T00:00:00Z, where the clock was moved
+  EXPECT_EQ(plan["EndTime"], 1799884800);    // 2027-01-14T00:00:00Z
   EXPECT_EQ(plan["InUseInstanceCount"], 4);
 
   // After the scenario: scaled to the whole plan, every node running.
@@ -134,7 +134,7 @@ TEST(Scenario, AHyperPodClusterFollowsItsPlanThroughTheWindow) {
   EXPECT_EQ(listed[0]["ClusterName"], "llm-cluster");
 
   // An hour before the plan ends the workers shut down, still holding their instances.
-  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-05-09T23:00:00Z"})").status,
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-13T23:00:00Z"})").status,
             200);
   nodes = NodeStatuses(client, "llm-cluster");
   EXPECT_EQ(nodes["workers"], Statuses(4, "ShuttingDown"));
@@ -144,7 +144,7 @@ TEST(Scenario, AHyperPodClusterFollowsItsPlanThroughTheWindow) {
             0);
 
   // Past the plan's end they are gone; the on-demand controller stays.
-  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-05-10T00:00:01Z"})").status,
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-14T00:00:01Z"})").status,
             200);
   cluster = Call(client, "DescribeCluster", {{"ClusterName", "llm-cluster"}}, "us-west-2");
   EXPECT_EQ(cluster["ClusterStatus"], "InService");
@@ -162,6 +162,38 @@ TEST(Scenario, AHyperPodClusterFollowsItsPlanThroughTheWindow) {
       client.Send("GET", "/_emulator/capacity?region=us-west-2&instance_type=ml.p5.48xlarge", "")
           .body);
   EXPECT_EQ(capacity["in_use"], json::array()) << capacity;
+}
+
+// The shipped scenarios are one timeline in name order: the crunch from 2027-01-01, the HyperPod
+// week from 2027-01-05, the walkthrough from 2027-01-15. So `--init examples/scenarios` (and the
+// image's copy of the folder) starts with all three, each clock step moving forward.
+TEST(Scenario, TheShippedFolderLoadsTogetherOnOneTimeline) {
+  Process server({"--port", "0", "--db", ":memory:", "--init",
+                  std::string(SMEMU_SOURCE_DIR) + "/examples/scenarios"});
+  HttpClient client(ListeningPort(server));
+  const json clock = json::parse(client.Send("GET", "/_emulator/clock", "").body);
+  EXPECT_EQ(clock["now"], "2027-01-20T00:00:00Z") << "where the last scenario left it";
+  EXPECT_EQ(Call(client, "DescribeEndpoint", {{"EndpointName", "demo-endpoint"}},
+                 "us-west-2")["EndpointStatus"],
+            "InService");
+  EXPECT_EQ(Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "p5-endpoint-plan"}},
+                 "us-west-2")["Status"],
+            "Active");
+  // The earlier stories went on while the clock moved: their plans have ended.
+  EXPECT_EQ(Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "hyperpod-week"}},
+                 "us-west-2")["Status"],
+            "Expired");
+  EXPECT_EQ(Call(client, "DescribeCluster", {{"ClusterName", "llm-cluster"}},
+                 "us-west-2")["ClusterStatus"],
+            "InService");
+  EXPECT_EQ(Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "crunch-relief"}},
+                 "us-east-1")["Status"],
+            "Expired");
+  EXPECT_EQ(
+      Call(client, "ListTrainingJobs", json::object(), "us-east-1")["TrainingJobSummaries"].size(),
+      2u);
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 0);
 }
 
 TEST(Scenario, AFailingStepStopsTheStartNamingTheStep) {
