@@ -1,17 +1,21 @@
 #!/usr/bin/python3
-"""Runs every shell and Python block of the README, in order, as a user would, and checks the
-outputs the README shows, so that the README cannot go stale.
+"""Runs every shell and Python block of the README and of every page under docs/, in order, as a
+user would, and checks the outputs the pages show, so that no page can go stale.
 
-    tests/readme/readme_test.py [--aws PATH_TO_AWS_CLI] [--readme README.md]
+    tests/readme/readme_test.py [--aws PATH_TO_AWS_CLI] [--page FILE ...]
 
-The blocks run in one bash session (variables and background servers carry over from block to
-block, as in a user's terminal) in a scratch folder that mirrors the repository through symbolic
-links, so files the README makes (out.txt, .venv) land there. Conventions in the README:
+Without --page: README.md, then every docs/**/*.md in path order. Each page runs on its own, as a
+reader who lands on it would: its blocks run in one bash session (variables and background
+servers carry over from block to block, as in a user's terminal) in a scratch folder that mirrors
+the repository through symbolic links, so files the page makes (out.txt, .venv) land there; the
+session's background jobs are stopped before the next page. At the end it lists, per page, the
+blocks it ran and those it skipped with their reasons. Conventions in the pages:
 
 - A line `#> text` after a command is output the command must print (stdout or stderr), line by
   line and in order; `...` in it stands for any text. A command that shows output may exit
   non-zero (the README shows an error); any other command must succeed.
-- `<!-- readme-test: skip REASON -->` right before a block leaves it out, with its reason printed.
+- `<!-- readme-test: skip REASON -->` (or `docs-test: skip`) right before a block leaves it out,
+  with its reason printed.
 - A ```python block runs with the session's environment (`python3 -` in the scratch folder).
 
 Background jobs still running at the end are stopped. Exit status 0 when every block ran as
@@ -30,7 +34,8 @@ from typing import List, Optional
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"^```(\w*)\s*$")
-SKIP = re.compile(r"^<!--\s*readme-test:\s*skip\s+(.+?)\s*-->\s*$")
+SKIP = re.compile(r"^<!--\s*(?:readme|docs)-test:\s*skip\s+(.+?)\s*-->\s*$")
+RUNNABLE = ("sh", "bash", "shell", "python")
 EXPECTATION = "#> "
 
 
@@ -43,15 +48,17 @@ class Command:
 
 @dataclass
 class Block:
+    page: str  # its path in the repository
     language: str
     line: int
     body: List[str]
     skip_reason: Optional[str]
 
 
-def read_blocks(readme: Path) -> List[Block]:
+def read_blocks(page: Path) -> List[Block]:
     blocks: List[Block] = []
-    lines = readme.read_text().splitlines()
+    name = str(page.resolve().relative_to(REPOSITORY))
+    lines = page.read_text().splitlines()
     i = 0
     while i < len(lines):
         fence = FENCE.match(lines[i])
@@ -63,7 +70,8 @@ def read_blocks(readme: Path) -> List[Block]:
         end = i + 1
         while end < len(lines) and lines[end].strip() != "```":
             end += 1
-        blocks.append(Block(fence.group(1), i + 1, lines[i + 1:end], skip.group(1) if skip else None))
+        blocks.append(Block(name, fence.group(1), i + 1, lines[i + 1:end],
+                            skip.group(1) if skip else None))
         i = end + 1
     return blocks
 
@@ -78,7 +86,7 @@ def split_commands(block: Block) -> List[Command]:
         number = block.line + 1 + offset
         if not pending and line.startswith(EXPECTATION.rstrip()):
             if not commands:
-                raise SystemExit(f"README.md:{number}: expected output before any command")
+                raise SystemExit(f"{block.page}:{number}: expected output before any command")
             commands[-1].expected.append(line[len(EXPECTATION):] if line != "#>" else "")
             continue
         if not pending and (not line.strip() or line.lstrip().startswith("#")):
@@ -91,7 +99,7 @@ def split_commands(block: Block) -> List[Command]:
             commands.append(Command(text, start))
             pending = []
     if pending:
-        raise SystemExit(f"README.md:{start}: command never ends (open quote or backslash)")
+        raise SystemExit(f"{block.page}:{start}: command never ends (open quote or backslash)")
     return commands
 
 
@@ -163,7 +171,7 @@ def script_for(blocks: List[Block], results: Path) -> str:
             number += 1
             (results / f"{number}.cmd").write_text(command.text)
             (results / f"{number}.expected").write_text("\n".join(command.expected))
-            (results / f"{number}.line").write_text(str(command.line))
+            (results / f"{number}.line").write_text(f"{block.page}:{command.line}")
             out.append(f"__command=$(cat {results}/{number}.cmd)")
             out.append(f'{{ eval "$__command"; }} > {results}/{number}.out 2>&1 < /dev/null; '
                        f"echo $? > {results}/{number}.rc")
@@ -178,57 +186,83 @@ def judge(results: Path, number: int) -> int:
     output = (results / f"{number}.out").read_text(errors="replace")
     status = int((results / f"{number}.rc").read_text())
     line = (results / f"{number}.line").read_text()
-    print(f"--- README.md:{line}: {text}", flush=True)
+    print(f"--- {line}: {text}", flush=True)
     if output:
         print(output.rstrip("\n"))
     problem = check_output(expected, output) if expected else None
     if problem is None and status != 0 and not expected:
         problem = f"exited with status {status}"
     if problem:
-        print(f"FAILED README.md:{line}: {problem}", flush=True)
+        print(f"FAILED {line}: {problem}", flush=True)
         return 1
     return 0
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--readme", type=Path, default=REPOSITORY / "README.md")
-    parser.add_argument("--aws", help="the AWS CLI to put first on PATH as `aws`")
-    parser.add_argument("--judge", nargs=2, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.judge:
-        return judge(Path(args.judge[0]), int(args.judge[1]))
+def default_pages() -> List[Path]:
+    return [REPOSITORY / "README.md"] + sorted((REPOSITORY / "docs").rglob("*.md"))
 
-    blocks = read_blocks(args.readme)
-    for block in blocks:
-        if block.skip_reason:
-            print(f"skipped README.md:{block.line} ({block.language}): {block.skip_reason}")
+
+def run_page(page: Path, aws: Optional[str]) -> bool:
+    """Runs one page's blocks in a session of their own; True when every block ran as shown."""
+    blocks = read_blocks(page)
+    runnable = [block for block in blocks if block.language in RUNNABLE]
+    if not any(block.skip_reason is None for block in runnable):
+        return True
     scratch = make_scratch_folder()
     results = scratch / ".readme-test"
     results.mkdir()
     environment = dict(os.environ)
-    # Debian's own programs first, as on the fresh Debian machine the README is written for (this
+    # Debian's own programs first, as on the fresh Debian machine the pages are written for (this
     # machine may have other pythons or CLIs earlier on PATH).
     environment["PATH"] = "/usr/bin:/bin:" + environment.get("PATH", "")
-    if args.aws:
+    if aws:
         shim = scratch / ".readme-bin"
         shim.mkdir()
-        (shim / "aws").symlink_to(shutil.which(args.aws) or args.aws)
+        (shim / "aws").symlink_to(shutil.which(aws) or aws)
         environment["PATH"] = f"{shim}:{environment['PATH']}"
-    # A user's shell: no AWS settings until the README gives them.
+    # A user's shell: no AWS settings until the page gives them.
     for name in list(environment):
         if name.startswith(("AWS_", "SAGEMAKER_EMULATOR_")):
             del environment[name]
     environment["HOME"] = str(scratch)  # no ~/.aws of the machine's
     version = subprocess.run(["bash", "-c", "aws --version"], env=environment, cwd=scratch,
                              capture_output=True, text=True)
-    print(f"running README.md with {(version.stdout or version.stderr).strip()} in {scratch}")
+    print(f"running {blocks[0].page} with {(version.stdout or version.stderr).strip()} in "
+          f"{scratch}", flush=True)
     try:
         completed = subprocess.run(["bash", "-c", script_for(blocks, results)], cwd=scratch,
                                    env=environment, timeout=1200)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return completed.returncode
+    return completed.returncode == 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--page", type=Path, action="append",
+                        help="a page to run (repeatable); default: README.md and docs/**/*.md")
+    parser.add_argument("--aws", help="the AWS CLI to put first on PATH as `aws`")
+    parser.add_argument("--judge", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.judge:
+        return judge(Path(args.judge[0]), int(args.judge[1]))
+
+    failed: List[str] = []
+    summary: List[str] = []
+    for page in args.page or default_pages():
+        blocks = [block for block in read_blocks(page) if block.language in RUNNABLE]
+        skipped = [block for block in blocks if block.skip_reason]
+        for block in skipped:
+            print(f"skipped {block.page}:{block.line} ({block.language}): {block.skip_reason}")
+        if not run_page(page, args.aws):
+            failed.append(str(page))
+        summary.append(f"  {page.resolve().relative_to(REPOSITORY)}: "
+                       f"{len(blocks) - len(skipped)} blocks run, {len(skipped)} skipped")
+    print("pages:\n" + "\n".join(summary))
+    if failed:
+        print("FAILED pages: " + ", ".join(failed))
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs every block of the README (tests/readme/readme_test.py) with the AWS CLI it tells users to
-# use, Debian's /usr/bin/aws (v2), and then again with an AWS CLI v1 when one is on PATH or given
-# as AWS_CLI_V1, since the README promises that its commands work with both.
+# Runs every block of the README and of every page under docs/ (tests/readme/readme_test.py) with
+# the AWS CLI they tell users to use, Debian's /usr/bin/aws (v2), and then again with an AWS CLI
+# v1 when one is on PATH or given as AWS_CLI_V1, since the pages promise that their commands work
+# with both.
 #   tests/readme/run.sh
-# It serves on 127.0.0.1:4577 and 8080, as the README does: those ports must be free.
+# It serves on 127.0.0.1:4577 and 8080, as the pages do: those ports must be free.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 for port in 4577 8080; do
