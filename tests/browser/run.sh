@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the dashboard's browser test: the emulator binary, Debian's headless chromium, and
-# playwright-core (pinned in package-lock.json) driving it.
+# Runs the browser tests, of the dashboard and of the documentation site (which it builds with
+# scripts/docs): the emulator binary, Debian's headless chromium, and playwright-core (pinned in
+# package-lock.json) driving it.
 #
 #   tests/browser/run.sh /path/to/sagemaker-emulator
 #
