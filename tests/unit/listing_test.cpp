@@ -254,8 +254,9 @@ TEST_F(ListingTest, EveryListOperationPagesThroughExactlyTheSortedFilteredSet) {
 
 TEST_F(ListingTest, DefaultsFollowEachOperationsModel) {
   CreateEverything();
-  // Newest first, as the model documents (ListTrainingJobs: see README, Known differences);
-  // ListProcessingJobs' model says Ascending; plans list by start time, earliest first.
+  // Newest first, as the model documents (ListTrainingJobs: see docs/emulated.md, Known
+  // differences); ListProcessingJobs' model says Ascending; plans list by start time, earliest
+  // first.
   for (const ListOperation& op : kListOperations) {
     SCOPED_TRACE(op.operation);
     const bool ascending =
