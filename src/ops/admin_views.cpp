@@ -7,12 +7,9 @@
 #include <tuple>
 
 #include "domain/resource_kinds.hpp"
-#include "domain/training_plan.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
 #include "ops/kinds.hpp"
-#include "ops/lifecycle_records.hpp"
-#include "ops/plan_records.hpp"
 #include "ops/quota_checks.hpp"
 
 namespace smemu::ops {

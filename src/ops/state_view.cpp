@@ -1,6 +1,7 @@
 #include "ops/state_view.hpp"
 
 #include "domain/training_plan.hpp"
+#include "ops/plan_records.hpp"
 
 namespace smemu::ops {
 
@@ -11,7 +12,8 @@ nlohmann::json StateQuery::WithSource(nlohmann::json entry, const domain::Owner&
     return entry;
   }
   entry["training_plan_arn"] = plan_arn;
-  if (const auto plan = facts_.Plan(owner, plan_arn)) {
+  // Each plan is decoded once per stored version, however many holders name it.
+  if (const auto plan = PlanByReservationArn(ctx_.store, owner, plan_arn)) {
     entry["training_plan_status"] = domain::PlanStatusAt(plan->window, ctx_.now);
   }
   return entry;

@@ -9,7 +9,6 @@
 
 #include "domain/capacity_facts.hpp"
 #include "ops/context.hpp"
-#include "ops/lifecycle_records.hpp"
 
 namespace smemu::ops {
 
@@ -17,7 +16,7 @@ class StateQuery {
  public:
   // `account`: show only that account's resources; all accounts' when unset.
   StateQuery(const Context& ctx, const std::optional<std::string>& account)
-      : ctx_(ctx), account_(account), facts_(ctx) {}
+      : ctx_(ctx), account_(account) {}
 
   const Context& ctx() const { return ctx_; }
   bool Shows(const std::string& account) const { return !account_ || *account_ == account; }
@@ -30,7 +29,6 @@ class StateQuery {
  private:
   const Context& ctx_;
   const std::optional<std::string>& account_;
-  StoreCapacityFacts facts_;  // remembers each plan looked up
 };
 
 }  // namespace smemu::ops

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string_view>
 

@@ -202,11 +202,10 @@ def default_pages() -> List[Path]:
     return [REPOSITORY / "README.md"] + sorted((REPOSITORY / "docs").rglob("*.md"))
 
 
-def run_page(page: Path, aws: Optional[str]) -> bool:
-    """Runs one page's blocks in a session of their own; True when every block ran as shown."""
-    blocks = read_blocks(page)
-    runnable = [block for block in blocks if block.language in RUNNABLE]
-    if not any(block.skip_reason is None for block in runnable):
+def run_page(blocks: List[Block], aws: Optional[str]) -> bool:
+    """Runs one page's runnable blocks in a session of their own; True when every block ran as
+    shown."""
+    if not any(block.skip_reason is None for block in blocks):
         return True
     scratch = make_scratch_folder()
     results = scratch / ".readme-test"
@@ -254,7 +253,7 @@ def main() -> int:
         skipped = [block for block in blocks if block.skip_reason]
         for block in skipped:
             print(f"skipped {block.page}:{block.line} ({block.language}): {block.skip_reason}")
-        if not run_page(page, args.aws):
+        if not run_page(blocks, args.aws):
             failed.append(str(page))
         summary.append(f"  {page.resolve().relative_to(REPOSITORY)}: "
                        f"{len(blocks) - len(skipped)} blocks run, {len(skipped)} skipped")
