@@ -114,7 +114,9 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
   }
   const std::string arn = SageMakerArn(ctx.caller, family.kind, name);
   json request = in;
-  request.erase("Tags");
+  // Describe answers with the stored request: keep only what its output shape has. Tags are
+  // listed by ListTags; a session's tag chaining is not shown back by DescribeTrainingJob.
+  for (const char* member : {"Tags", "SessionChainingConfig"}) request.erase(member);
   JobRecord record{
       {ctx.caller.account, ctx.caller.region, family.kind, name},
       std::move(request),

@@ -142,6 +142,20 @@ TEST_F(JobsTest, APlainJobRunsThroughItsSecondaryStatusesAndCompletes) {
   EXPECT_EQ(job["SecondaryStatusTransitions"][2]["EndTime"], kStartSeconds + 90);
 }
 
+// DescribeTrainingJob shows back what CreateTrainingJob was given, but only the members its own
+// output shape has (the fixture checks every answer against the model).
+TEST_F(JobsTest, DescribeShowsBackOnlyTheMembersItsOutputShapeHas) {
+  json job = TrainingJob("chained", Plain("ml.m5.xlarge", 1));
+  job["SessionChainingConfig"] = {{"EnableSessionTagChaining", true}};
+  job["RetryStrategy"] = {{"MaximumRetryAttempts", 2}};
+  job["Tags"] = json::array({{{"Key", "team"}, {"Value", "ml"}}});
+  Call("CreateTrainingJob", job);
+  const json described = Job("chained");
+  EXPECT_EQ(described["RetryStrategy"], job["RetryStrategy"]);
+  EXPECT_FALSE(described.contains("SessionChainingConfig"));
+  EXPECT_FALSE(described.contains("Tags"));
+}
+
 TEST_F(JobsTest, PreferencesAreTriedInOrderAndTheSelectionIsRecorded) {
   // Two p5 are wanted but only one is on demand: the second preference runs.
   Call("CreateTrainingJob",
