@@ -59,12 +59,13 @@ test('the home page is the README, with the navigation to every section', async 
   await page.goto(base);
   assert.equal(await heading(page), 'sagemaker-emulator');
   const nav = await page.locator('nav.md-nav--primary .md-nav__link').allInnerTexts();
-  for (const title of ['Home', 'CI and the container image', 'Architecture', 'Reliability']) {
+  for (const title of ['Home', 'The training-plan walkthrough', 'CI recipes', 'What is emulated',
+    'Architecture', 'Reliability']) {
     assert.ok(nav.some((text) => text.trim() === title), `${title} in ${JSON.stringify(nav)}`);
   }
-  await page.locator('nav.md-nav--primary a.md-nav__link[href="architecture.html"]').click();
-  await page.waitForURL(/architecture\.html$/);
-  assert.equal(await heading(page), 'Architecture');
+  await page.locator('nav.md-nav--primary a.md-nav__link[href="reference.html"]').click();
+  await page.waitForURL(/reference\.html$/);
+  assert.equal(await heading(page), 'Reference: options, the admin API and metrics');
   await page.close();
 });
 
