@@ -38,7 +38,8 @@ it back** (kept as given and answered by the operation named, not acted on), **r
 error whenever it is given), or **ignores** it (accepted, neither acted on nor shown back). The
 types, the required members, the answers' members and the errors come from the models in `api/`;
 what the emulator does comes from its own notes, and a test fails when a served operation or a
-member has none. Behaviour shared by every operation (validation, errors, limits, paging) and
+member has none. Another sends each member a `Create*` stores, ignores or refuses, and checks that
+the `Describe*` shows back exactly those it should. Behaviour shared by every operation (validation, errors, limits, paging) and
 the known differences from AWS are in [What is emulated](emulated.md).
 """
 
