@@ -931,7 +931,21 @@ def print_table(report, args):
         w(f"## FAILED: {len(report['failures'])} benchmarked requests did not answer 200")
         for message in report["failures"]:
             w(f"FAILED {message}")
-    print("\n".join(out), flush=True)
+    table = "\n".join(out)
+    print(table, flush=True)
+    if getattr(args, "save", False):
+        save_run(table, report, commit)
+
+
+def save_run(table, report, commit):
+    """Keeps a full run's table as bench/results/<date>-<commit>.txt, beside the older runs that
+    docs/benchmarks.md lists."""
+    name = f"{report['date'][:10]}-{commit.replace('+dirty', '-dirty')}.txt"
+    path = os.path.join(ROOT, "bench", "results", name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(table + "\n")
+    log(f"saved the table as bench/results/{name}")
 
 
 def main():
@@ -944,7 +958,11 @@ def main():
                              "minutes to seed the first time)")
     parser.add_argument("--json", help="also write the raw report to this file")
     parser.add_argument("--from-json", help="only print the table of a report written by --json")
+    parser.add_argument("--save", action="store_true",
+                        help="also keep the table as bench/results/<date>-<commit>.txt")
     args = parser.parse_args()
+    if args.save and args.smoke:
+        sys.exit("bench: --save keeps full runs only, not --smoke")
     if args.smoke:
         CHECK_RESPONSES.append("--check-responses")
     if args.from_json:
