@@ -8,8 +8,9 @@ GitHub shows as they are:
 - a link from a page to a file of the repository outside docs/ (an example, a client's README)
   points at a copy of that file under repository/, so the site holds everything it links to and
   works offline; a Markdown file copied so is a page and must be in the navigation;
-- every Markdown page staged must be in mkdocs.yml's `nav`, and every `nav` entry must exist:
-  the script fails naming those that are not.
+- every Markdown page staged must be in mkdocs.yml's `nav`, and every `nav` entry must exist;
+- a link to a heading (`page.md#heading`, `#heading`) must name one the page has, by the anchor
+  the site gives it (mkdocs 1.4 does not check anchors): the script fails naming those that are not.
 """
 import re
 import shutil
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from markdown.extensions.toc import slugify, unique
 
 ROOT = Path(__file__).resolve().parents[1]
 LINK = re.compile(r"(\]\()([^)\s#]+)((?:#[^)\s]*)?\))")
@@ -79,6 +81,43 @@ def stage_page(source: Path, staged: Path, staging: Path, copied: set) -> None:
     staged.write_text(LINK.sub(rewrite, source.read_text()))
 
 
+FENCE = re.compile(r"^(```|~~~)")
+HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+ANCHORED = re.compile(r"\]\(([^)\s#]*)#([^)\s]+)\)")
+
+
+def anchors_of(page: Path) -> set:
+    """The anchors the site gives the headings of a page, as Python-Markdown's toc does: from the
+    heading's text without its inline markup, made unique with _1, _2, ..."""
+    found: set = set()
+    in_code = False
+    for line in page.read_text().splitlines():
+        if FENCE.match(line):
+            in_code = not in_code
+            continue
+        match = None if in_code else HEADING.match(line)
+        if match:
+            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", match.group(2)).replace("`", "")
+            found.add(unique(slugify(text, "-"), found))
+    return found
+
+
+def broken_anchors(staging: Path) -> list:
+    problems = []
+    anchors: dict = {}
+    for page in sorted(staging.rglob("*.md")):
+        for target, anchor in ANCHORED.findall(page.read_text()):
+            linked = (page.parent / target).resolve() if target else page
+            if linked.suffix != ".md" or not linked.is_file():
+                continue
+            if linked not in anchors:
+                anchors[linked] = anchors_of(linked)
+            if anchor not in anchors[linked]:
+                problems.append(f"{page.relative_to(staging)}: a link to #{anchor}, which "
+                                f"{linked.relative_to(staging)} has no heading for")
+    return problems
+
+
 def main() -> int:
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     staging = ROOT / config["docs_dir"]
@@ -98,6 +137,7 @@ def main() -> int:
     in_nav = set(nav_pages(config["nav"]))
     problems = [f"{page}: a page that is not in mkdocs.yml's nav" for page in sorted(staged - in_nav)]
     problems += [f"{page}: in mkdocs.yml's nav, but no such page" for page in sorted(in_nav - staged)]
+    problems += broken_anchors(staging)
     for problem in problems:
         print(f"scripts/stage-docs.py: {problem}", file=sys.stderr)
     return 1 if problems else 0
