@@ -4,7 +4,8 @@ user would, and checks the outputs the pages show, so that no page can go stale.
 
     tests/readme/readme_test.py [--aws PATH_TO_AWS_CLI] [--page FILE ...]
 
-Without --page: README.md, then every docs/**/*.md in path order. Each page runs on its own, as a
+Without --page: README.md, then every docs/**/*.md in path order, then the test helpers' READMEs
+(clients/python, clients/js), which the documentation site also shows. Each page runs on its own, as a
 reader who lands on it would: its blocks run in one bash session (variables and background
 servers carry over from block to block, as in a user's terminal) in a scratch folder that mirrors
 the repository through symbolic links, so files the page makes (out.txt, .venv) land there; the
@@ -104,18 +105,26 @@ def split_commands(block: Block) -> List[Command]:
 
 
 def quotes_closed(text: str) -> bool:
-    """Whether single and double quotes are balanced, as bash reads them (no nesting)."""
+    """Whether single and double quotes are balanced, as bash reads them (no nesting); an unquoted
+    `#` at the start of a word begins a comment, whose apostrophes do not count."""
     quote = None
     escaped = False
+    in_comment = False
+    previous = "\n"
     for char in text:
-        if escaped:
+        if in_comment:
+            in_comment = char != "\n"
+        elif escaped:
             escaped = False
         elif char == "\\" and quote != "'":
             escaped = True
+        elif quote is None and char == "#" and previous in " \t\n":
+            in_comment = True
         elif quote is None and char in "'\"":
             quote = char
         elif char == quote:
             quote = None
+        previous = char
     return quote is None
 
 
@@ -199,7 +208,9 @@ def judge(results: Path, number: int) -> int:
 
 
 def default_pages() -> List[Path]:
-    return [REPOSITORY / "README.md"] + sorted((REPOSITORY / "docs").rglob("*.md"))
+    """The pages of the documentation site: the README, docs/, and the helpers' READMEs."""
+    return ([REPOSITORY / "README.md"] + sorted((REPOSITORY / "docs").rglob("*.md")) +
+            [REPOSITORY / "clients/python/README.md", REPOSITORY / "clients/js/README.md"])
 
 
 def run_page(blocks: List[Block], aws: Optional[str]) -> bool:
