@@ -2,6 +2,7 @@
 // credential scope, the command line, the capacity file). Pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,5 +21,12 @@ std::string Sha256Hex(std::string_view text);
 // lower case, so the whole ARN lower-cased (ASCII) names the same resource whatever case a
 // caller wrote it in.
 std::string ArnKey(std::string_view arn);
+
+// The Availability Zone ID of a zone, as the models' pattern `[a-z]{3}\d-az\d` has it: the
+// region's short code (us-west-2 -> usw2, eu-central-1 -> euc1) and the zone's letter as its
+// number (a -> az1). AWS maps letters to IDs per account; the emulator's mapping is the same for
+// every account. None for zones the pattern cannot name (Local Zones such as us-east-1-dfw-2a,
+// regions whose code is longer, such as ap-northeast-1's apne1, and letters past i).
+std::optional<std::string> AvailabilityZoneId(std::string_view zone);
 
 }  // namespace smemu::domain

@@ -357,6 +357,8 @@ Result<json> DescribeClusterNode(const json& in, Context& ctx) {
       }
     }
     details["Placement"] = {{"AvailabilityZone", zone}};
+    if (auto id = domain::AvailabilityZoneId(zone))
+      details["Placement"]["AvailabilityZoneId"] = *id;
     details["CapacityType"] = "OnDemand";
     return json{{"NodeDetails", std::move(details)}};
   }

@@ -33,6 +33,12 @@ void PutWindow(json& out, const domain::Window& window, const char* start_member
   out[end_member] = WriteTimestamp(window.end);
 }
 
+// AvailabilityZoneId beside AvailabilityZone, where the zone has one (domain::AvailabilityZoneId).
+void PutZone(json& out, const std::string& zone) {
+  out["AvailabilityZone"] = zone;
+  if (auto id = domain::AvailabilityZoneId(zone)) out["AvailabilityZoneId"] = *id;
+}
+
 json OfferingJson(const domain::Offering& offering) {
   json capacity = {{"ReservedCapacityType", "Instance"},
                    {"InstanceType", offering.pool.instance_type},
@@ -60,8 +66,8 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
                    {"ReservedCapacityType", "Instance"},
                    {"InstanceType", plan.pool.instance_type},
                    {"TotalInstanceCount", plan.instance_count},
-                   {"Status", status},
-                   {"AvailabilityZone", plan.pool.availability_zone}};
+                   {"Status", status}};
+  PutZone(capacity, plan.pool.availability_zone);
   PutWindow(capacity, plan.window, "StartTime", "EndTime");
   json out = {{"TrainingPlanArn", plan.arn},
               {"TrainingPlanName", plan.name},
@@ -244,16 +250,17 @@ Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
 }
 
 json ExtensionJson(const Plan::Extension& extension, const Plan& plan, TimePoint now) {
-  return {{"TrainingPlanExtensionOfferingId", extension.offering_id},
-          {"ExtendedAt", WriteTimestamp(extension.extended_at)},
-          {"StartDate", WriteTimestamp(extension.window.start)},
-          {"EndDate", WriteTimestamp(extension.window.end)},
-          {"Status", domain::PlanStatusAt(extension.window, now)},
-          {"PaymentStatus", "Completed"},
-          {"AvailabilityZone", plan.pool.availability_zone},
-          {"DurationHours", domain::DurationHours(extension.window)},
-          {"UpfrontFee", extension.upfront_fee},
-          {"CurrencyCode", kCurrency}};
+  json out = {{"TrainingPlanExtensionOfferingId", extension.offering_id},
+              {"ExtendedAt", WriteTimestamp(extension.extended_at)},
+              {"StartDate", WriteTimestamp(extension.window.start)},
+              {"EndDate", WriteTimestamp(extension.window.end)},
+              {"Status", domain::PlanStatusAt(extension.window, now)},
+              {"PaymentStatus", "Completed"},
+              {"DurationHours", domain::DurationHours(extension.window)},
+              {"UpfrontFee", extension.upfront_fee},
+              {"CurrencyCode", kCurrency}};
+  PutZone(out, plan.pool.availability_zone);
+  return out;
 }
 
 Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {

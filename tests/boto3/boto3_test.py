@@ -671,6 +671,9 @@ class EndpointWaitersBoto3Test(EmulatorTestCase):
                          variant["CapacityReservationConfig"])
         plan_now = self.sm.describe_training_plan(TrainingPlanName="scale-week")
         self.assertEqual((2, 0), (plan_now["InUseInstanceCount"], plan_now["AvailableInstanceCount"]))
+        self.assertEqual(("us-west-2a", "usw2-az1"),
+                         tuple(plan_now["ReservedCapacitySummaries"][0][member]
+                               for member in ("AvailabilityZone", "AvailabilityZoneId")))
 
         # Three is more than the plan holds: refused, and nothing changes.
         self.assert_client_error(
@@ -1407,7 +1410,8 @@ class ClustersBoto3Test(EmulatorTestCase):
         worker = next(n["InstanceId"] for n in nodes if n["InstanceGroupName"] == "workers")
         details = self.sm.describe_cluster_node(ClusterName="hp-cluster", NodeId=worker)["NodeDetails"]
         self.assertEqual(
-            ("workers", worker, P5, "Pending", {"AvailabilityZone": "us-west-2a"}, LIFECYCLE),
+            ("workers", worker, P5, "Pending",
+             {"AvailabilityZone": "us-west-2a", "AvailabilityZoneId": "usw2-az1"}, LIFECYCLE),
             (details["InstanceGroupName"], details["InstanceId"], details["InstanceType"],
              details["InstanceStatus"]["Status"], details["Placement"], details["LifeCycleConfig"]))
 

@@ -503,6 +503,7 @@ TEST_F(ClustersTest, DescribeClusterNodeShowsANodeAndRefusesMissingOrLogicalIds)
   EXPECT_EQ(details["ThreadsPerCore"], 2);
   EXPECT_EQ(details["LifeCycleConfig"]["SourceS3Uri"], "s3://bucket/lifecycle");
   EXPECT_EQ(details["Placement"]["AvailabilityZone"], "us-west-2a");
+  EXPECT_EQ(details["Placement"]["AvailabilityZoneId"], "usw2-az1");
   const std::string ip = details["PrivatePrimaryIp"];
   EXPECT_THAT(ip, ::testing::MatchesRegex("10\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}"));
   std::string dashed = ip;

@@ -35,6 +35,23 @@ TEST(AwsNames, AccountAndRegionNames) {
   EXPECT_FALSE(domain::IsRegionName("us-east-1/../x"));
 }
 
+// ReservedCapacitySummary, TrainingPlanExtension and ClusterInstancePlacement carry an
+// AvailabilityZoneId whose model pattern is [a-z]{3}\d-az\d; AWS's IDs look like usw2-az1.
+TEST(AwsNames, AvailabilityZoneIdsFollowTheModelsPattern) {
+  EXPECT_EQ(domain::AvailabilityZoneId("us-west-2a"), "usw2-az1");
+  EXPECT_EQ(domain::AvailabilityZoneId("us-west-2d"), "usw2-az4");
+  EXPECT_EQ(domain::AvailabilityZoneId("us-east-1b"), "use1-az2");
+  EXPECT_EQ(domain::AvailabilityZoneId("eu-central-1a"), "euc1-az1");
+  EXPECT_EQ(domain::AvailabilityZoneId("ca-central-1c"), "cac1-az3");
+  // Zones the pattern cannot name have none.
+  EXPECT_EQ(domain::AvailabilityZoneId("ap-northeast-1a"), std::nullopt);   // apne1
+  EXPECT_EQ(domain::AvailabilityZoneId("us-east-1-dfw-2a"), std::nullopt);  // a Local Zone
+  EXPECT_EQ(domain::AvailabilityZoneId("us-west-2"), std::nullopt);
+  EXPECT_EQ(domain::AvailabilityZoneId("us-west-2z"), std::nullopt);
+  EXPECT_EQ(domain::AvailabilityZoneId("us-nowhere-2a"), std::nullopt);
+  EXPECT_EQ(domain::AvailabilityZoneId(""), std::nullopt);
+}
+
 // AWS's published SigV4 test suite (aws-sig-v4-test-suite): credentials AKIDEXAMPLE /
 // wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY, us-east-1, service "service", 20150830T123600Z.
 // The signatures are the suite's; the intermediate strings were recomputed with Python's hashlib

@@ -384,6 +384,22 @@ TEST(StoredReleaseFixture, DISABLED_Record) {
   std::ofstream(kFixture / "answers.json") << reader.Answers().dump(1) << "\n";
 }
 
+// Members the emulator has added to its answers since that release, by design (each with the
+// change that added it): the recorded answers predate them, so they are left out of today's
+// answers before the comparison. Everything else must still match byte for byte.
+constexpr const char* kAddedSinceTheRelease[] = {
+    "AvailabilityZoneId",  // reserved capacities, extensions and node placements (issue 29)
+};
+
+void LeaveOutAddedMembers(json& value) {
+  if (value.is_object()) {
+    for (const char* member : kAddedSinceTheRelease) value.erase(member);
+  }
+  if (value.is_structured()) {
+    for (json& child : value) LeaveOutAddedMembers(child);
+  }
+}
+
 TEST_F(StoredRelease, AnswersEveryQuestionAsTheReleaseThatWroteItDid) {
   std::ifstream file(kFixture / "answers.json");
   ASSERT_TRUE(file) << "missing " << kFixture / "answers.json";
@@ -392,7 +408,9 @@ TEST_F(StoredRelease, AnswersEveryQuestionAsTheReleaseThatWroteItDid) {
   std::set<std::string> statuses;
   for (const json& entry : recorded) {
     const Question question{entry["method"], entry["target"], entry["input"]};
-    EXPECT_EQ(Ask(*router_, question), entry["answer"])
+    json answer = Ask(*router_, question);
+    LeaveOutAddedMembers(answer);
+    EXPECT_EQ(answer, entry["answer"])
         << question.method << " " << question.target << " " << question.input.dump();
     const json& body = entry["answer"]["body"];
     for (const char* member : {"EndpointStatus", "TrainingJobStatus", "ProcessingJobStatus",

@@ -87,6 +87,7 @@ TEST_F(TrainingPlansTest, BuyDescribeAndWatchTheLifecycle) {
   EXPECT_EQ(plan["EndTime"], kStartSeconds + 7 * kDay);
   const json& summary = plan["ReservedCapacitySummaries"][0];
   EXPECT_EQ(summary["AvailabilityZone"], "us-west-2a");
+  EXPECT_EQ(summary["AvailabilityZoneId"], "usw2-az1");  // the model's pattern [a-z]{3}\d-az\d
   EXPECT_EQ(summary["Status"], "Active");
 
   const json capacity =
@@ -323,6 +324,7 @@ TEST_F(TrainingPlansTest, ExtendAPlanWhereItEnds) {
   const json history = Call("DescribeTrainingPlanExtensionHistory", {{"TrainingPlanArn", arn}});
   ASSERT_EQ(history["TrainingPlanExtensions"].size(), 1u);
   EXPECT_EQ(history["TrainingPlanExtensions"][0]["DurationHours"], 168);
+  EXPECT_EQ(history["TrainingPlanExtensions"][0]["AvailabilityZoneId"], "usw2-az1");
   EXPECT_EQ(Call("DescribeTrainingPlanExtensionHistory",
                  {{"TrainingPlanArn",
                    "arn:aws:sagemaker:us-west-2:123456789012:training-plan/nothing-here"}},

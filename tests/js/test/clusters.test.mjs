@@ -232,7 +232,7 @@ test('a cluster on a hyperpod-cluster plan: Creating, InService, nodes Pending -
     assert.equal(details.InstanceStatus.Status, 'Pending');
     assert.deepEqual(details.LifeCycleConfig, LIFECYCLE);
     assert.equal(details.ThreadsPerCore, 1);
-    assert.deepEqual(details.Placement, { AvailabilityZone: 'us-west-2a' });
+    assert.deepEqual(details.Placement, { AvailabilityZone: 'us-west-2a', AvailabilityZoneId: 'usw2-az1' });
     assert.match(details.PrivatePrimaryIp, /^10\.\d{1,3}\.\d{1,3}\.\d{1,3}$/);
     assert.equal(details.PrivateDnsHostname,
       `ip-${details.PrivatePrimaryIp.replaceAll('.', '-')}.us-west-2.compute.internal`);
