@@ -23,24 +23,49 @@ std::string OfferingId(const std::string& salt, const Offering& offering,
   return prefix + Sha256Hex(canonical);
 }
 
+Millis::rep RoundUp(Millis::rep value, Millis::rep step) {
+  return (value + step - 1) / step * step;
+}
+
 }  // namespace
+
+Result<Millis> PlanDuration(long long hours) {
+  if (hours < 1 || hours > kMaxDurationHours) {
+    return ValidationException("DurationHours must be from 1 to 4368 hours (1 to 182 days); got " +
+                               std::to_string(hours) + ".");
+  }
+  return Millis{RoundUp(hours, 24) * kHour.count()};
+}
+
+Result<Millis> ExtensionDuration(long long hours) {
+  auto duration = PlanDuration(hours);
+  if (!duration) return duration.error();
+  constexpr Millis kDailyUpTo = 14 * kDay;
+  if (*duration <= kDailyUpTo) return *duration;
+  return Millis{RoundUp(duration->count(), (7 * kDay).count())};
+}
+
+Status CheckPlanInstanceCount(long long count) {
+  for (const long long sold : {1, 2, 4, 8, 16, 32, 64}) {
+    if (count == sold) return Ok();
+  }
+  return ValidationException(
+      "InstanceCount must be 1, 2, 4, 8, 16, 32 or 64: training plans reserve instances in those "
+      "quantities; got " +
+      std::to_string(count) + ".");
+}
 
 Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint now,
                                             const std::vector<std::string>& all_instance_types) {
   OfferingRequest request;
   request.instance_types =
       input.instance_type ? std::vector<std::string>{*input.instance_type} : all_instance_types;
-  request.instance_count = static_cast<int>(input.instance_count.value_or(1));
-  if (request.instance_count < 1) {
-    return ValidationException("InstanceCount must be at least 1.");
-  }
-  const long long hours = input.duration_hours.value_or(kMinDurationHours);
-  if (hours < kMinDurationHours || hours > kMaxDurationHours || hours % 24 != 0) {
-    return ValidationException(
-        "DurationHours must be a whole number of days from 24 to 4368 hours (1 to 182 days); got " +
-        std::to_string(hours) + ".");
-  }
-  request.duration = hours * kHour;
+  const long long count = input.instance_count.value_or(1);
+  if (auto sold = CheckPlanInstanceCount(count); !sold) return sold.error();
+  request.instance_count = static_cast<int>(count);
+  auto duration = PlanDuration(input.duration_hours.value_or(kMinDurationHours));
+  if (!duration) return duration.error();
+  request.duration = *duration;
   request.start_after = std::max(now, input.start_after.value_or(now));
   request.end_before = input.end_before.value_or(request.start_after + kDefaultSearchHorizon);
   if (request.end_before <= request.start_after) {

@@ -64,6 +64,15 @@ struct SearchInput {
 Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint now,
                                             const std::vector<std::string>& all_instance_types);
 
+// A plan's DurationHours as the search takes it: "rounded up to the nearest multiple of 24", from
+// 1 to 4368 hours ("1 to 182 days"). Anything else is a ValidationException.
+Result<Millis> PlanDuration(long long hours);
+// An extension's: whole days up to 14 days, whole weeks beyond ("Extend plans by 1-day increments
+// up to 14 days, or 7-day increments up to 182 days"), rounded up.
+Result<Millis> ExtensionDuration(long long hours);
+// The instance counts plans are sold in: "1, 2, 4, 8, 16, 32 or 64 instances".
+Status CheckPlanInstanceCount(long long count);
+
 // Offerings for `request` in `region`: per zone the earliest window and later ones on other days,
 // sorted by start time then zone, at most kMaxOfferings. `account` salts the ids.
 std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const CapacityConfig& config,

@@ -112,14 +112,9 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
   const Plan& plan = *found;
   std::vector<Millis> durations = {domain::kDay, 7 * domain::kDay};
   if (in.contains("DurationHours")) {
-    const long long hours = in["DurationHours"].get<long long>();
-    if (hours < 24 || hours > 4368 || hours % 24 != 0) {
-      return domain::ValidationException(
-          "DurationHours must be a whole number of days from 24 to 4368 hours (1 to 182 days); "
-          "got " +
-          std::to_string(hours) + ".");
-    }
-    durations = {hours * domain::kHour};
+    auto duration = domain::ExtensionDuration(in["DurationHours"].get<long long>());
+    if (!duration) return duration.error();
+    durations = {*duration};
   }
   json extensions = json::array();
   if (plan.window.end > ctx.now) {  // an expired plan can no longer be extended

@@ -205,9 +205,17 @@ sm describe-reserved-capacity \
   --reserved-capacity-arn "arn:aws:sagemaker:us-west-2:$ACCOUNT:reserved-capacity/rc-0123456789abcdef"
 expect_aws_code "errors: describe-reserved-capacity of an unknown ARN is ResourceNotFound" \
   DescribeReservedCapacity ResourceNotFound
+# "The DurationHour is rounded up to the nearest multiple of 24." "The reservation instance quantity
+# options are 1, 2, 4, 8, 16, 32 or 64 instances." (developer guide, search offerings)
 sm search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 25
-expect_aws_code "errors: --duration-hours 25 is a ValidationException" SearchTrainingPlanOfferings \
+expect_eq "search: --duration-hours 25 is rounded up to 48" "48" \
+  "$(jget "$OUT" 'd["TrainingPlanOfferings"][0]["DurationHours"]')"
+sm search-training-plan-offerings --instance-type ml.p5.48xlarge --instance-count 3
+expect_aws_code "errors: --instance-count 3 is a ValidationException" SearchTrainingPlanOfferings \
   ValidationException
+sm search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 4369
+expect_aws_code "errors: --duration-hours 4369 (past 182 days) is a ValidationException" \
+  SearchTrainingPlanOfferings ValidationException
 
 # Offerings can be bought for 30 minutes of virtual time.
 search_day 2027-04-20T00:00:00Z 2027-04-21T00:00:00Z

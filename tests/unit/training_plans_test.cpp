@@ -51,11 +51,56 @@ TEST_F(TrainingPlansTest, SearchStartsOnWholeHoursAndHonoursTheWindowEnd) {
   ASSERT_EQ(result["TrainingPlanOfferings"].size(), 2u);  // one per zone; no room for a later day
   EXPECT_EQ(result["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0]["StartTime"],
             kStartSeconds + 3600);
-  EXPECT_EQ(Search(7, 3)["TrainingPlanOfferings"], json::array());  // no zone holds 3
+  EXPECT_EQ(Search(7, 4)["TrainingPlanOfferings"], json::array());  // no zone holds 4
+}
+
+// "The DurationHour is rounded up to the nearest multiple of 24." "Reservation durations are
+// available in 1-day increments from 1 to 182 days." "The reservation instance quantity options
+// are 1, 2, 4, 8, 16, 32 or 64 instances." (Search training plan offerings, developer guide)
+TEST_F(TrainingPlansTest, SearchRoundsHoursUpToWholeDaysAndSellsTheDocumentedQuantities) {
+  for (const auto& [hours, days] : std::vector<std::pair<long long, long long>>{
+           {1, 1}, {15, 1}, {24, 1}, {25, 2}, {167, 7}, {4368, 182}}) {
+    const json offerings =
+        Call("SearchTrainingPlanOfferings", {{"InstanceType", "ml.p5.48xlarge"},
+                                             {"DurationHours", hours},
+                                             {"EndTimeBefore", kStartSeconds + 200 * kDay},
+                                             {"TargetResources", {"endpoint"}}});
+    ASSERT_FALSE(offerings["TrainingPlanOfferings"].empty()) << hours;
+    EXPECT_EQ(offerings["TrainingPlanOfferings"][0]["DurationHours"], days * 24) << hours;
+  }
+  for (const long long count : {1, 2}) {
+    EXPECT_FALSE(Search(1, static_cast<int>(count))["TrainingPlanOfferings"].empty()) << count;
+  }
+  for (const long long count : {3, 5, 6, 7, 63, 65, 128}) {
+    const json error = Call("SearchTrainingPlanOfferings",
+                            {{"InstanceType", "ml.p5.48xlarge"}, {"InstanceCount", count}}, 400);
+    EXPECT_EQ(error["__type"], "ValidationException") << count;
+    EXPECT_EQ(error["message"],
+              "InstanceCount must be 1, 2, 4, 8, 16, 32 or 64: training plans "
+              "reserve instances in those quantities; got " +
+                  std::to_string(count) + ".");
+  }
+}
+
+// "Extend plans by 1-day increments up to 14 days, or 7-day increments up to 182 days", and "The
+// DurationHours is rounded up to the nearest multiple of 24." (Training plans extension)
+TEST_F(TrainingPlansTest, ExtensionHoursRoundUpToDaysThenToWeeksPastTwoWeeks) {
+  const json offering = Search(1)["TrainingPlanOfferings"][0];
+  const std::string arn =
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "short"},
+            {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  for (const auto& [hours, days] : std::vector<std::pair<long long, long long>>{
+           {1, 1}, {48, 2}, {49, 3}, {14 * 24, 14}, {14 * 24 + 1, 21}, {22 * 24, 28}}) {
+    const json extensions =
+        Call("SearchTrainingPlanOfferings", {{"TrainingPlanArn", arn}, {"DurationHours", hours}});
+    ASSERT_EQ(extensions["TrainingPlanExtensionOfferings"].size(), 1u) << hours;
+    EXPECT_EQ(extensions["TrainingPlanExtensionOfferings"][0]["DurationHours"], days * 24) << hours;
+  }
 }
 
 TEST_F(TrainingPlansTest, SearchRefusesBadDurationsAndWindows) {
-  for (long long hours : {23LL, 25LL, 4392LL}) {
+  for (long long hours : {4369LL, 4392LL, 87600LL}) {
     const json error = Call("SearchTrainingPlanOfferings",
                             {{"InstanceType", "ml.p5.48xlarge"}, {"DurationHours", hours}}, 400);
     EXPECT_EQ(error["__type"], "ValidationException") << hours;

@@ -186,7 +186,7 @@ test('search: InstanceCount beyond a zone leaves that zone out; the fee scales w
       assert.equal(o.ReservedCapacityOfferings[0].InstanceCount, 2);
       assert.equal(o.UpfrontFee, '2640.00', '24 h x 2 x 55.00');
     }
-    assert.deepEqual(await search(sm, { InstanceType: P5, InstanceCount: 3 }), []);
+    assert.deepEqual(await search(sm, { InstanceType: P5, InstanceCount: 4 }), []);
   });
 });
 
@@ -231,10 +231,21 @@ test('search: only windows that fit entirely before EndTimeBefore are offered', 
   });
 });
 
-test('search: DurationHours must be whole days from 24 to 4368', async () => {
+// "The DurationHour is rounded up to the nearest multiple of 24." "Reservation durations are
+// available in 1-day increments from 1 to 182 days." "The reservation instance quantity options are
+// 1, 2, 4, 8, 16, 32 or 64 instances." (developer guide, search training plan offerings)
+test('search: DurationHours rounds up to whole days, 1 to 182; 1, 2, 4 ... 64 instances', async () => {
   await withEmulator(async ({ sm }) => {
-    for (const hours of [25, 23, 36, 4392]) {
+    for (const [hours, rounded] of [[1, 24], [15, 24], [23, 24], [25, 48], [36, 48]]) {
+      const found = await search(sm, { InstanceType: P5, DurationHours: hours, TargetResources: ['endpoint'] });
+      assert.equal(found[0].DurationHours, rounded, `${hours} h`);
+    }
+    for (const hours of [4369, 4392]) {
       await expectError(sm, sm.send(new SearchTrainingPlanOfferingsCommand({ InstanceType: P5, DurationHours: hours })),
+        'ValidationException');
+    }
+    for (const count of [3, 5, 65]) {
+      await expectError(sm, sm.send(new SearchTrainingPlanOfferingsCommand({ InstanceType: P5, InstanceCount: count })),
         'ValidationException');
     }
     const longest = await search(sm, {
