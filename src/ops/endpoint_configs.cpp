@@ -1,6 +1,9 @@
 // CreateEndpointConfig, DescribeEndpointConfig, ListEndpointConfigs, DeleteEndpointConfig.
 // A variant with a CapacityReservationConfig is checked against the training plan it names.
+#include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "domain/plan_admission.hpp"
 #include "domain/resource_kinds.hpp"
@@ -117,6 +120,26 @@ domain::Status CheckVariants(const Context& ctx, const json& variants,
   return domain::Ok();
 }
 
+// "You can use exactly one plan per inference endpoint" (training plans for inference endpoints):
+// every variant on a plan, shadow variants too, names the same one.
+domain::Status CheckOnePlan(const json& in) {
+  std::vector<std::string> plans;
+  for (const char* list : {"ProductionVariants", "ShadowProductionVariants"}) {
+    for (const json& variant : in.value(list, json::array())) {
+      const json reservation = variant.value("CapacityReservationConfig", json::object());
+      if (!reservation.contains("MlReservationArn")) continue;
+      const std::string arn = reservation["MlReservationArn"];
+      if (std::find(plans.begin(), plans.end(), arn) == plans.end()) plans.push_back(arn);
+    }
+  }
+  if (plans.size() <= 1) return domain::Ok();
+  return domain::ValidationException(
+      "An endpoint can use exactly one training plan, but the variants of this endpoint "
+      "configuration name " +
+      std::to_string(plans.size()) + ": " + domain::Excerpt(plans[0]) + " and " +
+      domain::Excerpt(plans[1]) + ".");
+}
+
 // The service fills in a variant's default weight when it describes it.
 json DescribedVariants(json variants) {
   for (json& variant : variants) {
@@ -136,6 +159,7 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
       return ok.error();
     }
   }
+  if (auto ok = CheckOnePlan(in); !ok) return ok.error();
   json doc = json::object();
   for (const char* member : kDescribedMembers) {
     if (auto it = in.find(member); it != in.end() && !it->is_null()) doc[member] = *it;

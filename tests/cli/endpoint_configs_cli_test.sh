@@ -86,6 +86,21 @@ sm create-endpoint-config --endpoint-config-name P5-Three-Instances --production
 expect_aws_error "3 instances on a 2-instance plan are refused with the service text" CreateEndpointConfig \
   ValidationException "Requested instance count (3) exceeds reserved capacity (2) for training plan."
 
+# "You can use exactly one plan per inference endpoint." A second plan, for the week after, and a
+# configuration whose two variants name the two plans.
+CALLS=$((CALLS + 1))
+LATER_OFFERING=$("$AWS" sagemaker search-training-plan-offerings --target-resources endpoint \
+  --instance-type ml.p5.48xlarge --instance-count 1 --duration-hours 168 \
+  --start-time-after 2027-01-27T00:00:00Z --endpoint-url "$ENDPOINT" \
+  --query 'TrainingPlanOfferings[0].TrainingPlanOfferingId' --output text 2>"$WORK/later.err")
+sm create-training-plan --training-plan-name p5-later-week --training-plan-offering-id "$LATER_OFFERING"
+LATER_ARN=$(jget "$OUT" 'd.get("TrainingPlanArn")')
+sm create-endpoint-config --endpoint-config-name P5-Two-Plans --production-variants "[
+  {\"VariantName\":\"A\",\"ModelName\":\"$MODEL\",\"InstanceType\":\"ml.p5.48xlarge\",\"InitialInstanceCount\":1,\"CapacityReservationConfig\":{\"CapacityReservationPreference\":\"capacity-reservations-only\",\"MlReservationArn\":\"$PLAN_ARN\"}},
+  {\"VariantName\":\"B\",\"ModelName\":\"$MODEL\",\"InstanceType\":\"ml.p5.48xlarge\",\"InitialInstanceCount\":1,\"CapacityReservationConfig\":{\"CapacityReservationPreference\":\"capacity-reservations-only\",\"MlReservationArn\":\"$LATER_ARN\"}}]"
+expect_aws_error "variants on two plans are refused: exactly one plan per endpoint" CreateEndpointConfig \
+  ValidationException "An endpoint can use exactly one training plan, but the variants of this endpoint configuration name 2: $PLAN_ARN and $LATER_ARN."
+
 # A plain config, so that the list has two entries to order.
 sm create-endpoint-config --endpoint-config-name a-plain-config \
   --production-variants "VariantName=AllTraffic,ModelName=$MODEL,InstanceType=ml.g5.xlarge,InitialInstanceCount=1,InitialVariantWeight=0.5"

@@ -141,6 +141,36 @@ TEST_F(EndpointConfigsTest, AReservedVariantMustFitItsPlan) {
                 "failed to satisfy constraint: Member must satisfy regular expression"));
 }
 
+// "You can use exactly one plan per inference endpoint." (Deploy an inference endpoint using the
+// API, AWS CLI; developer guide)
+TEST_F(EndpointConfigsTest, AnEndpointUsesExactlyOnePlan) {
+  const std::string first = BuyPlan("first-plan", 2);
+  const std::string second = BuyPlan("second-plan", 1);
+  json other = ReservedVariant(second, 1);
+  other["VariantName"] = "Other";
+  const json refused = Call("CreateEndpointConfig",
+                            {{"EndpointConfigName", "two-plans"},
+                             {"ProductionVariants", {ReservedVariant(first, 1), other}}},
+                            400);
+  EXPECT_EQ(refused["__type"], "ValidationException");
+  EXPECT_EQ(refused["message"],
+            "An endpoint can use exactly one training plan, but the variants of this endpoint "
+            "configuration name 2: " +
+                first + " and " + second + ".");
+  // A shadow variant counts too.
+  EXPECT_EQ(Call("CreateEndpointConfig",
+                 {{"EndpointConfigName", "shadow-plan"},
+                  {"ProductionVariants", {ReservedVariant(first, 1)}},
+                  {"ShadowProductionVariants", {other}}},
+                 400)["__type"],
+            "ValidationException");
+  // Two variants on the same plan are one plan.
+  json same = ReservedVariant(first, 1);
+  same["VariantName"] = "Other";
+  Call("CreateEndpointConfig", {{"EndpointConfigName", "one-plan"},
+                                {"ProductionVariants", {ReservedVariant(first, 1), same}}});
+}
+
 TEST_F(EndpointConfigsTest, PlansForTrainingMissingOrExpiredAreRefused) {
   const std::string training = BuyPlan("for-training", 1, "training-job");
   EXPECT_THAT(
