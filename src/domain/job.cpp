@@ -24,14 +24,24 @@ constexpr WireNames<JobPhase, 3> kJobPhases({{
 }});
 static_assert(kJobPhases.Complete());
 
-constexpr WireNames<JobOutcome, 6> kJobOutcomes({{
+constexpr WireNames<JobOutcome, 8> kJobOutcomes({{
     {JobOutcome::kCompleted, "Completed"},
     {JobOutcome::kStopped, "Stopped"},
     {JobOutcome::kMaxRuntimeExceeded, "MaxRuntimeExceeded"},
     {JobOutcome::kPlanEnded, "PlanEnded"},
     {JobOutcome::kPendingTimeExceeded, "PendingTimeExceeded"},
     {JobOutcome::kNoOptionLeft, "NoOptionLeft"},
+    {JobOutcome::kCapacityError, "CapacityError"},
+    {JobOutcome::kPendingLimit, "PendingLimit"},
 }});
+
+// The FailureReason of a job that found no capacity: the service's CapacityError text, whose
+// prefix clients such as the SageMaker Python SDK recognise.
+constexpr const char* kCapacityErrorReason =
+    "CapacityError: Unable to provision requested ML compute capacity. Please retry using a "
+    "different ML instance type.";
+constexpr const char* kPendingLimitReason =
+    "InsufficientCapacityError: The job was pending for capacity on its training plan for 2 days.";
 static_assert(kJobOutcomes.Complete());
 
 // When a running job ends and why.
@@ -62,9 +72,20 @@ std::optional<Window> PlanWindow(const Job& job, const JobOption& option,
   return plan->window;
 }
 
+// How long the job may wait for capacity, counted while pending time counts: its
+// MaxPendingTimeInSeconds and, for a job with an option on a plan, two days, whichever is shorter.
+std::optional<Millis> PendingLimit(const Job& job) {
+  std::optional<Millis> limit = job.max_pending;
+  const bool on_plan =
+      std::any_of(job.options.begin(), job.options.end(),
+                  [](const JobOption& option) { return !option.plan_arn.empty(); });
+  if (on_plan && (!limit || kPlanPendingLimit < *limit)) limit = kPlanPendingLimit;
+  return limit;
+}
+
 // Pending time counts unless the job is waiting for a plan of its list to start.
 bool PendingTimeCounts(const Job& job, TimePoint at, const CapacityFacts& facts) {
-  if (!job.max_pending) return false;
+  if (!PendingLimit(job)) return false;
   for (const JobOption& option : job.options) {
     const auto window = PlanWindow(job, option, facts);
     if (window && PlanStatusOf(*window, at) == PlanStatus::kScheduled) return false;
@@ -89,7 +110,7 @@ std::optional<TimePoint> NextEvent(const Job& job, const CapacityFacts& facts) {
   auto consider = [&](TimePoint at) {
     if (at > job.as_of && (!next || at < *next)) next = at;
   };
-  if (job.pending_since) consider(*job.pending_since + (*job.max_pending - job.pending_accrued));
+  if (job.pending_since) consider(*job.pending_since + (*PendingLimit(job) - job.pending_accrued));
   for (const JobOption& option : job.options) {
     if (const auto window = PlanWindow(job, option, facts)) {
       consider(window->start);
@@ -122,11 +143,16 @@ void End(Job& job, TimePoint at, JobOutcome outcome, std::string failure_reason 
 bool AccountPendingTime(Job& job, TimePoint at, const CapacityFacts& facts) {
   if (job.pending_since) {
     const TimePoint since = *job.pending_since;
-    const Millis left = *job.max_pending - job.pending_accrued;
+    const Millis limit = *PendingLimit(job);
+    const Millis left = limit - job.pending_accrued;
     if (at - since >= left) {
-      End(job, since + left, JobOutcome::kPendingTimeExceeded,
-          "No instance preference got capacity within MaxPendingTimeInSeconds (" +
-              std::to_string(job.max_pending->count() / 1000) + " seconds).");
+      if (job.max_pending && *job.max_pending == limit) {
+        End(job, since + left, JobOutcome::kPendingTimeExceeded,
+            "No instance preference got capacity within MaxPendingTimeInSeconds (" +
+                std::to_string(job.max_pending->count() / 1000) + " seconds).");
+      } else {
+        End(job, since + left, JobOutcome::kPendingLimit, kPendingLimitReason);
+      }
       return false;
     }
     job.pending_accrued += at - since;
@@ -200,7 +226,12 @@ void SettleAt(std::vector<Job>& jobs, std::vector<Job>& done, std::vector<JobEve
   }
   for (Job& job : jobs) {
     if (job.phase != JobPhase::kPending || job.stop_due) continue;
-    if (TryStart(job, at, facts, holdings)) events.push_back({at, job.arn, JobPhase::kRunning});
+    if (TryStart(job, at, facts, holdings)) {
+      events.push_back({at, job.arn, JobPhase::kRunning});
+    } else if (!WaitsForCapacity(job.options)) {
+      End(job, at, JobOutcome::kCapacityError, kCapacityErrorReason);
+      events.push_back({at, job.arn, JobPhase::kEnded});
+    }
   }
   auto ended = std::stable_partition(jobs.begin(), jobs.end(),
                                      [](const Job& job) { return job.phase != JobPhase::kEnded; });
@@ -209,6 +240,13 @@ void SettleAt(std::vector<Job>& jobs, std::vector<Job>& done, std::vector<JobEve
 }
 
 }  // namespace
+
+bool WaitsForCapacity(const std::vector<JobOption>& options) {
+  return std::any_of(options.begin(), options.end(), [](const JobOption& option) {
+    const std::string& type = option.instance_type;
+    return type.rfind("ml.p", 0) == 0 || type.rfind("ml.g", 0) == 0 || type.rfind("ml.trn", 0) == 0;
+  });
+}
 
 ResourceKind ResourceKindOf(JobKind kind) {
   return kind == JobKind::kTraining ? ResourceKind::kTrainingJob : ResourceKind::kProcessingJob;

@@ -40,7 +40,9 @@ enum class JobOutcome {
   kMaxRuntimeExceeded,
   kPlanEnded,
   kPendingTimeExceeded,
-  kNoOptionLeft
+  kNoOptionLeft,
+  kCapacityError,  // a list without accelerated types found no capacity when it was evaluated
+  kPendingLimit    // pending for capacity on a plan for two days
 };
 std::string_view ToString(JobOutcome outcome);
 std::optional<JobOutcome> ParseJobOutcome(std::string_view text);
@@ -52,6 +54,17 @@ struct JobOption {
 
   bool operator==(const JobOption&) const = default;
 };
+
+// "The job waits only if the list includes at least one accelerated computing instance type, such
+// as ml.p, ml.g, or ml.trn. A CPU-only list is evaluated once: the job starts if one of the types
+// has capacity, and otherwise fails with a capacity error without being re-evaluated."
+// (instance preferences for training jobs)
+bool WaitsForCapacity(const std::vector<JobOption>& options);
+
+// "If a job has been pending for 2 days, it is terminated with an InsufficientCapacityError."
+// (training plans for training jobs). Counted as MaxPendingTimeInSeconds is: not while a plan of
+// the job's list has yet to start.
+inline constexpr Millis kPlanPendingLimit = 2 * kDay;
 
 struct Job {
   std::string arn;

@@ -169,11 +169,4 @@ domain::Result<std::vector<JobOption>> ProcessingJobOptions(const json& input) {
   return std::vector<JobOption>{{cluster["InstanceType"], cluster["InstanceCount"], ""}};
 }
 
-bool HasAcceleratedType(const std::vector<JobOption>& options) {
-  return std::any_of(options.begin(), options.end(), [](const JobOption& option) {
-    const std::string& type = option.instance_type;
-    return type.rfind("ml.p", 0) == 0 || type.rfind("ml.g", 0) == 0 || type.rfind("ml.trn", 0) == 0;
-  });
-}
-
 }  // namespace smemu::ops

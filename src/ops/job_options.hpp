@@ -24,8 +24,4 @@ domain::Result<std::vector<JobOption>> TrainingJobOptions(const nlohmann::json& 
 // The processing job's options (ProcessingResources.ClusterConfig); processing takes no plans.
 domain::Result<std::vector<JobOption>> ProcessingJobOptions(const nlohmann::json& input);
 
-// Whether a list has an accelerated instance type (ml.p*, ml.g*, ml.trn*): only then does
-// MaxPendingTimeInSeconds apply.
-bool HasAcceleratedType(const std::vector<JobOption>& options);
-
 }  // namespace smemu::ops

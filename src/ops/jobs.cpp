@@ -109,7 +109,7 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
   const json stopping = in.value("StoppingCondition", json::object());
   std::optional<Millis> max_pending;
   if (family.training && stopping.contains("MaxPendingTimeInSeconds") &&
-      HasAcceleratedType(*options)) {
+      domain::WaitsForCapacity(*options)) {
     max_pending = Millis{stopping["MaxPendingTimeInSeconds"].get<int64_t>() * 1000};
   }
   const std::string arn = SageMakerArn(ctx.caller, family.kind, name);

@@ -169,13 +169,11 @@ domain::Status CheckJobQuotas(const Context& ctx, bool training,
   if (ctx.quotas.empty() || options.empty()) return domain::Ok();
   const domain::QuotaUse use =
       training ? domain::QuotaUse::kTrainingJob : domain::QuotaUse::kProcessingJob;
-  std::optional<domain::Status> first_refusal;
   for (const domain::JobOption& option : options) {
     auto allowed = CheckInstanceQuotas(ctx, use, {{option.instance_type, option.instance_count}});
-    if (allowed) return allowed;
-    if (!first_refusal) first_refusal = std::move(allowed);
+    if (!allowed) return allowed;
   }
-  return *first_refusal;
+  return domain::Ok();
 }
 
 domain::Status CheckPlanQuotas(const Context& ctx, const std::string& instance_type, int count) {

@@ -56,8 +56,11 @@ domain::Status CheckClusterQuotas(const Context& ctx, const domain::Cluster* cur
                                   const std::vector<domain::GroupSpec>& specs,
                                   const std::vector<std::string>& to_delete = {});
 
-// A new job: refused when no option of `options` fits its quotas now (a job with instance
-// preferences is accepted when one does; the scheduler then skips those that do not).
+// A new job: refused when any option of `options` does not fit its quotas now. "SageMaker AI
+// checks your service quota for every type in the list, not just the one it selects. [...] If any
+// type falls short, the request is rejected, even when the types ahead of it would have
+// succeeded." (instance preferences for training jobs). While the job waits, the scheduler skips
+// the options whose quota has filled up since.
 domain::Status CheckJobQuotas(const Context& ctx, bool training,
                               const std::vector<domain::JobOption>& options);
 

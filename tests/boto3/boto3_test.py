@@ -1010,6 +1010,34 @@ class TrainingJobPreferencesBoto3Test(EmulatorTestCase):
             OutputDataConfig={"S3OutputPath": "s3://bucket/out"},
             ResourceConfig={"InstancePreferences": preferences, "InstanceCount": 2, "VolumeSizeInGB": 50})
 
+    def test_a_cpu_only_list_is_evaluated_once_and_every_type_must_fit_its_quota(self):
+        # "A CPU-only list is evaluated once: the job starts if one of the types has capacity, and
+        # otherwise fails with a capacity error without being re-evaluated."
+        http(self.server.url + "/_emulator/capacity", json.dumps(
+            {"region": REGION, "availability_zone": "us-west-2a", "instance_type": "ml.m5.xlarge",
+             "on_demand": 0}).encode(), {"Content-Type": "application/json"})
+        self.create_job("cpu", {"InstancePreferences": [{"InstanceType": "ml.m5.xlarge"}],
+                                "InstanceCount": 1, "VolumeSizeInGB": 50})
+        job = self.sm.describe_training_job(TrainingJobName="cpu")
+        self.assertEqual(("Failed", "CapacityError: Unable to provision requested ML compute capacity. "
+                          "Please retry using a different ML instance type."),
+                         (job["TrainingJobStatus"], job["FailureReason"]))
+        # "SageMaker AI checks your service quota for every type in the list, not just the one it
+        # selects. [...] If any type falls short, the request is rejected, even when the types
+        # ahead of it would have succeeded."
+        quota = "%s for training job usage" % P5
+        status, _, body = http(self.server.url + "/_emulator/quotas", json.dumps(
+            {"quotas": [{"name": quota, "value": 0}]}).encode(), {"Content-Type": "application/json"})
+        self.assertEqual(200, status, body)
+        self.assert_client_error(
+            self.sm.create_training_job, "ResourceLimitExceeded", quota_text(quota, 0, 0, 1),
+            TrainingJobName="refused", RoleArn="arn:aws:iam::%s:role/r" % ACCOUNT,
+            AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
+            OutputDataConfig={"S3OutputPath": "s3://bucket/out"},
+            ResourceConfig={"InstancePreferences": [{"InstanceType": P4D}, {"InstanceType": P5}],
+                            "InstanceCount": 1, "VolumeSizeInGB": 50})
+
+
 TAG_ARN_PREFIX = "arn:aws:sagemaker:%s:%s:" % (REGION, ACCOUNT)
 MALFORMED_TOKEN = "Invalid pagination token because of a malformed NextToken."
 

@@ -305,13 +305,29 @@ TEST_F(JobsTest, AJobWaitsForItsPlanWithoutSpendingPendingTime) {
   EXPECT_EQ(listed["TrainingJobSummaries"][0]["TrainingPlanArn"], plan);
 }
 
-TEST_F(JobsTest, PendingTimeRunsOutOnAcceleratedListsOnly) {
+// "The job waits only if the list includes at least one accelerated computing instance type, such
+// as ml.p, ml.g, or ml.trn. A CPU-only list is evaluated once: the job starts if one of the types
+// has capacity, and otherwise fails with a capacity error without being re-evaluated."
+// (instance preferences for training jobs)
+TEST_F(JobsTest, PendingTimeRunsOutOnAcceleratedListsAndACpuListIsEvaluatedOnce) {
   SetOnDemand(kP5, 0);
   SetOnDemand(kM5, 0);
   Call("CreateTrainingJob",
        TrainingJob("gpu", Plain(kP5, 1), 100, {{"MaxPendingTimeInSeconds", 7200}}));
   Call("CreateTrainingJob",
        TrainingJob("cpu", Plain(kM5, 1), 100, {{"MaxPendingTimeInSeconds", 7200}}));
+  const json cpu = Job("cpu");
+  EXPECT_EQ(cpu["TrainingJobStatus"], "Failed");
+  EXPECT_EQ(cpu["FailureReason"],
+            "CapacityError: Unable to provision requested ML compute capacity. Please retry using "
+            "a different ML instance type.");
+  EXPECT_EQ(cpu["LastModifiedTime"], kStartSeconds);
+  EXPECT_FALSE(cpu.contains("TrainingStartTime"));
+  Call("CreateTrainingJob",
+       TrainingJob("cpu-list", Preferences({Preference(kM5, 1), Preference("ml.c5.xlarge", 1)}),
+                   100));
+  EXPECT_EQ(Job("cpu-list")["ResourceConfig"]["SelectedInstanceType"], "ml.c5.xlarge")
+      << "a type the capacity file does not limit has capacity";
   Advance(7199);
   EXPECT_EQ(Job("gpu")["TrainingJobStatus"], "InProgress");
   Advance(10);
@@ -322,10 +338,36 @@ TEST_F(JobsTest, PendingTimeRunsOutOnAcceleratedListsOnly) {
             "No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).");
   EXPECT_EQ(gpu["LastModifiedTime"], kStartSeconds + 7200);
   EXPECT_FALSE(gpu.contains("TrainingStartTime"));
-  Advance(3 * kDay);
-  EXPECT_EQ(Job("cpu")["SecondaryStatus"], "Pending") << "CPU-only lists never time out";
-  SetOnDemand(kM5, 1);  // the capacity change lets it start at once
-  EXPECT_EQ(Job("cpu")["TrainingStartTime"], kStartSeconds + 7209 + 3 * kDay);
+}
+
+// "If the required capacity is not immediately available for a training job, the job waits until it
+// becomes available, or until the StoppingCondition is met, or the job has been Pending for
+// capacity for 2 days, whichever comes first. [...] If a job has been pending for 2 days, it is
+// terminated with an InsufficientCapacityError." (training plans for training jobs). The two days
+// count as MaxPendingTimeInSeconds does: not while the plan has yet to start.
+TEST_F(JobsTest, AJobPendingOnAPlanForTwoDaysFailsWithInsufficientCapacity) {
+  const long long plan_start = kStartSeconds + 3 * kDay;
+  const std::string plan = BuyTrainingPlan("week", 1, plan_start, 7);
+  Call("CreateTrainingJob", TrainingJob("holder", Preferences({Preference(kP5, 1, plan)}), 6 * kDay,
+                                        {{"MaxRuntimeInSeconds", 7 * kDay}}));
+  Call("CreateTrainingJob", TrainingJob("waiter", Preferences({Preference(kP5, 1, plan)}), 100));
+  Advance(3 * kDay);  // the plan starts; the holder takes its one instance
+  ASSERT_EQ(Job("holder")["TrainingStartTime"], plan_start);
+  Advance(2 * kDay - 1);
+  EXPECT_EQ(Job("waiter")["SecondaryStatus"], "Pending") << "the three Scheduled days do not count";
+  Advance(1);
+  const json waiter = Job("waiter");
+  EXPECT_EQ(waiter["TrainingJobStatus"], "Failed");
+  EXPECT_EQ(waiter["FailureReason"],
+            "InsufficientCapacityError: The job was pending for capacity on its training plan for "
+            "2 days.");
+  EXPECT_EQ(waiter["LastModifiedTime"], plan_start + 2 * kDay);
+  // A MaxPendingTimeInSeconds shorter than two days wins, with its own words.
+  Call("CreateTrainingJob", TrainingJob("impatient", Preferences({Preference(kP5, 1, plan)}), 100,
+                                        {{"MaxPendingTimeInSeconds", 7200}}));
+  Advance(7200);
+  EXPECT_EQ(Job("impatient")["FailureReason"],
+            "No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).");
 }
 
 TEST_F(JobsTest, AJobOnAPlanIsStoppedWhenThePlanEnds) {
@@ -494,13 +536,13 @@ TEST_F(JobsTest, NamesAreUniqueAndMissingJobsAreValidationErrors) {
 }
 
 TEST_F(JobsTest, ListTrainingJobsFiltersAndPages) {
-  SetOnDemand(kM5, 1);
+  SetOnDemand(kP5, 1);  // an accelerated type, so that jobs wait for it
   for (const char* name : {"a", "b", "c"}) {
-    Call("CreateTrainingJob", TrainingJob(name, Plain(kM5, 1), 100));
+    Call("CreateTrainingJob", TrainingJob(name, Plain(kP5, 1), 100));
     Advance(1);
   }
   Advance(500);  // a, b, c run one after the other
-  Call("CreateTrainingJob", TrainingJob("d", Plain(kM5, 1), 100));
+  Call("CreateTrainingJob", TrainingJob("d", Plain(kP5, 1), 100));
   // Newest first: d (running), c, b, a. As AWS documents, MaxResults jobs are taken first and
   // then filtered by StatusEquals: the first page holds c only.
   const json completed =

@@ -582,7 +582,11 @@ TEST_F(QuotasTest, APlainTrainingJobBeyondItsQuotaIsRefusedAndNotCreated) {
   EXPECT_EQ(Job("cpu")["ResourceConfig"]["SelectedInstanceType"], kM5);
 }
 
-TEST_F(QuotasTest, AJobRunsOnTheFirstPreferenceItsQuotaAllows) {
+// "SageMaker AI checks your service quota for every type in the list, not just the one it selects.
+// Each type's quota must cover the instance count you request for it. If any type falls short, the
+// request is rejected, even when the types ahead of it would have succeeded." (instance
+// preferences for training jobs, developer guide)
+TEST_F(QuotasTest, EveryPreferenceOfAJobMustFitItsQuota) {
   json preferences = {{"InstancePreferences", {{{"InstanceType", kP5}}, {{"InstanceType", kM5}}}},
                       {"InstanceCount", 1},
                       {"VolumeSizeInGB", 50}};
@@ -591,17 +595,19 @@ TEST_F(QuotasTest, AJobRunsOnTheFirstPreferenceItsQuotaAllows) {
       << "without quotas the first preference runs";
   Call("StopTrainingJob", {{"TrainingJobName", "unlimited"}});
 
-  SetQuota("ml.p5.48xlarge for training job usage", 0);
-  Call("CreateTrainingJob", TrainingJob("limited", preferences));
-  const json job = Job("limited");
-  EXPECT_EQ(job["TrainingJobStatus"], "InProgress");
-  EXPECT_EQ(job["ResourceConfig"]["SelectedInstanceType"], kM5);
-  EXPECT_EQ(job["ResourceConfig"]["SelectedInstanceCount"], 1);
-
-  // With no option allowed, the first option's quota is named.
+  // The second type falls short: refused, although the first would have run.
   SetQuota("ml.m5.xlarge for training job usage", 0);
-  EXPECT_EQ(Refused("CreateTrainingJob", TrainingJob("none", preferences)),
+  EXPECT_EQ(Refused("CreateTrainingJob", TrainingJob("second-short", preferences)),
+            Refusal("ml.m5.xlarge for training job usage", 0, 0, 1));
+  // The first falls short: refused, although the second would have run.
+  SetQuota("ml.m5.xlarge for training job usage", 1);
+  SetQuota("ml.p5.48xlarge for training job usage", 0);
+  EXPECT_EQ(Refused("CreateTrainingJob", TrainingJob("first-short", preferences)),
             Refusal("ml.p5.48xlarge for training job usage", 0, 0, 1));
+  // Each covers its count: accepted, on the first.
+  SetQuota("ml.p5.48xlarge for training job usage", 1);
+  Call("CreateTrainingJob", TrainingJob("both-fit", preferences));
+  EXPECT_EQ(Job("both-fit")["ResourceConfig"]["SelectedInstanceType"], kP5);
 }
 
 TEST_F(QuotasTest, AJobAcceptedWhileItsQuotaWasFreeWaitsUntilTheQuotaGrows) {

@@ -29,7 +29,7 @@ TEST(WireNames, EveryDomainEnumReadsBackAsItself) {
   ExpectRoundTrips<domain::EndpointStatus>(5, &domain::ParseEndpointStatus);
   ExpectRoundTrips<domain::JobStatus>(5, &domain::ParseJobStatus);
   ExpectRoundTrips<domain::JobPhase>(3, &domain::ParseJobPhase);
-  ExpectRoundTrips<domain::JobOutcome>(6, &domain::ParseJobOutcome);
+  ExpectRoundTrips<domain::JobOutcome>(8, &domain::ParseJobOutcome);
   ExpectRoundTrips<domain::ClusterStatus>(5, &domain::ParseClusterStatus);
   ExpectRoundTrips<domain::GroupStatus>(5, &domain::ParseGroupStatus);
   ExpectRoundTrips<domain::NodeStatus>(3, &domain::ParseNodeStatus);

@@ -8,6 +8,7 @@ import {
 import { useEmulator } from 'sagemaker-emulator/node-test';
 
 const START = new Date('2027-01-15T00:00:00Z');
+const G5 = 'ml.g5.xlarge';
 const M5 = 'ml.m5.xlarge';  // not in the built-in capacity file: unlimited on demand until a pool says otherwise
 
 const emu = useEmulator({ args: ['--check-responses', '--clock-start', START.toISOString(), '--frozen-clock'] });
@@ -56,14 +57,16 @@ describe('reset before each test', () => {
 test('setPool() gives a Pending training job the capacity it waits for', async () => {
   const sm = sagemaker();
   const describeJob = () => sm.send(new DescribeTrainingJobCommand({ TrainingJobName: 'waits' }));
-  const pool = { availabilityZone: 'us-west-2a', instanceType: M5 };
+  // A GPU type: only a list with an accelerated type waits for capacity (a CPU-only one is
+  // evaluated once, as on SageMaker).
+  const pool = { availabilityZone: 'us-west-2a', instanceType: G5 };
   await emu.setPool({ ...pool, onDemand: 0 });
   await sm.send(new CreateTrainingJobCommand({
     TrainingJobName: 'waits',
     RoleArn: `arn:aws:iam::${emu.accountId}:role/demo`,
     AlgorithmSpecification: { TrainingImage: `${emu.accountId}.dkr.ecr.${emu.region}.amazonaws.com/train:1`, TrainingInputMode: 'File' },
     OutputDataConfig: { S3OutputPath: 's3://demo/out' },
-    ResourceConfig: { InstanceType: M5, InstanceCount: 1, VolumeSizeInGB: 10 },
+    ResourceConfig: { InstanceType: G5, InstanceCount: 1, VolumeSizeInGB: 10 },
     StoppingCondition: { MaxRuntimeInSeconds: 86_400 },
   }));
   await emu.advance(600);
@@ -73,10 +76,10 @@ test('setPool() gives a Pending training job the capacity it waits for', async (
 
   const changed = await emu.setPool({ ...pool, onDemand: 1 });
   assert.deepEqual([changed.region, changed.availability_zone, changed.instance_type, changed.on_demand],
-    [emu.region, 'us-west-2a', M5, 1]);
+    [emu.region, 'us-west-2a', G5, 1]);
   job = await describeJob();
   assert.deepEqual([job.TrainingJobStatus, job.SecondaryStatus], ['InProgress', 'Starting']);
   assert.deepEqual(job.TrainingStartTime, new Date(START.getTime() + 600_000));
-  const { in_use: inUse } = await emu.capacity({ instanceType: M5 });
+  const { in_use: inUse } = await emu.capacity({ instanceType: G5 });
   assert.deepEqual(inUse.map((h) => [h.arn, h.count, h.on_demand]), [[job.TrainingJobArn, 1, true]]);
 });

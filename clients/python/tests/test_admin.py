@@ -96,17 +96,22 @@ def test_the_clock_drives_resource_statuses(sagemaker_emulator: Emulator,
     assert status() == "Expired"
 
 
+WAITING_TYPE = "ml.g5.xlarge"
+
+
 def test_raising_an_on_demand_pool_starts_a_waiting_job(sagemaker_emulator: Emulator,
                                                         sagemaker_client: BaseClient) -> None:
+    # A GPU type: a job waits for capacity only when its list has an accelerated type (a CPU-only
+    # list is evaluated once, as on SageMaker).
     sagemaker_emulator.set_clock(JAN_15, frozen=True)
-    pool = sagemaker_emulator.set_pool("us-west-2", "us-west-2a", SMALL_TYPE, on_demand=0)
+    pool = sagemaker_emulator.set_pool("us-west-2", "us-west-2a", WAITING_TYPE, on_demand=0)
     assert (pool["availability_zone"], pool["on_demand"]) == ("us-west-2a", 0)
     sagemaker_client.create_training_job(
         TrainingJobName="waits", RoleArn="arn:aws:iam::123456789012:role/demo",
         AlgorithmSpecification={"TrainingImage": "123456789012.dkr.ecr.us-west-2.amazonaws.com"
                                                  "/train:1", "TrainingInputMode": "File"},
         OutputDataConfig={"S3OutputPath": "s3://demo/out"},
-        ResourceConfig={"InstanceType": SMALL_TYPE, "InstanceCount": 1, "VolumeSizeInGB": 10},
+        ResourceConfig={"InstanceType": WAITING_TYPE, "InstanceCount": 1, "VolumeSizeInGB": 10},
         StoppingCondition={"MaxRuntimeInSeconds": 3600})
 
     def job() -> dict:
@@ -114,10 +119,10 @@ def test_raising_an_on_demand_pool_starts_a_waiting_job(sagemaker_emulator: Emul
 
     assert (job()["TrainingJobStatus"], job()["SecondaryStatus"]) == ("InProgress", "Pending")
     sagemaker_emulator.advance(600)
-    sagemaker_emulator.set_pool("us-west-2", "us-west-2a", SMALL_TYPE, on_demand=1)
+    sagemaker_emulator.set_pool("us-west-2", "us-west-2a", WAITING_TYPE, on_demand=1)
     assert job()["SecondaryStatus"] == "Starting"
     assert job()["TrainingStartTime"] == JAN_15 + timedelta(seconds=600)
-    holders = sagemaker_emulator.capacity(region="us-west-2", instance_type=SMALL_TYPE)["in_use"]
+    holders = sagemaker_emulator.capacity(region="us-west-2", instance_type=WAITING_TYPE)["in_use"]
     assert [(h["kind"], h["count"], h["on_demand"]) for h in holders] == [
         ("training-job", 1, True)]
 
