@@ -57,8 +57,8 @@ Ending EndingOf(const Job& job, const CapacityFacts& facts) {
   if (limit < ending.at) ending = {limit, JobOutcome::kMaxRuntimeExceeded};
   if (!job.selected->plan_arn.empty()) {
     const auto plan = facts.Plan(job.owner, job.selected->plan_arn);
-    const TimePoint plan_end = plan ? plan->window.end : start;
-    if (plan_end <= ending.at) ending = {plan_end, JobOutcome::kPlanEnded};
+    const TimePoint cutoff = plan ? std::max(start, plan->window.end - kPlanJobCutoff) : start;
+    if (cutoff <= ending.at) ending = {cutoff, JobOutcome::kPlanEnded};
   }
   return ending;
 }
@@ -178,7 +178,10 @@ bool Fits(const Job& job, const JobOption& option, TimePoint at, const CapacityF
            option.instance_count;
   }
   const auto plan = facts.Plan(job.owner, option.plan_arn);
-  if (!plan || PlanStatusOf(plan->window, at) != PlanStatus::kActive) return false;
+  if (!plan || PlanStatusOf(plan->window, at) != PlanStatus::kActive ||
+      at >= plan->window.end - kPlanJobCutoff) {
+    return false;
+  }
   return plan->instance_count - holdings.OnPlan(option.plan_arn) >= option.instance_count;
 }
 
@@ -208,8 +211,8 @@ void SettleAt(std::vector<Job>& jobs, std::vector<Job>& done, std::vector<JobEve
       if (ending.at > at) continue;
       std::string reason;
       if (ending.outcome == JobOutcome::kPlanEnded) {
-        reason = "The job was stopped at the end of training plan " +
-                 Excerpt(job.selected->plan_arn) + ".";
+        reason = "The job was stopped 30 minutes before the end of training plan " +
+                 Excerpt(job.selected->plan_arn) + ", when the plan terminates its instances.";
       } else if (ending.outcome == JobOutcome::kMaxRuntimeExceeded &&
                  job.kind == JobKind::kProcessing) {
         reason = "The job exceeded MaxRuntimeInSeconds.";

@@ -66,6 +66,12 @@ bool WaitsForCapacity(const std::vector<JobOption>& options);
 // the job's list has yet to start.
 inline constexpr Millis kPlanPendingLimit = 2 * kDay;
 
+// "You have full access to all reserved instances until 30 minutes before the Reserved Capacity end
+// time. When there are 30 minutes remaining in your Reserved Capacity, SageMaker training plans
+// begin the process of terminating any running instances within that Reserved Capacity."
+// (training plans for training jobs): a job on a plan runs, and starts, only until then.
+inline constexpr Millis kPlanJobCutoff{30 * 60 * 1000};
+
 struct Job {
   std::string arn;
   JobKind kind = JobKind::kTraining;

@@ -393,6 +393,10 @@ Result<json> ListJobs(const JobFamily& family, const char* list_member, const js
 
 namespace {
 
+// Set in a training container on a plan: when its reserved capacity block ends.
+constexpr std::string_view kCapacityBlockExpirationVariable =
+    "SAGEMAKER_CURRENT_CAPACITY_BLOCK_EXPIRATION_TIMESTAMP";
+
 // Every job of the family, with what it waits for or runs on.
 void AddJobState(const JobFamily& family, const StateQuery& query, json& entries) {
   const TimePoint now = query.ctx().now;
@@ -428,6 +432,19 @@ void AddJobState(const JobFamily& family, const StateQuery& query, json& entries
     }
     if (job.failure_reason && !job.failure_reason->empty()) {
       entry["failure_reason"] = *job.failure_reason;
+    }
+    // What the training container would find in its environment to checkpoint by: "you can use
+    // the SAGEMAKER_CURRENT_CAPACITY_BLOCK_EXPIRATION_TIMESTAMP environment variable. This
+    // variable helps determine when to initiate the checkpointing process." (training plans for
+    // training jobs; AWS's sample reads it as whole epoch seconds).
+    if (job.phase == domain::JobPhase::kRunning && job.selected &&
+        !job.selected->plan_arn.empty()) {
+      if (const auto plan = PlanByArn(query.ctx().store, job.owner, job.selected->plan_arn)) {
+        entry["environment"] = {{std::string(kCapacityBlockExpirationVariable),
+                                 std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                                    plan->window.end.time_since_epoch())
+                                                    .count())}};
+      }
     }
     // The options it may run on, in preference order (where a waiting job waits).
     json options = json::array();

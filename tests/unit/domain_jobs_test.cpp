@@ -4,6 +4,7 @@
 
 #include <map>
 #include <random>
+#include <sstream>
 
 #include "domain/job.hpp"
 #include "unit/domain_fakes.hpp"
@@ -40,8 +41,9 @@ struct JobSpec {
 
 // What a job looks like after scheduling, for comparison in the tables.
 struct Outcome {
-  std::optional<int> start_hour;
-  std::optional<int> end_hour;
+  // In hours, with their fractions: a job on a plan ends 30 minutes before the plan.
+  std::optional<double> start_hour;
+  std::optional<double> end_hour;
   JobStatus status;
   std::optional<JobOutcome> outcome;
   std::string selected_type;  // empty: none selected
@@ -49,16 +51,25 @@ struct Outcome {
   bool operator==(const Outcome&) const = default;
 };
 std::ostream& operator<<(std::ostream& out, const Outcome& o) {
-  out << "{start " << (o.start_hour ? std::to_string(*o.start_hour) : "-") << ", end "
-      << (o.end_hour ? std::to_string(*o.end_hour) : "-") << ", " << domain::ToString(o.status)
-      << ", " << (o.outcome ? domain::ToString(*o.outcome) : "-") << ", " << o.selected_type << "}";
+  const auto hour = [](const std::optional<double>& h) {
+    std::ostringstream text;
+    if (h)
+      text << *h;
+    else
+      text << "-";
+    return text.str();
+  };
+  out << "{start " << hour(o.start_hour) << ", end " << hour(o.end_hour) << ", "
+      << domain::ToString(o.status) << ", " << (o.outcome ? domain::ToString(*o.outcome) : "-")
+      << ", " << o.selected_type << "}";
   return out;
 }
 
-std::optional<int> HourOf(const std::optional<TimePoint>& at) {
+std::optional<double> HourOf(const std::optional<TimePoint>& at) {
   if (!at) return std::nullopt;
-  return static_cast<int>(
-      std::chrono::duration_cast<std::chrono::hours>(*at - TimePoint{}).count());
+  return static_cast<double>(
+             std::chrono::duration_cast<std::chrono::minutes>(*at - TimePoint{}).count()) /
+         60.0;
 }
 
 Job MakeJob(const JobSpec& spec, const FakeFacts& facts) {
@@ -136,7 +147,9 @@ std::vector<SchedulerCase> Cases() {
        FakeFacts().WithPlan(kPlan, 2, 0, 3),
        {{"long", 1, {on_plan}, 10}},
        10,
-       {{"long", {1, 3, JobStatus::kFailed, JobOutcome::kPlanEnded, "ml.p5.48xlarge"}}}},
+       // "When there are 30 minutes remaining in your Reserved Capacity, SageMaker training plans
+       // begin the process of terminating any running instances within that Reserved Capacity."
+       {{"long", {1, 2.5, JobStatus::kFailed, JobOutcome::kPlanEnded, "ml.p5.48xlarge"}}}},
       {"MaxRuntimeStopsATrainingJob",
        FakeFacts().WithOnDemand("ml.g5.12xlarge", 1),
        {{"slow", 0, {on_demand}, 10, 4}},
@@ -159,7 +172,7 @@ std::vector<SchedulerCase> Cases() {
        {{"holder", 0, {{"ml.p5.48xlarge", 1, kPlan}}, 5},
         {"starved", 1, {{"ml.p5.48xlarge", 1, kPlan}}, 1}},
        10,
-       {{"holder", {0, 2, JobStatus::kFailed, JobOutcome::kPlanEnded, "ml.p5.48xlarge"}},
+       {{"holder", {0, 1.5, JobStatus::kFailed, JobOutcome::kPlanEnded, "ml.p5.48xlarge"}},
         {"starved", {std::nullopt, 2, JobStatus::kFailed, JobOutcome::kNoOptionLeft, ""}}}},
       {"AnEndedJobsInstancesGoToTheWaitingJobAtThatMoment",
        FakeFacts().WithPlan(kPlan, 2, 0, 100).WithPlan(kOtherPlan, 2, 0, 100),

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "unit/emulator_fixture.hpp"
 
 namespace smemu {
@@ -370,16 +372,54 @@ TEST_F(JobsTest, AJobPendingOnAPlanForTwoDaysFailsWithInsufficientCapacity) {
             "No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).");
 }
 
-TEST_F(JobsTest, AJobOnAPlanIsStoppedWhenThePlanEnds) {
+// "You have full access to all reserved instances until 30 minutes before the Reserved Capacity
+// end time. When there are 30 minutes remaining in your Reserved Capacity, SageMaker training
+// plans begin the process of terminating any running instances within that Reserved Capacity."
+// (training plans for training jobs)
+TEST_F(JobsTest, AJobOnAPlanIsStoppedThirtyMinutesBeforeThePlanEnds) {
   const std::string plan = BuyTrainingPlan("day", 1, kStartSeconds, 1);
+  const long long plan_end =
+      Call("DescribeTrainingPlan", {{"TrainingPlanName", "day"}})["EndTime"].get<long long>();
   Call("CreateTrainingJob", TrainingJob("too-long", Preferences({Preference(kP5, 1, plan)}),
                                         3 * 86400, {{"MaxRuntimeInSeconds", 5 * 86400}}));
-  const long long start = Job("too-long")["TrainingStartTime"];
-  Advance(2 * kDay);
+  Advance(plan_end - kStartSeconds - 1801);
+  EXPECT_EQ(Job("too-long")["TrainingJobStatus"], "InProgress");
+  Advance(1);
   const json job = Job("too-long");
   EXPECT_EQ(job["TrainingJobStatus"], "Failed");
-  EXPECT_EQ(job["FailureReason"], "The job was stopped at the end of training plan " + plan + ".");
-  EXPECT_EQ(job["TrainingEndTime"], start + 86400 - (start - kStartSeconds));
+  EXPECT_EQ(job["FailureReason"],
+            "The job was stopped 30 minutes before the end of training plan " + plan +
+                ", when the plan terminates its instances.");
+  EXPECT_EQ(job["TrainingEndTime"], plan_end - 1800);
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "day"}})["InUseInstanceCount"], 0);
+  // In the last 30 minutes no job starts on the plan: it waits until the plan ends, then fails.
+  Call("CreateTrainingJob", TrainingJob("late", Preferences({Preference(kP5, 1, plan)}), 60));
+  EXPECT_EQ(Job("late")["SecondaryStatus"], "Pending");
+  Advance(1800);
+  EXPECT_EQ(Job("late")["FailureReason"],
+            "Every instance preference of the job is on a training plan that has ended.");
+}
+
+// "To achieve this, you can use the SAGEMAKER_CURRENT_CAPACITY_BLOCK_EXPIRATION_TIMESTAMP
+// environment variable. This variable helps determine when to initiate the checkpointing
+// process." AWS's sample reads it as whole epoch seconds. The emulator runs no training container:
+// the dashboard's state shows what one would find.
+TEST_F(JobsTest, AJobOnAPlanIsToldWhenItsCapacityBlockExpires) {
+  const std::string plan = BuyTrainingPlan("week", 1, kStartSeconds, 7);
+  const long long plan_end =
+      Call("DescribeTrainingPlan", {{"TrainingPlanName", "week"}})["EndTime"].get<long long>();
+  Call("CreateTrainingJob", TrainingJob("on-plan", Preferences({Preference(kP5, 1, plan)}), 3600));
+  SetOnDemand(kM5, 1);
+  Call("CreateTrainingJob", TrainingJob("on-demand", Plain(kM5, 1), 3600));
+  std::map<std::string, json> jobs;
+  const json state = Admin("GET", "/_emulator/state");
+  for (const json& job : state["jobs"]) {
+    jobs[job["name"].get<std::string>()] = job;
+  }
+  EXPECT_EQ(
+      jobs["on-plan"]["environment"],
+      json({{"SAGEMAKER_CURRENT_CAPACITY_BLOCK_EXPIRATION_TIMESTAMP", std::to_string(plan_end)}}));
+  EXPECT_FALSE(jobs["on-demand"].contains("environment"));
 }
 
 TEST_F(JobsTest, EndpointsAndJobsCompeteForTheSameInstances) {

@@ -389,6 +389,7 @@ TEST(StoredReleaseFixture, DISABLED_Record) {
 // answers before the comparison. Everything else must still match byte for byte.
 constexpr const char* kAddedSinceTheRelease[] = {
     "AvailabilityZoneId",  // reserved capacities, extensions and node placements (issue 29)
+    "environment",  // the state view's running jobs on plans: the capacity block's expiry (29)
 };
 
 void LeaveOutAddedMembers(json& value) {

@@ -212,7 +212,7 @@ test('a job on a Scheduled training plan waits (Pending, no pending time spent) 
 });
 
 // us-west-2a: one reservable ml.p5.48xlarge, none on demand.
-test('a job on a plan that is still running when the plan ends fails with the plan in its FailureReason', async () => {
+test('a job on a plan still running 30 minutes before the plan ends fails with the plan in its FailureReason', async () => {
   await withEmulator(async ({ sm, url }) => {
     const { arn: plan } = await searchAndBuy(sm, 'one-day', { startMs: T0, hours: 24, targets: ['training-job'] });
     // The plan-level member ResourceConfig.TrainingPlanArn with a plain instance type.
@@ -223,9 +223,12 @@ test('a job on a plan that is still running when the plan ends fails with the pl
     await advance(url, 3 * 86400);
     const job = await describeJob(sm, 'too-long');
     assert.deepEqual([job.TrainingJobStatus, job.SecondaryStatus], ['Failed', 'Failed']);
-    assert.equal(job.FailureReason, `The job was stopped at the end of training plan ${plan}.`);
-    assert.equal(ms(job.TrainingEndTime), T0 + DAY);
-    assert.equal(ms(job.LastModifiedTime), T0 + DAY);
+    // "When there are 30 minutes remaining in your Reserved Capacity, SageMaker training plans
+    // begin the process of terminating any running instances within that Reserved Capacity."
+    assert.equal(job.FailureReason,
+      `The job was stopped 30 minutes before the end of training plan ${plan}, when the plan terminates its instances.`);
+    assert.equal(ms(job.TrainingEndTime), T0 + DAY - 30 * 60 * SECOND);
+    assert.equal(ms(job.LastModifiedTime), T0 + DAY - 30 * 60 * SECOND);
     const p = await describePlan(sm, 'one-day');
     assert.deepEqual([p.Status, p.InUseInstanceCount], ['Expired', 0]);
   }, { capacityFile: PLAN_CAPACITY });
@@ -236,10 +239,16 @@ test('a job on a plan that is still running when the plan ends fails with the pl
 // us-west-2a: ml.p5.48xlarge, ml.g5.xlarge and ml.m5.xlarge, none of them on demand.
 const EMPTY_CAPACITY = capacity({ [P5]: { on_demand: 0 }, [G5]: { on_demand: 0 }, [M5]: { on_demand: 0 } });
 
-test('a GPU job fails when MaxPendingTimeInSeconds runs out; a CPU-only job waits on and starts when capacity is added', async () => {
+test('a GPU job fails when MaxPendingTimeInSeconds runs out; a CPU-only job is evaluated once and fails with a CapacityError', async () => {
   await withEmulator(async ({ sm, url }) => {
     await createJob(sm, 'gpu', prefs([pref(P5, 1), pref(G5, 2)]), { stopping: { MaxPendingTimeInSeconds: 7200 } });
     await createJob(sm, 'cpu', plain(M5, 1), { stopping: { MaxPendingTimeInSeconds: 7200 } });
+    // "A CPU-only list is evaluated once: the job starts if one of the types has capacity, and
+    // otherwise fails with a capacity error without being re-evaluated." (instance preferences)
+    const cpu = await describeJob(sm, 'cpu');
+    assert.deepEqual(state(cpu), ['Failed', 'Failed', undefined, undefined]);
+    assert.equal(cpu.FailureReason,
+      'CapacityError: Unable to provision requested ML compute capacity. Please retry using a different ML instance type.');
     await advance(url, 7199);
     assert.deepEqual(state(await describeJob(sm, 'gpu')), ['InProgress', 'Pending', undefined, undefined]);
 
@@ -256,20 +265,9 @@ test('a GPU job fails when MaxPendingTimeInSeconds runs out; a CPU-only job wait
 
     const failed = await listJobs(sm, { StatusEquals: 'Failed' });
     assert.deepEqual(failed.TrainingJobSummaries.map((s) => [s.TrainingJobName, s.SecondaryStatus, ms(s.LastModifiedTime)]),
-      [['gpu', 'Failed', T0 + 7200 * SECOND]]);
+      [['gpu', 'Failed', T0 + 7200 * SECOND], ['cpu', 'Failed', T0]]);
     await expectValidation(sm, stopJob(sm, 'gpu'), inStatus('Failed'));
 
-    // MaxPendingTimeInSeconds does not apply to a list of CPU types only.
-    await advance(url, 3 * 86400);
-    assert.deepEqual(state(await describeJob(sm, 'cpu')), ['InProgress', 'Pending', undefined, undefined]);
-    // POST /_emulator/capacity adds an on-demand ml.m5.xlarge: the job starts at that moment.
-    const res = await admin(url, '/_emulator/capacity', {
-      method: 'POST', body: { region: 'us-west-2', availability_zone: 'us-west-2a', instance_type: M5, on_demand: 1 },
-    });
-    assert.equal(res.status, 200, res.text);
-    const cpu = await describeJob(sm, 'cpu');
-    assert.deepEqual(state(cpu), ['InProgress', 'Starting', M5, 1]);
-    assert.equal(ms(cpu.TrainingStartTime), T0 + 8200 * SECOND + 3 * DAY);
   }, { capacityFile: EMPTY_CAPACITY });
 });
 
