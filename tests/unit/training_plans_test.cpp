@@ -147,6 +147,38 @@ TEST_F(TrainingPlansTest, BuyDescribeAndWatchTheLifecycle) {
             "Expired");
 }
 
+// The model's TargetResources include studio-apps: "A training plan for Studio apps can be used to
+// launch JupyterLab and Code Editor apps on reserved training plan capacity." Studio apps are not
+// emulated: such a plan is searched, sold and shown like any other, and no emulated resource can
+// use it.
+TEST_F(TrainingPlansTest, AStudioAppsPlanIsSoldButNoEmulatedResourceUsesIt) {
+  const json offering = Call("SearchTrainingPlanOfferings",
+                             {{"InstanceType", "ml.p5.48xlarge"},
+                              {"DurationHours", 24},
+                              {"TargetResources", {"studio-apps"}}})["TrainingPlanOfferings"][0];
+  EXPECT_EQ(offering["TargetResources"], json({"studio-apps"}));
+  const std::string arn =
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "studio"},
+            {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "studio"}})["TargetResources"],
+            json({"studio-apps"}));
+  Call("CreateModel", {{"ModelName", "m"}});
+  const json refused = Call("CreateEndpointConfig",
+                            {{"EndpointConfigName", "c"},
+                             {"ProductionVariants",
+                              {{{"VariantName", "AllTraffic"},
+                                {"ModelName", "m"},
+                                {"InstanceType", "ml.p5.48xlarge"},
+                                {"InitialInstanceCount", 1},
+                                {"CapacityReservationConfig",
+                                 {{"CapacityReservationPreference", "capacity-reservations-only"},
+                                  {"MlReservationArn", arn}}}}}}},
+                            400);
+  EXPECT_EQ(refused["__type"], "ValidationException");
+  EXPECT_THAT(refused["message"].get<std::string>(), HasSubstr("endpoint"));
+}
+
 TEST_F(TrainingPlansTest, AFutureWindowIsScheduledUntilItStarts) {
   const json offering =
       Search(1, 1, kStartSeconds + 3 * kDay, kStartSeconds + 10 * kDay)["TrainingPlanOfferings"][0];
