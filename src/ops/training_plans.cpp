@@ -23,6 +23,9 @@ using domain::Result;
 using nlohmann::json;
 
 constexpr const char* kCurrency = "USD";
+// A plan's StatusMessage once paid, as AWS's pages show it ("Upon successful upfront payment, the
+// plan status becomes Scheduled"). Purchases complete at once here, so every plan has it.
+constexpr const char* kPaymentConfirmed = "Payment confirmed, training plan scheduled.";
 constexpr domain::ResourceKind kPlan = domain::ResourceKind::kTrainingPlan;
 
 void PutWindow(json& out, const domain::Window& window, const char* start_member,
@@ -72,6 +75,7 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
   json out = {{"TrainingPlanArn", plan.arn},
               {"TrainingPlanName", plan.name},
               {"Status", status},
+              {"StatusMessage", kPaymentConfirmed},
               {"UpfrontFee", plan.upfront_fee},
               {"CurrencyCode", kCurrency},
               {"TotalInstanceCount", plan.instance_count},

@@ -674,6 +674,7 @@ class EndpointWaitersBoto3Test(EmulatorTestCase):
         self.assertEqual(("us-west-2a", "usw2-az1"),
                          tuple(plan_now["ReservedCapacitySummaries"][0][member]
                                for member in ("AvailabilityZone", "AvailabilityZoneId")))
+        self.assertEqual("Payment confirmed, training plan scheduled.", plan_now["StatusMessage"])
 
         # Three is more than the plan holds: refused, and nothing changes.
         self.assert_client_error(

@@ -123,6 +123,8 @@ TEST_F(TrainingPlansTest, BuyDescribeAndWatchTheLifecycle) {
   json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "Demo-Plan"}});
   EXPECT_EQ(plan["TrainingPlanName"], "Demo-Plan");
   EXPECT_EQ(plan["Status"], "Active");  // the window starts now
+  // As the developer guide's DescribeTrainingPlan sample shows it.
+  EXPECT_EQ(plan["StatusMessage"], "Payment confirmed, training plan scheduled.");
   EXPECT_EQ(plan["TotalInstanceCount"], 2);
   EXPECT_EQ(plan["AvailableInstanceCount"], 2);
   EXPECT_EQ(plan["InUseInstanceCount"], 0);
