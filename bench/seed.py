@@ -21,6 +21,8 @@ ACCOUNT = "123456789012"
 REGION = "us-east-1"
 ZONES = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"]
 PLAN_TYPE = "ml.p5.48xlarge"
+# The quantities training plans are sold in that the seeded plans use (AWS sells 1, 2, 4 ... 64).
+PLAN_COUNTS = (1, 2, 4)
 ENDPOINT_TYPE = "ml.m5.xlarge"  # not in the capacity file: unlimited on-demand instances
 CLOCK_START = "2027-01-01T00:00:00Z"
 CLOCK_START_EPOCH = 1798761600  # CLOCK_START in seconds
@@ -98,7 +100,7 @@ def seed_plans(client, count, seed=1, first=0):
         start = CLOCK_START_EPOCH + rng.randrange(365 * 24) * 3600
         searches += 1
         offerings = client.call("SearchTrainingPlanOfferings", {
-            "InstanceType": PLAN_TYPE, "InstanceCount": rng.randint(1, 4),
+            "InstanceType": PLAN_TYPE, "InstanceCount": rng.choice(PLAN_COUNTS),
             "DurationHours": days * 24, "StartTimeAfter": start,
             "EndTimeBefore": start + (days + 28) * DAY,
             "TargetResources": [rng.choice(["training-job", "endpoint"])]})["TrainingPlanOfferings"]

@@ -43,6 +43,8 @@ using nlohmann::json;
 constexpr const char* kAccount = "123456789012";
 constexpr const char* kRegion = "us-east-1";
 constexpr const char* kPlanType = "ml.p5.48xlarge";
+// The quantities training plans are sold in that the seeded plans use (AWS sells 1, 2, 4 ... 64).
+constexpr int kPlanCounts[] = {1, 2, 4};
 constexpr const char* kEndpointType = "ml.m5.xlarge";
 constexpr long long kClockStartEpoch = 1798761600;  // 2027-01-01T00:00:00Z
 constexpr long long kDay = 86400;
@@ -143,7 +145,7 @@ void SeedPlans(Seeder& seeder, int count) {
     const json offerings = seeder
                                .Call("SearchTrainingPlanOfferings",
                                      {{"InstanceType", kPlanType},
-                                      {"InstanceCount", uniform(1, 4)},
+                                      {"InstanceCount", kPlanCounts[uniform(0, 2)]},
                                       {"DurationHours", days * 24},
                                       {"StartTimeAfter", start},
                                       {"EndTimeBefore", start + (days + 28) * kDay},
