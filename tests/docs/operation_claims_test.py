@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Holds the operation reference's claims (scripts/operation-notes.yaml, as
 scripts/gen-operations.py reads them) against the binary: for each Create operation with a
-Describe, every member the reference says is stored and shown back is sent, one at a time beside
-a valid request, and must come back as sent; every member it says is ignored must be accepted and
-not come back; every member it says is refused must be refused with a ValidationException. The
+Describe, and the UpdateCluster and UpdateEndpoint updates, every member the reference says is
+stored and shown back is sent, one at a time beside a valid request, and must come back as sent;
+every member it says is ignored must be accepted and not come back; every member it says is
+refused must be refused with a ValidationException. The
 server checks each of its answers against the model (--check-responses).
 
     tests/docs/operation_claims_test.py BINARY
@@ -62,6 +63,22 @@ BASE = {
          "ExecutionRole": ROLE,
          "LifeCycleConfig": {"SourceS3Uri": "s3://demo-bucket/lifecycle", "OnCreate": "on.sh"}}]},
                       "DescribeCluster", "ClusterName"),
+    # Updates of a resource made for each request (PREPARE), checked the same way: what they
+    # ignore must not show in the Describe, what they refuse must be refused.
+    "UpdateCluster": ({"ClusterName": "u{n}", "NodeRecovery": "Automatic"},
+                      "DescribeCluster", "ClusterName"),
+    "UpdateEndpoint": ({"EndpointName": "v{n}", "EndpointConfigName": "other-config"},
+                       "DescribeEndpoint", "EndpointName"),
+}
+
+# What an update in BASE needs first, {n} as in its request.
+PREPARE = {
+    "UpdateCluster": [("CreateCluster", {"ClusterName": "u{n}", "InstanceGroups": [
+        {"InstanceGroupName": "workers", "InstanceType": "ml.m5.large", "InstanceCount": 1,
+         "ExecutionRole": ROLE,
+         "LifeCycleConfig": {"SourceS3Uri": "s3://demo-bucket/lifecycle", "OnCreate": "on.sh"}}]})],
+    "UpdateEndpoint": [("CreateEndpoint", {"EndpointName": "v{n}",
+                                           "EndpointConfigName": "base-config"})],
 }
 
 # A valid value for each member the reference says is stored and shown back, or ignored.
@@ -122,6 +139,9 @@ SAMPLES = {
         "FSxLustreDeletionPolicy": "Keep",
         "FSxLustreConfig": {"SizeInGiB": 1200, "PerUnitStorageThroughput": 125}}},
     "AutoScaling": {"Mode": "Enable"},
+    "RetainAllVariantProperties": True,
+    "ExcludeRetainedVariantProperties": [{"VariantPropertyType": "DesiredInstanceCount"}],
+    "RetainDeploymentConfig": True,
 }
 
 
@@ -193,6 +213,8 @@ def main() -> int:
         assert server.call("CreateModel", BASE["CreateModel"][0] | {"ModelName": "base-model"})[0] == 200
         assert server.call("CreateEndpointConfig", json.loads(json.dumps(
             BASE["CreateEndpointConfig"][0]).replace("c{n}", "base-config")))[0] == 200
+        assert server.call("CreateEndpointConfig", json.loads(json.dumps(
+            BASE["CreateEndpointConfig"][0]).replace("c{n}", "other-config")))[0] == 200
         number = 0
         for operation, member, claim in claims():
             if member not in SAMPLES:
@@ -201,6 +223,9 @@ def main() -> int:
                 continue
             number += 1
             base, describe, name_member = BASE[operation]
+            for step, body in PREPARE.get(operation, []):
+                prepared = server.call(step, json.loads(json.dumps(body).replace("{n}", str(number))))
+                assert prepared[0] == 200, prepared
             request = json.loads(json.dumps(base).replace("{n}", str(number)))
             request[member] = SAMPLES[member]
             status, answer = server.call(operation, request)
