@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "domain/aws_names.hpp"
+#include "domain/time_format.hpp"
 #include "domain/wire_names.hpp"
 
 namespace smemu::domain {
@@ -53,6 +54,15 @@ Status CheckPlanInstanceCount(long long count) {
       "InstanceCount must be 1, 2, 4, 8, 16, 32 or 64: training plans reserve instances in those "
       "quantities; got " +
       std::to_string(count) + ".");
+}
+
+Status CheckExtensionTime(const std::string& plan, TimePoint plan_end, TimePoint now) {
+  constexpr Millis kLatest = kHour;
+  constexpr Millis kEarliest = 57 * kDay;
+  if (plan_end - now >= kLatest && plan_end - now <= kEarliest) return Ok();
+  return ValidationException("Training plan " + Excerpt(plan) +
+                             " can be extended from 57 days to 1 hour before it ends, at " +
+                             FormatIso8601(plan_end) + "; it is " + FormatIso8601(now) + ".");
 }
 
 Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint now,

@@ -72,6 +72,10 @@ Result<Millis> PlanDuration(long long hours);
 Result<Millis> ExtensionDuration(long long hours);
 // The instance counts plans are sold in: "1, 2, 4, 8, 16, 32 or 64 instances".
 Status CheckPlanInstanceCount(long long count);
+// "Extensions can be requested up to a minimum of 1 hour or a maximum of 57 days before the plan
+// expires." (training plans extension): whether a plan ending at `plan_end` can be extended at
+// `now`. `plan` names it in the refusal.
+Status CheckExtensionTime(const std::string& plan, TimePoint plan_end, TimePoint now);
 
 // Offerings for `request` in `region`: per zone the earliest window and later ones on other days,
 // sorted by start time then zone, at most kMaxOfferings. `account` salts the ids.

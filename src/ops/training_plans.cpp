@@ -122,6 +122,9 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
   }
   json extensions = json::array();
   if (plan.window.end > ctx.now) {  // an expired plan can no longer be extended
+    if (auto ok = domain::CheckExtensionTime(plan.arn, plan.window.end, ctx.now); !ok) {
+      return ok.error();
+    }
     for (const domain::Offering& offering :
          domain::SearchExtensionOfferings(ctx.ledger, ctx.capacity, plan.arn, plan.pool,
                                           plan.instance_count, plan.window.end, durations)) {

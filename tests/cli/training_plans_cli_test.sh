@@ -230,6 +230,13 @@ expect_aws_code "errors: 31 minutes after the search the offering is ResourceNot
   ResourceNotFound
 sm describe-training-plan --training-plan-name too-late
 expect_aws_code "errors: the expired purchase created nothing" DescribeTrainingPlan ResourceNotFound
+# "Extensions can be requested up to a minimum of 1 hour or a maximum of 57 days before the plan
+# expires." The April plan ends about 90 days from now.
+sm describe-training-plan --training-plan-name in-time
+IN_TIME_ARN=$(jget "$OUT" 'd.get("TrainingPlanArn")')
+sm search-training-plan-offerings --training-plan-arn "$IN_TIME_ARN"
+expect_aws_code "errors: a plan ending more than 57 days from now cannot be extended yet" \
+  SearchTrainingPlanOfferings ValidationException
 
 # ================================================================ 4. Scheduled -> Active -> Expired
 CALLS=$((CALLS + 1))

@@ -421,6 +421,37 @@ TEST_F(TrainingPlansTest, ExtendAPlanWhereItEnds) {
             "Training plan " + unknown + " does not exist in this account and region.");
 }
 
+// "Extensions can be requested up to a minimum of 1 hour or a maximum of 57 days before the plan
+// expires." (Training plans extension, developer guide)
+TEST_F(TrainingPlansTest, APlanCanBeExtendedFrom57DaysTo1HourBeforeItEnds) {
+  const json offering = Call("SearchTrainingPlanOfferings",
+                             {{"InstanceType", "ml.p5.48xlarge"},
+                              {"DurationHours", 24},
+                              {"StartTimeAfter", kStartSeconds + 60 * kDay},
+                              {"EndTimeBefore", kStartSeconds + 90 * kDay},
+                              {"TargetResources", {"endpoint"}}})["TrainingPlanOfferings"][0];
+  const std::string arn =
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "far"},
+            {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  const long long end = offering["ReservedCapacityOfferings"][0]["EndTime"];
+  const json too_early = Call("SearchTrainingPlanOfferings", {{"TrainingPlanArn", arn}}, 400);
+  EXPECT_EQ(too_early["__type"], "ValidationException");
+  EXPECT_THAT(too_early["message"].get<std::string>(),
+              HasSubstr("can be extended from 57 days to 1 hour before it ends"));
+  Advance(end - kStartSeconds - 57 * kDay);
+  EXPECT_FALSE(Call("SearchTrainingPlanOfferings",
+                    {{"TrainingPlanArn", arn}})["TrainingPlanExtensionOfferings"]
+                   .empty());
+  Advance(57 * kDay - 3600);
+  EXPECT_FALSE(Call("SearchTrainingPlanOfferings",
+                    {{"TrainingPlanArn", arn}})["TrainingPlanExtensionOfferings"]
+                   .empty());
+  Advance(1);
+  EXPECT_EQ(Call("SearchTrainingPlanOfferings", {{"TrainingPlanArn", arn}}, 400)["__type"],
+            "ValidationException");
+}
+
 TEST_F(TrainingPlansTest, NoExtensionWhenTheFollowingWindowIsSold) {
   const json first = Search(7, 2)["TrainingPlanOfferings"][0];
   const std::string arn =
