@@ -394,6 +394,18 @@ def read_points(port):
                           lambda a: a["TrainingPlanArn"])
         capacity_arn = lookup("DescribeTrainingPlan", {"TrainingPlanName": "bench-plan-0"},
                               lambda a: a["ReservedCapacitySummaries"][0]["ReservedCapacityArn"])
+        # A plan with an extension to list: the seeder extends the first ten plans that end within
+        # 57 days (the only ones AWS lets be extended).
+        extended_arn = plan_arn
+        for number in range(1000):
+            arn = lookup("DescribeTrainingPlan", {"TrainingPlanName": f"bench-plan-{number}"},
+                         lambda a: a["TrainingPlanArn"])
+            if arn == "lookup-failed":
+                break
+            if lookup("DescribeTrainingPlanExtensionHistory", {"TrainingPlanArn": arn},
+                      lambda a: a["TrainingPlanExtensions"]) not in ("lookup-failed", []):
+                extended_arn = arn
+                break
         endpoint_arn = lookup("DescribeEndpoint", {"EndpointName": "bench-endpoint-0"},
                               lambda a: a["EndpointArn"])
         node_id = lookup("ListClusterNodes", {"ClusterName": "bench-cluster-0", "MaxResults": 1},
@@ -407,7 +419,7 @@ def read_points(port):
         ("DescribeModel", DESCRIBE, {"ModelName": "bench-model-0"}),
         ("DescribeTrainingPlan", DESCRIBE, {"TrainingPlanName": "bench-plan-0"}),
         ("DescribeReservedCapacity", DESCRIBE, {"ReservedCapacityArn": capacity_arn}),
-        ("DescribeTrainingPlanExtensionHistory", DESCRIBE, {"TrainingPlanArn": plan_arn}),
+        ("DescribeTrainingPlanExtensionHistory", DESCRIBE, {"TrainingPlanArn": extended_arn}),
         ("DescribeTrainingJob", DESCRIBE, {"TrainingJobName": "bench-training-job-0"}),
         ("DescribeProcessingJob", DESCRIBE, {"ProcessingJobName": "bench-processing-job-0"}),
         ("DescribeCluster", DESCRIBE, {"ClusterName": "bench-cluster-0"}),

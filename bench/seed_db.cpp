@@ -140,8 +140,11 @@ void SeedPlans(Seeder& seeder, int count) {
   const char* targets[] = {"training-job", "endpoint"};
   while (bought < count) {
     const int days = uniform(1, 14);
+    // The first plans start within four weeks, so that they can be extended (ExtendPlans); the
+    // others anywhere in the year.
+    const int hours_ahead = bought < kPlansExtended ? 28 * 24 : 365 * 24;
     const long long start =
-        kClockStartEpoch + static_cast<long long>(uniform(0, 365 * 24 - 1)) * 3600;
+        kClockStartEpoch + static_cast<long long>(uniform(0, hours_ahead - 1)) * 3600;
     const json offerings = seeder
                                .Call("SearchTrainingPlanOfferings",
                                      {{"InstanceType", kPlanType},
@@ -166,12 +169,16 @@ void SeedPlans(Seeder& seeder, int count) {
   }
 }
 
-// Extends the first plans once each with the first extension offering found (a day or a week
-// from where the plan ends), so DescribeTrainingPlanExtensionHistory has something to list.
+// Extends the first plans that can be extended once each with the first extension offering found
+// (a day or a week from where the plan ends), so DescribeTrainingPlanExtensionHistory has
+// something to list. A plan can be extended from 57 days to 1 hour before it ends.
 void ExtendPlans(Seeder& seeder, int plans) {
-  for (int i = 0; i < std::min(plans, kPlansExtended); ++i) {
+  int extended = 0;
+  for (int i = 0; i < plans && extended < kPlansExtended; ++i) {
     const std::string name = "bench-plan-" + std::to_string(i);
     const json plan = seeder.Call("DescribeTrainingPlan", {{"TrainingPlanName", name}});
+    const long long ends_in = plan.at("EndTime").get<long long>() - kClockStartEpoch;
+    if (ends_in < 3600 || ends_in > 57 * kDay) continue;
     const json offerings =
         seeder
             .Call("SearchTrainingPlanOfferings", {{"TrainingPlanArn", plan.at("TrainingPlanArn")}})
@@ -179,6 +186,7 @@ void ExtendPlans(Seeder& seeder, int plans) {
     if (offerings.empty()) continue;
     seeder.Call("ExtendTrainingPlan", {{"TrainingPlanExtensionOfferingId",
                                         offerings[0].at("TrainingPlanExtensionOfferingId")}});
+    ++extended;
   }
 }
 
