@@ -76,6 +76,19 @@ class EmulatorFixture : public ::testing::Test {
     ASSERT_TRUE(emulator_->ChangeClock({std::nullopt, Millis{seconds * 1000}, std::nullopt}).ok());
   }
 
+  // A production variant of `count` instances on the training plan `arn`, reserved capacity only.
+  static json ReservedVariant(const std::string& arn, int count,
+                              const std::string& type = "ml.p5.48xlarge",
+                              const std::string& model = "model-v1") {
+    return {{"VariantName", "AllTraffic"},
+            {"ModelName", model},
+            {"InstanceType", type},
+            {"InitialInstanceCount", count},
+            {"CapacityReservationConfig",
+             {{"CapacityReservationPreference", "capacity-reservations-only"},
+              {"MlReservationArn", arn}}}};
+  }
+
   json Search(long long days, int count = 1, long long after = kStartSeconds,
               long long before = kStartSeconds + 28 * kDay) {
     return Call("SearchTrainingPlanOfferings", {{"InstanceType", "ml.p5.48xlarge"},

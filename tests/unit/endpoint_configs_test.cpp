@@ -31,17 +31,6 @@ class EndpointConfigsTest : public EmulatorFixture {
                                         offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
   }
 
-  static json ReservedVariant(const std::string& arn, int count,
-                              const std::string& type = "ml.p5.48xlarge") {
-    return {{"VariantName", "AllTraffic"},
-            {"ModelName", "model-v1"},
-            {"InstanceType", type},
-            {"InitialInstanceCount", count},
-            {"CapacityReservationConfig",
-             {{"CapacityReservationPreference", "capacity-reservations-only"},
-              {"MlReservationArn", arn}}}};
-  }
-
   json CreateConfig(const std::string& name, const json& variant, int status = 200) {
     return Call("CreateEndpointConfig",
                 {{"EndpointConfigName", name}, {"ProductionVariants", {variant}}}, status);

@@ -86,6 +86,10 @@ class JobsTest : public EmulatorFixture {
                                         offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
   }
 
+  long long PlanEnd(const std::string& name) {
+    return Call("DescribeTrainingPlan", {{"TrainingPlanName", name}})["EndTime"].get<long long>();
+  }
+
   std::string Refusal(const json& job) {
     const json error = Call("CreateTrainingJob", job, 400);
     EXPECT_EQ(error["__type"], "ValidationException");
@@ -378,8 +382,7 @@ TEST_F(JobsTest, AJobPendingOnAPlanForTwoDaysFailsWithInsufficientCapacity) {
 // (training plans for training jobs)
 TEST_F(JobsTest, AJobOnAPlanIsStoppedThirtyMinutesBeforeThePlanEnds) {
   const std::string plan = BuyTrainingPlan("day", 1, kStartSeconds, 1);
-  const long long plan_end =
-      Call("DescribeTrainingPlan", {{"TrainingPlanName", "day"}})["EndTime"].get<long long>();
+  const long long plan_end = PlanEnd("day");
   Call("CreateTrainingJob", TrainingJob("too-long", Preferences({Preference(kP5, 1, plan)}),
                                         3 * 86400, {{"MaxRuntimeInSeconds", 5 * 86400}}));
   Advance(plan_end - kStartSeconds - 1801);
@@ -406,8 +409,7 @@ TEST_F(JobsTest, AJobOnAPlanIsStoppedThirtyMinutesBeforeThePlanEnds) {
 // the dashboard's state shows what one would find.
 TEST_F(JobsTest, AJobOnAPlanIsToldWhenItsCapacityBlockExpires) {
   const std::string plan = BuyTrainingPlan("week", 1, kStartSeconds, 7);
-  const long long plan_end =
-      Call("DescribeTrainingPlan", {{"TrainingPlanName", "week"}})["EndTime"].get<long long>();
+  const long long plan_end = PlanEnd("week");
   Call("CreateTrainingJob", TrainingJob("on-plan", Preferences({Preference(kP5, 1, plan)}), 3600));
   SetOnDemand(kM5, 1);
   Call("CreateTrainingJob", TrainingJob("on-demand", Plain(kM5, 1), 3600));

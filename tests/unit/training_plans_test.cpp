@@ -166,17 +166,11 @@ TEST_F(TrainingPlansTest, AStudioAppsPlanIsSoldButNoEmulatedResourceUsesIt) {
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "studio"}})["TargetResources"],
             json({"studio-apps"}));
   Call("CreateModel", {{"ModelName", "m"}});
-  const json refused = Call("CreateEndpointConfig",
-                            {{"EndpointConfigName", "c"},
-                             {"ProductionVariants",
-                              {{{"VariantName", "AllTraffic"},
-                                {"ModelName", "m"},
-                                {"InstanceType", "ml.p5.48xlarge"},
-                                {"InitialInstanceCount", 1},
-                                {"CapacityReservationConfig",
-                                 {{"CapacityReservationPreference", "capacity-reservations-only"},
-                                  {"MlReservationArn", arn}}}}}}},
-                            400);
+  const json refused =
+      Call("CreateEndpointConfig",
+           {{"EndpointConfigName", "c"},
+            {"ProductionVariants", {ReservedVariant(arn, 1, "ml.p5.48xlarge", "m")}}},
+           400);
   EXPECT_EQ(refused["__type"], "ValidationException");
   EXPECT_THAT(refused["message"].get<std::string>(), HasSubstr("endpoint"));
 }
