@@ -40,6 +40,7 @@ why. Exit status 0 when every job passed, 1 otherwise; the scratch folder is kep
 import argparse
 import concurrent.futures
 import os
+import random
 import re
 import shlex
 import shutil
@@ -413,9 +414,23 @@ def gitlab_expand(text: str, variables: Dict[str, str]) -> str:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port nothing holds, below the kernel's ephemeral range: the server a step starts binds it
+    later, and an outgoing connection of a test running beside this one may take any port of that
+    range in between."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as ports:
+            low = int(ports.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    low = low if low > 21000 else 32768
+    while True:
+        port = random.randrange(20000, low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
 
 
 # --- running a job --------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ go unchecked.
 """
 import importlib.util
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -147,13 +146,16 @@ SAMPLES = {
 
 class Server:
     def __init__(self, binary: str):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
+        # --port 0: the server binds a free port and names it on its only stdout line, so no
+        # other test can take the port between choosing it and binding it.
         self.process = subprocess.Popen(
-            [binary, "--db", ":memory:", "--port", str(self.port), "--check-responses",
+            [binary, "--db", ":memory:", "--port", "0", "--check-responses",
              "--account-id", "123456789012", "--log-level", "warn"],
-            stdout=subprocess.DEVNULL)
+            stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline().strip()
+        if not line.startswith("sagemaker-emulator listening on http://"):
+            raise RuntimeError(f"the server did not start: {line!r}")
+        self.port = int(line.rsplit(":", 1)[1])
         for _ in range(200):
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{self.port}/_emulator/health")
