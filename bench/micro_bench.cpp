@@ -156,13 +156,17 @@ const LoadedLedger& LedgerOf(int plans) {
 
 void BM_SearchOfferings(benchmark::State& state) {
   const LoadedLedger& loaded = LedgerOf(static_cast<int>(state.range(0)));
-  domain::OfferingRequest request;
-  request.instance_types = {"ml.p5.48xlarge"};
-  request.instance_count = 8;
-  request.duration = 7 * domain::kDay;
-  request.start_after = loaded.start + 90 * domain::kDay;
-  request.end_before = request.start_after + domain::kDefaultSearchHorizon;
-  request.target_resources = {"training-job"};
+  domain::SearchInput input;
+  input.instance_type = "ml.p5.48xlarge";
+  input.instance_count = 8;
+  input.duration_hours = 7 * 24;
+  input.target_resources = {"training-job"};
+  const auto made = domain::MakeOfferingRequest(input, loaded.start + 90 * domain::kDay, {});
+  if (!made) {
+    state.SkipWithError("the search request was refused");
+    return;
+  }
+  const domain::OfferingRequest& request = *made;
   for (auto _ : state) {
     benchmark::DoNotOptimize(domain::SearchOfferings(loaded.ledger, loaded.config, "000000000000",
                                                      "us-west-2", request));

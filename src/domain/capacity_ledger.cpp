@@ -3,16 +3,6 @@
 #include <algorithm>
 
 namespace smemu::domain {
-namespace {
-
-TimePoint CeilTo(TimePoint time, Millis step) {
-  const auto since_epoch = time.time_since_epoch();
-  const auto remainder = since_epoch % step;
-  return remainder.count() == 0 ? time : time - remainder + step;
-}
-
-}  // namespace
-
 std::map<TimePoint, int>::iterator CommitmentTimeline::Split(TimePoint time) {
   auto it = level_.lower_bound(time);
   if (it != level_.end() && it->first == time) return it;
@@ -116,34 +106,19 @@ void CapacityLedger::Release(const PoolKey& key, Window window, int count) {
   if (it != pools_.end()) it->second.reserved.Add(window, -count);
 }
 
-std::vector<TimePoint> CapacityLedger::FindStarts(const PoolKey& key, Window range, Millis duration,
-                                                  int count, Millis step, Millis spacing,
-                                                  std::size_t limit) const {
-  std::vector<TimePoint> starts;
-  const Pool* pool = Find(key);
-  if (pool == nullptr || count > pool->reservable || limit == 0 || range.start >= range.end) {
-    return starts;
-  }
-  // Free stretches are the gaps between the stretches where too much is committed.
+std::vector<Window> CapacityLedger::FreeStretches(const PoolKey& key, Window range,
+                                                  int count) const {
   std::vector<Window> free;
+  const Pool* pool = Find(key);
+  if (pool == nullptr || count > pool->reservable || range.start >= range.end) return free;
+  // Free stretches are the gaps between the stretches where too much is committed.
   TimePoint cursor = range.start;
   for (const Window& busy : pool->reserved.Above(range, pool->reservable - count)) {
     if (cursor < busy.start) free.push_back({cursor, busy.start});
     cursor = busy.end;
   }
   if (cursor < range.end) free.push_back({cursor, range.end});
-
-  TimePoint earliest = CeilTo(range.start, step);
-  for (const Window& gap : free) {
-    TimePoint start = CeilTo(std::max(gap.start, earliest), step);
-    while (start + duration <= gap.end) {
-      starts.push_back(start);
-      if (starts.size() == limit) return starts;
-      earliest = CeilTo(start + spacing, step);
-      start = earliest;
-    }
-  }
-  return starts;
+  return free;
 }
 
 std::vector<PoolKey> CapacityLedger::PoolsOf(const std::string& region,

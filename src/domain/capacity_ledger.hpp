@@ -77,11 +77,9 @@ class CapacityLedger {
   void Restore(const PoolKey& key, Window window, int count);
   void Release(const PoolKey& key, Window window, int count);
 
-  // Starts of windows of `duration` with `count` reservable instances free throughout, inside
-  // `range`, on multiples of `step` since the epoch. The first is the earliest; each next one is
-  // the earliest at least `spacing` after the previous. At most `limit` starts.
-  std::vector<TimePoint> FindStarts(const PoolKey& key, Window range, Millis duration, int count,
-                                    Millis step, Millis spacing, std::size_t limit) const;
+  // The maximal stretches of `range` in which `count` reservable instances are free throughout,
+  // in time order; none for an unknown pool or a count above its size.
+  std::vector<Window> FreeStretches(const PoolKey& key, Window range, int count) const;
 
   // The pools of one instance type in a region, in availability-zone order.
   std::vector<PoolKey> PoolsOf(const std::string& region, const std::string& instance_type) const;

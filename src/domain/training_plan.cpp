@@ -28,6 +28,17 @@ Millis::rep RoundUp(Millis::rep value, Millis::rep step) {
   return (value + step - 1) / step * step;
 }
 
+// A window's length in hours, minutes included: a plan that starts at once is paid by the minute.
+double Hours(const Window& window) {
+  return static_cast<double>((window.end - window.start).count()) /
+         static_cast<double>(kHour.count());
+}
+
+TimePoint CeilToMinute(TimePoint time) {
+  constexpr Millis kMinute{60'000};
+  return TimePoint{} + Millis{RoundUp((time - TimePoint{}).count(), kMinute.count())};
+}
+
 }  // namespace
 
 Result<Millis> PlanDuration(long long hours) {
@@ -35,15 +46,28 @@ Result<Millis> PlanDuration(long long hours) {
     return ValidationException("DurationHours must be from 1 to 4368 hours (1 to 182 days); got " +
                                std::to_string(hours) + ".");
   }
-  return Millis{RoundUp(hours, 24) * kHour.count()};
+  return Millis{hours * kHour.count()};
 }
 
 Result<Millis> ExtensionDuration(long long hours) {
   auto duration = PlanDuration(hours);
   if (!duration) return duration.error();
   constexpr Millis kDailyUpTo = 14 * kDay;
-  if (*duration <= kDailyUpTo) return *duration;
-  return Millis{RoundUp(duration->count(), (7 * kDay).count())};
+  const Millis days{RoundUp(duration->count(), kDay.count())};
+  if (days <= kDailyUpTo) return days;
+  return Millis{RoundUp(days.count(), (7 * kDay).count())};
+}
+
+TimePoint PlanDayEnd(TimePoint time) {
+  const TimePoint first = TimePoint{} + kPlanDayEnd;
+  const Millis::rep since = (time - first).count();
+  // Whole days since the first 11:30, rounded up (division truncates toward zero).
+  const Millis::rep days = since / kDay.count() + (since % kDay.count() > 0 ? 1 : 0);
+  return first + days * kDay;
+}
+
+Window PlanWindow(TimePoint start, Millis duration) {
+  return {start, PlanDayEnd(start + duration)};
 }
 
 Status CheckPlanInstanceCount(long long count) {
@@ -77,11 +101,21 @@ Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint 
   if (!duration) return duration.error();
   request.duration = *duration;
   request.start_after = std::max(now, input.start_after.value_or(now));
-  request.end_before = input.end_before.value_or(request.start_after + kDefaultSearchHorizon);
-  if (request.end_before <= request.start_after) {
+  request.end_before = input.end_before;
+  if (request.end_before && *request.end_before <= request.start_after) {
     return ValidationException(
         "EndTimeBefore must be later than StartTimeAfter and the current time.");
   }
+  request.latest_start = now + kAdvanceReservation;
+  if (request.start_after > request.latest_start) {
+    return ValidationException(
+        "StartTimeAfter " + FormatIso8601(request.start_after) +
+        " is more than 56 days ahead: training plans can be reserved up to 8 weeks (56 days) in "
+        "advance of the start date.");
+  }
+  const TimePoint soonest = CeilToMinute(now + kMinimumLeadTime);
+  request.start_now = request.start_after <= soonest;
+  request.earliest_start = std::max(soonest, CeilToMinute(request.start_after));
   request.target_resources =
       input.target_resources.empty()
           ? std::vector<std::string>{std::string(WireName(PlanTarget::kTrainingJob))}
@@ -89,27 +123,63 @@ Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint 
   return request;
 }
 
+namespace {
+
+// The windows one pool can sell for `request`, in the order they are offered.
+std::vector<Window> PoolWindows(const CapacityLedger& ledger, const PoolKey& pool,
+                                const OfferingRequest& request) {
+  std::vector<Window> windows;
+  const TimePoint last_end = request.end_before.value_or(
+      PlanWindow(request.latest_start, request.duration).end + kDay);
+  const std::vector<Window> free = ledger.FreeStretches(
+      pool, {request.earliest_start, last_end}, request.instance_count);
+  auto sellable = [&](const Window& window) {
+    if (window.end > last_end) return false;
+    auto after = std::upper_bound(free.begin(), free.end(), window.start,
+                                  [](TimePoint t, const Window& w) { return t < w.start; });
+    return after != free.begin() && std::prev(after)->end >= window.end;
+  };
+  // A plan bought to start at once, and the same plan one day longer.
+  if (request.start_now && PlanDayEnd(request.earliest_start) != request.earliest_start) {
+    const Window now = PlanWindow(request.earliest_start, request.duration);
+    if (sellable(now)) {
+      windows.push_back(now);
+      if (const Window longer{now.start, now.end + kDay}; sellable(longer)) {
+        windows.push_back(longer);
+      }
+    }
+  }
+  // Then plans of whole plan days, one start a day.
+  for (TimePoint start = PlanDayEnd(request.earliest_start);
+       start <= request.latest_start && windows.size() < kOfferingsPerZone; start += kDay) {
+    const Window window = PlanWindow(start, request.duration);
+    if (window.end > last_end) break;
+    if (sellable(window)) windows.push_back(window);
+  }
+  if (windows.size() > kOfferingsPerZone) windows.resize(kOfferingsPerZone);
+  return windows;
+}
+
+}  // namespace
+
 std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const CapacityConfig& config,
                                       const std::string& account, const std::string& region,
                                       const OfferingRequest& request) {
   std::vector<Offering> offerings;
-  const Window range{request.start_after, request.end_before};
   for (const std::string& type : request.instance_types) {
     auto price = config.prices.find(type);
     if (price == config.prices.end()) continue;
     for (const PoolKey& pool : ledger.PoolsOf(region, type)) {
-      for (TimePoint start :
-           ledger.FindStarts(pool, range, request.duration, request.instance_count, kHour, kDay,
-                             kOfferingsPerZone)) {
+      for (const Window& window : PoolWindows(ledger, pool, request)) {
         Offering offering;
         offering.pool = pool;
         offering.instance_count = request.instance_count;
-        offering.window = {start, start + request.duration};
+        offering.window = window;
         offering.target_resources = request.target_resources;
         offering.requested_start_after = request.start_after;
         offering.requested_end_before = request.end_before;
-        offering.upfront_fee = static_cast<double>(DurationHours(offering.window)) *
-                               request.instance_count * price->second.plan_hourly;
+        offering.upfront_fee =
+            Hours(offering.window) * request.instance_count * price->second.plan_hourly;
         offering.id = OfferingId(account, offering);
         offerings.push_back(std::move(offering));
       }
@@ -137,8 +207,7 @@ std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
     offering.pool = pool;
     offering.instance_count = count;
     offering.window = window;
-    offering.upfront_fee =
-        static_cast<double>(DurationHours(window)) * count * price->second.plan_hourly;
+    offering.upfront_fee = Hours(window) * count * price->second.plan_hourly;
     offering.id = OfferingId(plan_arn, offering, "tpeo-");
     offerings.push_back(std::move(offering));
   }

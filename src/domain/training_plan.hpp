@@ -18,8 +18,14 @@ namespace smemu::domain {
 constexpr Millis kHour{3600'000};
 constexpr Millis kDay = 24 * kHour;
 
-// How far ahead a search looks when EndTimeBefore is not given.
-constexpr Millis kDefaultSearchHorizon = 8 * 7 * kDay;
+// "Training Plans always end at 11:30 AM UTC on the final day of the reservation": the time of
+// day, in UTC, at which every plan day ends and the next begins.
+constexpr Millis kPlanDayEnd = 11 * kHour + Millis{30 * 60'000};
+// "You can reserve a training plan up to 8 weeks (56 days) in advance of the start date."
+constexpr Millis kAdvanceReservation = 56 * kDay;
+// "SageMaker training plans offerings may be available to start within 30 minutes of
+// reservation": the earliest start is this far from the search, on the next whole minute.
+constexpr Millis kMinimumLeadTime{30 * 60'000};
 // Alternatives per availability zone, and offerings per search at most.
 constexpr std::size_t kOfferingsPerZone = 3;
 constexpr std::size_t kMaxOfferings = 10;
@@ -35,11 +41,20 @@ std::string_view WireName(PlanTarget target);
 struct OfferingRequest {
   std::vector<std::string> instance_types;  // every type to search, in order
   int instance_count = 1;
-  TimePoint start_after{};
-  TimePoint end_before{};
-  Millis duration{};
+  TimePoint start_after{};                // as requested, never before the search
+  std::optional<TimePoint> end_before;    // as requested
+  TimePoint earliest_start{};             // the first minute a plan may start
+  TimePoint latest_start{};               // the last moment a plan may start (56 days ahead)
+  bool start_now = false;                 // whether a plan may start at earliest_start, off 11:30
+  Millis duration{};                      // as requested: plans last at least this long
   std::vector<std::string> target_resources;
 };
+
+// The end of the plan day that `time` falls in: the first 11:30 UTC at or after it.
+TimePoint PlanDayEnd(TimePoint time);
+// The window of a plan that starts at `start` and lasts at least `duration`: it ends at the first
+// 11:30 UTC that gives it that long.
+Window PlanWindow(TimePoint start, Millis duration);
 
 struct Offering {
   std::string id;  // "tpo-" + SHA-256 of the content, so equal searches give equal ids
@@ -48,7 +63,7 @@ struct Offering {
   Window window;
   std::vector<std::string> target_resources;
   TimePoint requested_start_after{};
-  TimePoint requested_end_before{};
+  std::optional<TimePoint> requested_end_before;
   double upfront_fee = 0;
 };
 
@@ -64,8 +79,10 @@ struct SearchInput {
 Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint now,
                                             const std::vector<std::string>& all_instance_types);
 
-// A plan's DurationHours as the search takes it: "rounded up to the nearest multiple of 24", from
-// 1 to 4368 hours ("1 to 182 days"). Anything else is a ValidationException.
+// A plan's DurationHours as the search takes it: from 1 to 4368 hours ("1 to 182 days"); anything
+// else is a ValidationException. Plans end at 11:30 UTC, so one that starts at 11:30 lasts the
+// hours "rounded up to the nearest multiple of 24"; one that starts off it (a plan bought to start
+// at once) lasts to the first 11:30 that gives it the hours.
 Result<Millis> PlanDuration(long long hours);
 // An extension's: whole days up to 14 days, whole weeks beyond ("Extend plans by 1-day increments
 // up to 14 days, or 7-day increments up to 182 days"), rounded up.
@@ -77,8 +94,10 @@ Status CheckPlanInstanceCount(long long count);
 // `now`. `plan` names it in the refusal.
 Status CheckExtensionTime(const std::string& plan, TimePoint plan_end, TimePoint now);
 
-// Offerings for `request` in `region`: per zone the earliest window and later ones on other days,
-// sorted by start time then zone, at most kMaxOfferings. `account` salts the ids.
+// Offerings for `request` in `region`, per zone at most kOfferingsPerZone: a plan that starts at
+// once and the same plan a day longer when the request allows a start at once, then plans from
+// 11:30 UTC on the following days; all sorted by start time, at most kMaxOfferings. `account`
+// salts the ids.
 std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const CapacityConfig& config,
                                       const std::string& account, const std::string& region,
                                       const OfferingRequest& request);

@@ -51,12 +51,14 @@ json OfferingJson(const domain::Offering& offering) {
   json out = {{"TrainingPlanOfferingId", offering.id},
               {"TargetResources", offering.target_resources},
               {"RequestedStartTimeAfter", WriteTimestamp(offering.requested_start_after)},
-              {"RequestedEndTimeBefore", WriteTimestamp(offering.requested_end_before)},
               {"DurationHours", domain::DurationHours(offering.window)},
               {"DurationMinutes", domain::DurationMinutes(offering.window)},
               {"UpfrontFee", domain::FormatFee(offering.upfront_fee)},
               {"CurrencyCode", kCurrency},
               {"ReservedCapacityOfferings", json::array({capacity})}};
+  if (offering.requested_end_before) {
+    out["RequestedEndTimeBefore"] = WriteTimestamp(*offering.requested_end_before);
+  }
   return out;
 }
 

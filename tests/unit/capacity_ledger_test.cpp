@@ -96,29 +96,29 @@ TEST(CapacityLedger, ManyOverlappingPlansMatchABruteForceCount) {
   }
 }
 
-TEST(CapacityLedger, FindStartsAlignsToWholeHoursAndSpacesAlternativesByADay) {
+TEST(CapacityLedger, FreeStretchesAreTheGapsBetweenCommitmentsThatLeaveTooFew) {
   CapacityLedger ledger = LedgerWith(2);
-  const Window range{kT0 + Millis{90'000}, kT0 + 20 * kDay};  // 00:01:30: first whole hour is 01:00
-  const auto starts = ledger.FindStarts(kPool, range, 7 * kDay, 1, kHour, kDay, 3);
-  EXPECT_EQ(starts,
-            (std::vector<TimePoint>{kT0 + kHour, kT0 + kDay + kHour, kT0 + 2 * kDay + kHour}));
+  ASSERT_TRUE(ledger.Reserve(kPool, {kT0 + kDay, kT0 + 3 * kDay}, 1));
+  ASSERT_TRUE(ledger.Reserve(kPool, {kT0 + 2 * kDay, kT0 + 4 * kDay}, 1));
+  const Window range{kT0, kT0 + 10 * kDay};
+  // One instance is free except where both are committed (days 2 to 3).
+  EXPECT_EQ(ledger.FreeStretches(kPool, range, 1),
+            (std::vector<Window>{{kT0, kT0 + 2 * kDay}, {kT0 + 3 * kDay, kT0 + 10 * kDay}}));
+  // Two only where nothing is committed.
+  EXPECT_EQ(ledger.FreeStretches(kPool, range, 2),
+            (std::vector<Window>{{kT0, kT0 + kDay}, {kT0 + 4 * kDay, kT0 + 10 * kDay}}));
 }
 
-TEST(CapacityLedger, FindStartsSkipsSoldWindowsAndRespectsTheRangeEnd) {
+TEST(CapacityLedger, FreeStretchesAreNoneForAnUnknownPoolOrTooManyInstances) {
   CapacityLedger ledger = LedgerWith(2);
-  ASSERT_TRUE(ledger.Reserve(kPool, {kT0, kT0 + 10 * kDay}, 2));
-  const auto starts = ledger.FindStarts(kPool, {kT0, kT0 + 18 * kDay}, 7 * kDay, 1, kHour, kDay, 5);
-  // The pool is free from day 10; a 7-day window must end by day 18.
-  EXPECT_EQ(starts, (std::vector<TimePoint>{kT0 + 10 * kDay, kT0 + 11 * kDay}));
-}
-
-TEST(CapacityLedger, FindStartsIsEmptyWhenNothingFits) {
-  CapacityLedger ledger = LedgerWith(2);
-  EXPECT_TRUE(ledger.FindStarts(kPool, {kT0, kT0 + 30 * kDay}, kDay, 3, kHour, kDay, 5).empty());
-  EXPECT_TRUE(ledger.FindStarts(kPool, {kT0, kT0 + kDay - kHour}, kDay, 1, kHour, kDay, 5).empty());
-  ASSERT_TRUE(ledger.Reserve(kPool, {kT0, kT0 + 30 * kDay}, 1));
-  EXPECT_TRUE(ledger.FindStarts(kPool, {kT0, kT0 + 30 * kDay}, kDay, 2, kHour, kDay, 5).empty());
-  EXPECT_EQ(ledger.FindStarts(kPool, {kT0, kT0 + 30 * kDay}, kDay, 1, kHour, kDay, 1).size(), 1u);
+  EXPECT_TRUE(ledger.FreeStretches(kPool, {kT0, kT0 + 30 * kDay}, 3).empty());
+  EXPECT_TRUE(ledger.FreeStretches(kPool, {kT0, kT0}, 1).empty());
+  EXPECT_TRUE(ledger
+                  .FreeStretches({"us-west-2", "us-west-2z", "ml.p5.48xlarge"},
+                                 {kT0, kT0 + 30 * kDay}, 1)
+                  .empty());
+  ASSERT_TRUE(ledger.Reserve(kPool, {kT0, kT0 + 30 * kDay}, 2));
+  EXPECT_TRUE(ledger.FreeStretches(kPool, {kT0, kT0 + 30 * kDay}, 1).empty());
 }
 
 TEST(CapacityLedger, SettingCountsKeepsCommitments) {

@@ -90,7 +90,7 @@ class ClustersTest : public EmulatorFixture {
   }
 
   // A plan of `count` p5 bought for HyperPod clusters (or `targets`), starting at `start_after`.
-  std::string BuyPlan(const std::string& name, int count, long long start_after = kStartSeconds,
+  std::string BuyPlan(const std::string& name, int count, long long start_after = kPlanStartSeconds,
                       int days = 7, json targets = {"hyperpod-cluster"}) {
     const json offering = Call("SearchTrainingPlanOfferings",
                                {{"InstanceType", kP5},

@@ -217,7 +217,7 @@ class CostsTest : public EmulatorFixture {
              {{"InstanceType", kP5},
               {"InstanceCount", count},
               {"DurationHours", days * 24},
-              {"StartTimeAfter", kStartSeconds},
+              {"StartTimeAfter", kPlanStartSeconds},
               {"TargetResources", std::move(targets)}})["TrainingPlanOfferings"][0];
     return Call("CreateTrainingPlan", {{"TrainingPlanName", name},
                                        {"TrainingPlanOfferingId",

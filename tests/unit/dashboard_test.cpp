@@ -41,7 +41,7 @@ class DashboardTest : public EmulatorFixture {
                                  {{"InstanceType", "ml.p5.48xlarge"},
                                   {"InstanceCount", count},
                                   {"DurationHours", 168},
-                                  {"StartTimeAfter", kStartSeconds},
+                                  {"StartTimeAfter", kPlanStartSeconds},
                                   {"TargetResources", {target}}})["TrainingPlanOfferings"][0];
     return CallAs(
         authorization, "CreateTrainingPlan",

@@ -24,6 +24,10 @@ using nlohmann::json;
 inline const TimePoint kStart{Millis{1800835200000}};  // 2027-01-25T00:00:00Z
 inline constexpr long long kStartSeconds = 1800835200;
 inline constexpr long long kDay = 86400;
+// "Training Plans always end at 11:30 AM UTC on the final day of the reservation": plans of whole
+// days start at 11:30 UTC too. The first plan day after kStart starts here.
+inline constexpr long long kPlanDayOffset = 11 * 3600 + 1800;
+inline constexpr long long kPlanStartSeconds = kStartSeconds + kPlanDayOffset;
 
 inline const char* kCapacity = R"({
   "regions": {"us-west-2": {
@@ -89,8 +93,9 @@ class EmulatorFixture : public ::testing::Test {
               {"MlReservationArn", arn}}}};
   }
 
-  json Search(long long days, int count = 1, long long after = kStartSeconds,
-              long long before = kStartSeconds + 28 * kDay) {
+  // Offerings of whole plan days from `after`: by default from the first plan day, 11:30 UTC.
+  json Search(long long days, int count = 1, long long after = kPlanStartSeconds,
+              long long before = kPlanStartSeconds + 28 * kDay) {
     return Call("SearchTrainingPlanOfferings", {{"InstanceType", "ml.p5.48xlarge"},
                                                 {"InstanceCount", count},
                                                 {"DurationHours", days * 24},

@@ -14,7 +14,7 @@ class EndpointsTest : public EmulatorFixture {
  protected:
   EndpointsTest() { Call("CreateModel", {{"ModelName", "model-v1"}}); }
 
-  std::string BuyPlan(const std::string& name, int count, long long start_seconds = kStartSeconds) {
+  std::string BuyPlan(const std::string& name, int count, long long start_seconds = kPlanStartSeconds) {
     const json offering = Call("SearchTrainingPlanOfferings",
                                {{"InstanceType", "ml.p5.48xlarge"},
                                 {"InstanceCount", count},

@@ -28,30 +28,114 @@ TEST_F(TrainingPlansTest, SearchFindsTheEarliestWindowPerZoneAndAlternativesOnLa
   EXPECT_EQ(first["DurationMinutes"], 0);
   EXPECT_EQ(first["UpfrontFee"], "9240.00");  // 168 h x 1 x 55.00
   EXPECT_EQ(first["CurrencyCode"], "USD");
-  EXPECT_EQ(first["RequestedStartTimeAfter"], kStartSeconds);
+  EXPECT_EQ(first["RequestedStartTimeAfter"], kPlanStartSeconds);
   const json& capacity = first["ReservedCapacityOfferings"][0];
   EXPECT_EQ(capacity["AvailabilityZone"], "us-west-2a");
   EXPECT_EQ(capacity["InstanceType"], "ml.p5.48xlarge");
   EXPECT_EQ(capacity["InstanceCount"], 1);
-  EXPECT_EQ(capacity["StartTime"], kStartSeconds);
-  EXPECT_EQ(capacity["EndTime"], kStartSeconds + 7 * kDay);
+  EXPECT_EQ(capacity["StartTime"], kPlanStartSeconds);
+  EXPECT_EQ(capacity["EndTime"], kPlanStartSeconds + 7 * kDay);
   std::vector<long long> starts;
   for (const json& offering : offerings) {
     starts.push_back(offering["ReservedCapacityOfferings"][0]["StartTime"].get<long long>());
   }
   EXPECT_TRUE(std::is_sorted(starts.begin(), starts.end()));
-  EXPECT_EQ(starts[2], kStartSeconds + kDay);  // zone a and b at day 0, then day 1, ...
+  EXPECT_EQ(starts[2], kPlanStartSeconds + kDay);  // zone a and b at day 0, then day 1, ...
   // The same search gives the same ids.
   EXPECT_EQ(Search(7)["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"],
             first["TrainingPlanOfferingId"]);
 }
 
-TEST_F(TrainingPlansTest, SearchStartsOnWholeHoursAndHonoursTheWindowEnd) {
-  const json result = Search(7, 1, kStartSeconds + 90, kStartSeconds + 7 * kDay + 3600);
-  ASSERT_EQ(result["TrainingPlanOfferings"].size(), 2u);  // one per zone; no room for a later day
-  EXPECT_EQ(result["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0]["StartTime"],
-            kStartSeconds + 3600);
+// The developer guide's search sample: "--duration-hours 15" at 11:08:27 PST gives three offerings,
+// 15 h 51 min and 39 h 51 min from 11:39 PST, and 24 h from 03:30 PST (11:30 UTC) the next day.
+// "Training Plans always end at 11:30 AM UTC on the final day of the reservation"; offerings "may
+// be available to start within 30 minutes of reservation". (Reserve training plans)
+TEST_F(TrainingPlansTest, TheGuidesFifteenHourSampleGivesItsThreeOfferings) {
+  capacity_ = R"({"regions": {"us-west-2": {"us-west-2a": {"ml.p4d.24xlarge": {"reservable": 1}}}},
+                  "prices": {"ml.p4d.24xlarge": {"on_demand_hourly": 32.77, "plan_hourly": 12.0}}})";
+  Open();
+  Advance(19 * 3600 + 8 * 60 + 27);  // 19:08:27 UTC, as 11:08:27 PST
+  const long long now = kStartSeconds + 19 * 3600 + 8 * 60 + 27;
+  const json offerings = Call("SearchTrainingPlanOfferings",
+                              {{"TargetResources", {"training-job"}},
+                               {"InstanceType", "ml.p4d.24xlarge"},
+                               {"InstanceCount", 1},
+                               {"DurationHours", 15},
+                               {"StartTimeAfter", now - 1707},  // before the search, as sent
+                               {"EndTimeBefore", now + 2 * kDay}})["TrainingPlanOfferings"];
+  ASSERT_EQ(offerings.size(), 3u) << offerings.dump();
+  const long long soon = kStartSeconds + 19 * 3600 + 39 * 60;  // 19:39: 30 min, whole minutes
+  const long long day_end = kPlanStartSeconds + kDay;           // 11:30 UTC the next day
+  const std::vector<std::tuple<long long, long long, int, int, std::string>> expected = {
+      {soon, day_end, 15, 51, "190.20"},
+      {soon, day_end + kDay, 39, 51, "478.20"},
+      {day_end, day_end + kDay, 24, 0, "288.00"}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const auto& [start, end, hours, minutes, fee] = expected[i];
+    const json& offering = offerings[i];
+    const json& capacity = offering["ReservedCapacityOfferings"][0];
+    EXPECT_EQ(capacity["StartTime"], start) << i;
+    EXPECT_EQ(capacity["EndTime"], end) << i;
+    EXPECT_EQ(offering["DurationHours"], hours) << i;
+    EXPECT_EQ(offering["DurationMinutes"], minutes) << i;
+    EXPECT_EQ(capacity["DurationHours"], hours) << i;
+    EXPECT_EQ(capacity["DurationMinutes"], minutes) << i;
+    EXPECT_EQ(offering["UpfrontFee"], fee) << i;  // paid by the minute
+    EXPECT_EQ(offering["RequestedStartTimeAfter"], now) << i;  // the search time, as the sample
+  }
+}
+
+TEST_F(TrainingPlansTest, PlansStartAtOnceOrAt1130UtcAndAlwaysEndAt1130Utc) {
+  // A start asked for later than 30 minutes out is the next 11:30 UTC: whole plan days.
+  json offerings = Search(2, 1, kStartSeconds + 3600, kStartSeconds + 10 * kDay);
+  ASSERT_FALSE(offerings["TrainingPlanOfferings"].empty());
+  for (const json& offering : offerings["TrainingPlanOfferings"]) {
+    const json& capacity = offering["ReservedCapacityOfferings"][0];
+    EXPECT_EQ((capacity["StartTime"].get<long long>() - kPlanStartSeconds) % kDay, 0);
+    EXPECT_EQ((capacity["EndTime"].get<long long>() - kPlanStartSeconds) % kDay, 0);
+    EXPECT_EQ(offering["DurationHours"], 48);
+  }
+  // EndTimeBefore bounds the end: a week from 11:30 fits once per zone.
+  offerings = Search(7, 1, kPlanStartSeconds, kPlanStartSeconds + 7 * kDay + 3600);
+  ASSERT_EQ(offerings["TrainingPlanOfferings"].size(), 2u);  // one per zone; no later day fits
+  EXPECT_EQ(offerings["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0]["StartTime"],
+            kPlanStartSeconds);
+  EXPECT_EQ(offerings["TrainingPlanOfferings"][0]["RequestedEndTimeBefore"],
+            kPlanStartSeconds + 7 * kDay + 3600);
   EXPECT_EQ(Search(7, 4)["TrainingPlanOfferings"], json::array());  // no zone holds 4
+  // At 11:00 UTC the soonest start is 11:30 itself: whole days, no partial first day.
+  Advance(11 * 3600);
+  offerings = Call("SearchTrainingPlanOfferings", {{"InstanceType", "ml.p5.48xlarge"},
+                                                   {"DurationHours", 24},
+                                                   {"TargetResources", {"endpoint"}}});
+  const json& first = offerings["TrainingPlanOfferings"][0];
+  EXPECT_EQ(first["ReservedCapacityOfferings"][0]["StartTime"], kPlanStartSeconds);
+  EXPECT_EQ(first["DurationHours"], 24);
+  EXPECT_FALSE(first.contains("RequestedEndTimeBefore"));  // not asked for, not echoed
+}
+
+// "You can reserve a training plan up to 8 weeks (56 days) in advance of the start date."
+TEST_F(TrainingPlansTest, PlansStartAtMost56DaysAhead) {
+  const json offerings =
+      Search(1, 1, kPlanStartSeconds + 54 * kDay, kPlanStartSeconds + 70 * kDay);
+  std::vector<long long> starts;
+  for (const json& offering : offerings["TrainingPlanOfferings"]) {
+    starts.push_back(offering["ReservedCapacityOfferings"][0]["StartTime"].get<long long>());
+    EXPECT_LE(starts.back(), kStartSeconds + 56 * kDay);
+  }
+  // 11:30 on days 54 and 55 from both zones; day 56's 11:30 is past 56 days from 00:00.
+  EXPECT_EQ(starts, (std::vector<long long>{kPlanStartSeconds + 54 * kDay,
+                                            kPlanStartSeconds + 54 * kDay,
+                                            kPlanStartSeconds + 55 * kDay,
+                                            kPlanStartSeconds + 55 * kDay}));
+  const json error = Call("SearchTrainingPlanOfferings",
+                          {{"InstanceType", "ml.p5.48xlarge"},
+                           {"StartTimeAfter", kStartSeconds + 56 * kDay + 1}},
+                          400);
+  EXPECT_EQ(error["__type"], "ValidationException");
+  EXPECT_EQ(error["message"],
+            "StartTimeAfter 2027-03-22T00:00:01Z is more than 56 days ahead: training plans can "
+            "be reserved up to 8 weeks (56 days) in advance of the start date.");
 }
 
 // "The DurationHour is rounded up to the nearest multiple of 24." "Reservation durations are
@@ -63,6 +147,7 @@ TEST_F(TrainingPlansTest, SearchRoundsHoursUpToWholeDaysAndSellsTheDocumentedQua
     const json offerings =
         Call("SearchTrainingPlanOfferings", {{"InstanceType", "ml.p5.48xlarge"},
                                              {"DurationHours", hours},
+                                             {"StartTimeAfter", kPlanStartSeconds},
                                              {"EndTimeBefore", kStartSeconds + 200 * kDay},
                                              {"TargetResources", {"endpoint"}}});
     ASSERT_FALSE(offerings["TrainingPlanOfferings"].empty()) << hours;
@@ -120,9 +205,12 @@ TEST_F(TrainingPlansTest, BuyDescribeAndWatchTheLifecycle) {
   EXPECT_EQ(created["TrainingPlanArn"],
             "arn:aws:sagemaker:us-west-2:123456789012:training-plan/demo-plan");
 
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "Demo-Plan"}})["Status"],
+            "Scheduled");
+  Advance(kPlanDayOffset);  // 11:30 UTC: the plan day starts
   json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "Demo-Plan"}});
   EXPECT_EQ(plan["TrainingPlanName"], "Demo-Plan");
-  EXPECT_EQ(plan["Status"], "Active");  // the window starts now
+  EXPECT_EQ(plan["Status"], "Active");
   // As the developer guide's DescribeTrainingPlan sample shows it.
   EXPECT_EQ(plan["StatusMessage"], "Payment confirmed, training plan scheduled.");
   EXPECT_EQ(plan["TotalInstanceCount"], 2);
@@ -130,8 +218,8 @@ TEST_F(TrainingPlansTest, BuyDescribeAndWatchTheLifecycle) {
   EXPECT_EQ(plan["InUseInstanceCount"], 0);
   EXPECT_EQ(plan["UpfrontFee"], "18480.00");
   EXPECT_EQ(plan["TargetResources"], json({"endpoint"}));
-  EXPECT_EQ(plan["StartTime"], kStartSeconds);
-  EXPECT_EQ(plan["EndTime"], kStartSeconds + 7 * kDay);
+  EXPECT_EQ(plan["StartTime"], kPlanStartSeconds);
+  EXPECT_EQ(plan["EndTime"], kPlanStartSeconds + 7 * kDay);
   const json& summary = plan["ReservedCapacitySummaries"][0];
   EXPECT_EQ(summary["AvailabilityZone"], "us-west-2a");
   EXPECT_EQ(summary["AvailabilityZoneId"], "usw2-az1");  // the model's pattern [a-z]{3}\d-az\d
@@ -181,7 +269,9 @@ TEST_F(TrainingPlansTest, AFutureWindowIsScheduledUntilItStarts) {
   Call("CreateTrainingPlan", {{"TrainingPlanName", "later"},
                               {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "later"}})["Status"], "Scheduled");
-  Advance(3 * kDay);
+  Advance(3 * kDay + kPlanDayOffset - 1);  // a second before 11:30 UTC of day 3
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "later"}})["Status"], "Scheduled");
+  Advance(1);
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "later"}})["Status"], "Active");
   Advance(kDay);
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "later"}})["Status"], "Expired");
@@ -252,7 +342,7 @@ TEST_F(TrainingPlansTest, ListFiltersSortsAndPages) {
     Call("CreateTrainingPlan", {{"TrainingPlanName", "plan-" + std::to_string(i)},
                                 {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
   }
-  Advance(kDay + 3600);  // plan-0 expired, the others scheduled
+  Advance(kDay + kPlanDayOffset + 3600);  // plan-0 expired, the others scheduled
   std::vector<std::string> names;
   json input = {{"MaxResults", 1}, {"SortBy", "StartTime"}, {"SortOrder", "Descending"}};
   while (true) {
@@ -267,7 +357,7 @@ TEST_F(TrainingPlansTest, ListFiltersSortsAndPages) {
       Call("ListTrainingPlans", {{"Filters", {{{"Name", "Status"}, {"Value", "Scheduled"}}}}});
   EXPECT_EQ(scheduled["TrainingPlanSummaries"].size(), 2u);
   const json started_later = Call(
-      "ListTrainingPlans", {{"StartTimeAfter", kStartSeconds}, {"SortBy", "TrainingPlanName"}});
+      "ListTrainingPlans", {{"StartTimeAfter", kPlanStartSeconds}, {"SortBy", "TrainingPlanName"}});
   ASSERT_EQ(started_later["TrainingPlanSummaries"].size(), 2u);
   EXPECT_EQ(started_later["TrainingPlanSummaries"][0]["TrainingPlanName"], "plan-1");
   // Status sorts by the status names (Expired before Scheduled) and pages by position.
@@ -313,11 +403,11 @@ TEST_F(TrainingPlansTest, TheAdminApiShowsPoolsReservationsAndFreeCounts) {
   EXPECT_EQ(zone_a["on_demand"], 1);
   ASSERT_EQ(zone_a["reservations"].size(), 1u);
   EXPECT_EQ(zone_a["reservations"][0]["training_plan_arn"], plan["TrainingPlanArn"]);
-  EXPECT_EQ(zone_a["reservations"][0]["start"], "2027-01-26T00:00:00Z");
+  EXPECT_EQ(zone_a["reservations"][0]["start"], "2027-01-26T11:30:00Z");
   EXPECT_EQ(zone_a["reservations"][0]["count"], 2);
   EXPECT_EQ(zone_a["free_reservable"], json::parse(R"([{"from":"2027-01-25T00:00:00Z","free":2},
-                            {"from":"2027-01-26T00:00:00Z","free":0},
-                            {"from":"2027-01-28T00:00:00Z","free":2}])"));
+                            {"from":"2027-01-26T11:30:00Z","free":0},
+                            {"from":"2027-01-28T11:30:00Z","free":2}])"));
   EXPECT_EQ(Admin("GET", "/_emulator/capacity?region=eu-west-1")["pools"].size(), 0u);
 }
 
@@ -362,8 +452,8 @@ TEST_F(TrainingPlansTest, ExtendAPlanWhereItEnds) {
   ASSERT_EQ(extensions.size(), 2u);  // one day and one week
   EXPECT_THAT(extensions[0]["TrainingPlanExtensionOfferingId"].get<std::string>(),
               ::testing::StartsWith("tpeo-"));
-  EXPECT_EQ(extensions[0]["StartDate"], kStartSeconds + 7 * kDay);
-  EXPECT_EQ(extensions[0]["EndDate"], kStartSeconds + 8 * kDay);
+  EXPECT_EQ(extensions[0]["StartDate"], kPlanStartSeconds + 7 * kDay);
+  EXPECT_EQ(extensions[0]["EndDate"], kPlanStartSeconds + 8 * kDay);
   EXPECT_EQ(extensions[0]["AvailabilityZone"], "us-west-2a");
   EXPECT_EQ(extensions[0]["UpfrontFee"], "2640.00");  // 24 h x 2 x 55
   // An extension offering is not a plan offering.
@@ -377,14 +467,14 @@ TEST_F(TrainingPlansTest, ExtendAPlanWhereItEnds) {
       Call("ExtendTrainingPlan",
            {{"TrainingPlanExtensionOfferingId", extensions[1]["TrainingPlanExtensionOfferingId"]}});
   ASSERT_EQ(extended["TrainingPlanExtensions"].size(), 1u);
-  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["EndDate"], kStartSeconds + 14 * kDay);
+  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["EndDate"], kPlanStartSeconds + 14 * kDay);
   EXPECT_EQ(extended["TrainingPlanExtensions"][0]["ExtendedAt"], kStartSeconds);
   const json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "grow"}});
-  EXPECT_EQ(plan["EndTime"], kStartSeconds + 14 * kDay);
+  EXPECT_EQ(plan["EndTime"], kPlanStartSeconds + 14 * kDay);
   EXPECT_EQ(plan["DurationHours"], 14 * 24);
   EXPECT_EQ(plan["UpfrontFee"], "36960.00");  // two weeks of 2 x 55
-  EXPECT_EQ(Search(7, 1, kStartSeconds,
-                   kStartSeconds + 15 * kDay)["TrainingPlanOfferings"][0]
+  EXPECT_EQ(Search(7, 1, kPlanStartSeconds,
+                   kPlanStartSeconds + 15 * kDay)["TrainingPlanOfferings"][0]
                                              ["ReservedCapacityOfferings"][0]["AvailabilityZone"],
             "us-west-2b");  // zone a is held for two weeks now
 
@@ -420,8 +510,8 @@ TEST_F(TrainingPlansTest, ExtendAPlanWhereItEnds) {
 TEST_F(TrainingPlansTest, APlanCanBeExtendedFrom57DaysTo1HourBeforeItEnds) {
   const json offering = Call("SearchTrainingPlanOfferings",
                              {{"InstanceType", "ml.p5.48xlarge"},
-                              {"DurationHours", 24},
-                              {"StartTimeAfter", kStartSeconds + 60 * kDay},
+                              {"DurationHours", 14 * 24},  // ends more than 57 days out
+                              {"StartTimeAfter", kStartSeconds + 50 * kDay},
                               {"EndTimeBefore", kStartSeconds + 90 * kDay},
                               {"TargetResources", {"endpoint"}}})["TrainingPlanOfferings"][0];
   const std::string arn =
@@ -453,7 +543,7 @@ TEST_F(TrainingPlansTest, NoExtensionWhenTheFollowingWindowIsSold) {
            {{"TrainingPlanName", "first"},
             {"TrainingPlanOfferingId", first["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
   const json next =
-      Search(1, 1, kStartSeconds + 7 * kDay, kStartSeconds + 8 * kDay)["TrainingPlanOfferings"][0];
+      Search(1, 1, kPlanStartSeconds + 7 * kDay, kPlanStartSeconds + 8 * kDay)["TrainingPlanOfferings"][0];
   ASSERT_EQ(next["ReservedCapacityOfferings"][0]["AvailabilityZone"], "us-west-2a");
   Call("CreateTrainingPlan",
        {{"TrainingPlanName", "next"}, {"TrainingPlanOfferingId", next["TrainingPlanOfferingId"]}});
@@ -488,8 +578,8 @@ TEST_F(TrainingPlansRestartTest, TheLedgerIsRebuiltFromStoredPlans) {
     const json& capacity = found["ReservedCapacityOfferings"][0];
     first_start.emplace(capacity["AvailabilityZone"], capacity["StartTime"]);
   }
-  EXPECT_EQ(first_start["us-west-2a"], kStartSeconds + 7 * kDay);
-  EXPECT_EQ(first_start["us-west-2b"], kStartSeconds);
+  EXPECT_EQ(first_start["us-west-2a"], kPlanStartSeconds + 7 * kDay);
+  EXPECT_EQ(first_start["us-west-2b"], kPlanStartSeconds);
 }
 
 }  // namespace
