@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "domain/resource_kinds.hpp"
+#include "domain/training_plan.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
 #include "ops/kinds.hpp"
@@ -129,11 +130,38 @@ AdminViews::CapacityView AdminViews::Capacity(const std::string& region,
   });
 }
 
+namespace {
+
+// Resources by kind and status. A plan's status, and its reserved capacity's, follow the clock,
+// while the stored column holds the status of the last write: those two kinds are counted from
+// the plans' windows.
+std::vector<store::StateStore::KindStatusCount> CountResources(const Context& ctx) {
+  std::vector<store::StateStore::KindStatusCount> counts;
+  for (auto& count : ctx.store.CountByKindAndStatus()) {
+    if (count.kind != domain::kPlanKind && count.kind != domain::kCapacityKind) {
+      counts.push_back(std::move(count));
+    }
+  }
+  std::map<std::string, long long> plans;
+  for (const store::PlanCapacity& plan : ctx.store.AllPlanCapacity()) {
+    ++plans[domain::PlanStatusAt({plan.start, plan.end}, ctx.now)];
+  }
+  for (const char* kind : {domain::kPlanKind, domain::kCapacityKind}) {
+    for (const auto& [status, count] : plans) counts.push_back({kind, status, count});
+  }
+  std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.kind, a.status) < std::tie(b.kind, b.status);
+  });
+  return counts;
+}
+
+}  // namespace
+
 AdminViews::Census AdminViews::TakeCensus(const domain::Owner& default_owner) {
   CapacityView capacity = Capacity("", "");  // settles everything due first
   Census census = emulator_.Administer([&](const Context& ctx) {
     Census taken;
-    taken.resources = ctx.store.CountByKindAndStatus();
+    taken.resources = CountResources(ctx);
     if (ctx.quotas.empty()) return taken;  // nothing is limited: no account has a quota to show
     for (const auto& [account, region] : QuotaOwners(ctx, default_owner)) {
       auto quotas = QuotasIn(ctx, account, region);

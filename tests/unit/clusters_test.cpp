@@ -260,6 +260,7 @@ TEST_F(ClustersTest, CreateRefusesRequestsItCannotHonour) {
 
 TEST_F(ClustersTest, AClusterOnAPlanUsesItsInstancesAndIsCheckedAgainstIt) {
   const std::string plan = BuyPlan("hyperpod", 2);
+  Advance(kPlanDayOffset);  // 11:30 UTC: the plan starts
   Create("on-plan", {Group("gpu", kP5, 2, plan)});
   const json cluster = Describe("on-plan");
   EXPECT_EQ(cluster["ClusterStatus"], "InService");
@@ -272,13 +273,13 @@ TEST_F(ClustersTest, AClusterOnAPlanUsesItsInstancesAndIsCheckedAgainstIt) {
   for (const json& node : nodes) {
     EXPECT_EQ(node["InstanceStatus"]["Status"], "Running");
     EXPECT_FALSE(node["InstanceStatus"].contains("Message"));
-    EXPECT_EQ(node["LaunchTime"], kStartSeconds);
+    EXPECT_EQ(node["LaunchTime"], kPlanStartSeconds);
   }
   const json described = Call("DescribeTrainingPlan", {{"TrainingPlanName", "hyperpod"}});
   EXPECT_EQ(described["InUseInstanceCount"], 2);
   EXPECT_EQ(described["AvailableInstanceCount"], 0);
 
-  const std::string endpoint_plan = BuyPlan("for-endpoints", 1, kStartSeconds, 7, {"endpoint"});
+  const std::string endpoint_plan = BuyPlan("for-endpoints", 1, kPlanStartSeconds, 7, {"endpoint"});
   struct Case {
     std::string name;
     json group;
@@ -329,7 +330,7 @@ TEST_F(ClustersTest, NodesFollowThePlanThroughItsWindow) {
   const json described = Call("DescribeTrainingPlan", {{"TrainingPlanName", "later"}});
   const long long start = described["StartTime"];
   const long long end = described["EndTime"];
-  ASSERT_EQ(start, kStartSeconds + 2 * kDay);
+  ASSERT_EQ(start, kPlanStartSeconds + 2 * kDay);
   ASSERT_EQ(end, start + 7 * kDay);
 
   Create("waiting", {Group("gpu", kP5, 1, plan)});
@@ -344,7 +345,7 @@ TEST_F(ClustersTest, NodesFollowThePlanThroughItsWindow) {
                   {"Message", "Waiting for training plan " + plan + " to become Active."}}));
   const std::string id = node["InstanceId"];
 
-  Advance(2 * kDay - 1);
+  Advance(start - kStartSeconds - 1);
   EXPECT_EQ(Nodes("waiting")[0]["InstanceStatus"]["Status"], "Pending");
   Advance(1);
   node = Nodes("waiting")[0];
@@ -372,9 +373,9 @@ TEST_F(ClustersTest, NodesFollowThePlanThroughItsWindow) {
 
 // After its plan has ended a group has no nodes; the cluster's other groups still scale.
 TEST_F(ClustersTest, AfterItsPlanEndsAClusterStillScalesItsOtherGroups) {
-  const std::string plan = BuyPlan("day", 1, kStartSeconds, 1);
+  const std::string plan = BuyPlan("day", 1, kPlanStartSeconds, 1);
   Create("mixed", {Group("gpu", kP5, 1, plan), Group("cpu", kG5, 1)});
-  Advance(kDay);
+  Advance(kPlanDayOffset + kDay);
   ASSERT_EQ(Nodes("mixed", {{"InstanceGroupNameContains", "gpu"}}), json::array());
   Update("mixed", {Group("cpu", kG5, 2)});
   EXPECT_EQ(Describe("mixed")["InstanceGroups"][1]["CurrentCount"], 2);

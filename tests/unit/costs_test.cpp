@@ -219,9 +219,13 @@ class CostsTest : public EmulatorFixture {
               {"DurationHours", days * 24},
               {"StartTimeAfter", kPlanStartSeconds},
               {"TargetResources", std::move(targets)}})["TrainingPlanOfferings"][0];
-    return Call("CreateTrainingPlan", {{"TrainingPlanName", name},
-                                       {"TrainingPlanOfferingId",
-                                        offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    const std::string arn =
+        Call("CreateTrainingPlan",
+             {{"TrainingPlanName", name},
+              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    // The plan starts at 11:30 UTC; what a test does next happens from its first minute on.
+    Advance(kPlanDayOffset);
+    return arn;
   }
 
   void Endpoint(const std::string& name, const std::string& type, int count,
@@ -265,10 +269,10 @@ TEST_F(CostsTest, AnEndpointOnAPlanUsesItAndThePlanIsPaidWhole) {
   Advance(24 * 3600);
   json costs = Costs();
   EXPECT_EQ(costs["currency"], "USD");
-  EXPECT_EQ(costs["now"], "2027-01-26T00:00:00Z");
+  EXPECT_EQ(costs["now"], "2027-01-26T11:30:00Z");
   // By default the ledger runs to the end of the plan: its fee is paid in full.
-  EXPECT_EQ(costs["from"], "2027-01-25T00:00:00Z");
-  EXPECT_EQ(costs["to"], "2027-02-01T00:00:00Z");
+  EXPECT_EQ(costs["from"], "2027-01-25T11:30:00Z");
+  EXPECT_EQ(costs["to"], "2027-02-01T11:30:00Z");
   ASSERT_EQ(costs["plans"].size(), 1u);
   const json& line = costs["plans"][0];
   EXPECT_EQ(line["training_plan_arn"], plan);
@@ -281,8 +285,8 @@ TEST_F(CostsTest, AnEndpointOnAPlanUsesItAndThePlanIsPaidWhole) {
   EXPECT_EQ(line["used_by"]["training-job"], 0.0);
   EXPECT_EQ(line["utilization"], 0.1429);
   EXPECT_EQ(line["on_demand_equivalent"], 4719.36);  // 48 x 98.32
-  EXPECT_EQ(line["use"], json::parse(R"([{"from":"2027-01-25T00:00:00Z",
-      "to":"2027-01-26T00:00:00Z","instances":2}])"));
+  EXPECT_EQ(line["use"], json::parse(R"([{"from":"2027-01-25T11:30:00Z",
+      "to":"2027-01-26T11:30:00Z","instances":2}])"));
   ASSERT_EQ(costs["holders"].size(), 1u);
   EXPECT_EQ(costs["holders"][0]["name"], "ep");
   EXPECT_EQ(costs["holders"][0]["kind"], "endpoint");
@@ -299,7 +303,7 @@ TEST_F(CostsTest, AnEndpointOnAPlanUsesItAndThePlanIsPaidWhole) {
   EXPECT_EQ(costs["plans"][0]["status"], "Expired");
   EXPECT_EQ(costs["plans"][0]["used_instance_hours"], 336.0);
   EXPECT_EQ(costs["plans"][0]["utilization"], 1.0);
-  EXPECT_EQ(costs["to"], "2027-02-05T00:00:00Z");  // now is later than the plan's end
+  EXPECT_EQ(costs["to"], "2027-02-05T11:30:00Z");  // now is later than the plan's end
 }
 
 TEST_F(CostsTest, OnDemandEndpointsCostTheirHoursUntilDeleted) {
@@ -438,8 +442,8 @@ TEST_F(CostsTest, ARangeAndAnAccountNarrowTheLedger) {
   const std::string plan = BuyPlan("week", 2, 7, {"endpoint"});
   Endpoint("ep", kP5, 2, plan);
   Advance(3 * 24 * 3600);
-  json costs = Costs("?from=2027-01-26T00:00:00Z&to=2027-01-27T00:00:00Z");
-  EXPECT_EQ(costs["from"], "2027-01-26T00:00:00Z");
+  json costs = Costs("?from=2027-01-26T11:30:00Z&to=2027-01-27T11:30:00Z");
+  EXPECT_EQ(costs["from"], "2027-01-26T11:30:00Z");
   EXPECT_EQ(costs["plans"][0]["fee_in_range"], 2640.0);  // a seventh of 18,480.00
   EXPECT_EQ(costs["plans"][0]["used_instance_hours"], 48.0);
   EXPECT_EQ(costs["holders"][0]["instance_hours"], 48.0);
@@ -484,10 +488,10 @@ TEST_F(CostsTest, CsvHasOneRowPerLineAndTotalsToTheCent) {
               "utilization,hourly_price,cost,on_demand_equivalent,first_choice_cost");
     EXPECT_THAT(csv, HasSubstr("plan," + plan +
                                ",week,training-plan,123456789012,us-west-2,ml.p5.48xlarge," + plan +
-                               ",2,2027-01-25T00:00:00Z,2027-02-01T00:00:00Z,336.0000,1.0000,"
+                               ",2,2027-01-25T11:30:00Z,2027-02-01T11:30:00Z,336.0000,1.0000,"
                                "0.0030,,18480.00,98.32,\r\n"));
     EXPECT_THAT(csv, HasSubstr(",od,endpoint,123456789012,us-west-2,ml.g5.12xlarge,,,"
-                               "2027-01-25T00:00:00Z,2027-01-25T01:00:00Z,,2.0000,,7.09,14.18,"
+                               "2027-01-25T11:30:00Z,2027-01-25T12:30:00Z,,2.0000,,7.09,14.18,"
                                "14.18,\r\n"));
     // 18,480.00 + 14.18; on demand 98.32 + 14.18.
     EXPECT_THAT(csv, HasSubstr("total,,,,,,,,,,,336.0000,3.0000,0.0030,,18494.18,112.50,\r\n"));
@@ -516,7 +520,7 @@ TEST_F(CostsTest, TheReportCarriesTheLedgerAndLoadsNothing) {
   const json data = json::parse(page.substr(start + open.size(), end - start - open.size()));
   EXPECT_EQ(data["costs"], Costs());
   EXPECT_EQ(data["state"]["endpoints"][0]["name"], "ep");
-  EXPECT_EQ(data["generated_at"], "2027-01-25T01:00:00Z");
+  EXPECT_EQ(data["generated_at"], "2027-01-25T12:30:00Z");
   const std::string csp = *protocol::FindHeader(response.headers, "Content-Security-Policy");
   EXPECT_THAT(csp, HasSubstr("default-src 'none'"));
   EXPECT_THAT(csp, ::testing::Not(HasSubstr("connect-src")));

@@ -43,10 +43,13 @@ class DashboardTest : public EmulatorFixture {
                                   {"DurationHours", 168},
                                   {"StartTimeAfter", kPlanStartSeconds},
                                   {"TargetResources", {target}}})["TrainingPlanOfferings"][0];
-    return CallAs(
+    const std::string arn = CallAs(
         authorization, "CreateTrainingPlan",
         {{"TrainingPlanName", name},
          {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    // The plan starts at 11:30 UTC; what a test does next happens from its first minute on.
+    AdvanceTo(kPlanStartSeconds);
+    return arn;
   }
 
   json State(protocol::Headers headers = {}, const std::string& query = "") {
@@ -121,14 +124,14 @@ TEST_F(DashboardTest, TheStateShowsEverythingSettledToTheClock) {
         {"StoppingCondition", {{"MaxRuntimeInSeconds", 86400}}}});
 
   const json state = State();
-  EXPECT_EQ(state["clock"]["now"], "2027-01-25T00:00:00Z");
+  EXPECT_EQ(state["clock"]["now"], "2027-01-25T11:30:00Z");
   EXPECT_EQ(state["clock"]["frozen"], true);
   ASSERT_EQ(state["pools"].size(), 2u);
   EXPECT_EQ(state["pools"][0],
             json::parse(R"({"region": "us-west-2", "availability_zone": "us-west-2a",
               "instance_type": "ml.p5.48xlarge", "reservable": 2, "on_demand": 1,
-              "free_reservable": [{"from": "2027-01-25T00:00:00Z", "free": 0},
-                                  {"from": "2027-02-01T00:00:00Z", "free": 2}]})"));
+              "free_reservable": [{"from": "2027-01-25T11:30:00Z", "free": 0},
+                                  {"from": "2027-02-01T11:30:00Z", "free": 2}]})"));
   EXPECT_EQ(state["on_demand"], json::parse(R"([{"region": "us-west-2",
               "instance_type": "ml.p5.48xlarge", "total": 1, "in_use": 1}])"))
       << "the job holds the one on-demand p5";
@@ -141,8 +144,8 @@ TEST_F(DashboardTest, TheStateShowsEverythingSettledToTheClock) {
                                      {"instance_type", "ml.p5.48xlarge"},
                                      {"instance_count", 2},
                                      {"in_use", 1},
-                                     {"start", "2027-01-25T00:00:00Z"},
-                                     {"end", "2027-02-01T00:00:00Z"},
+                                     {"start", "2027-01-25T11:30:00Z"},
+                                     {"end", "2027-02-01T11:30:00Z"},
                                      {"status", "Active"},
                                      {"target_resources", {"endpoint"}}}));
   ASSERT_EQ(state["endpoints"].size(), 1u);
@@ -165,7 +168,7 @@ TEST_F(DashboardTest, TheStateShowsEverythingSettledToTheClock) {
   // Its preference list (here one on-demand option) and when it started, for the timeline.
   EXPECT_EQ(job["options"], json::parse(R"([{"instance_type": "ml.p5.48xlarge",
               "instance_count": 1, "on_demand": true}])"));
-  EXPECT_EQ(job["started"], "2027-01-25T00:00:00Z");
+  EXPECT_EQ(job["started"], "2027-01-25T11:30:00Z");
   EXPECT_FALSE(job.contains("ended"));
 
   // The version changes only when something was written or the clock moved; ?since= the current
@@ -183,7 +186,7 @@ TEST_F(DashboardTest, TheStateShowsEverythingSettledToTheClock) {
   Advance(7 * kDay);
   const json later = State({}, "?since=" + version);
   EXPECT_NE(later["version"], version);
-  EXPECT_EQ(later["clock"]["now"], "2027-02-01T00:00:00Z");
+  EXPECT_EQ(later["clock"]["now"], "2027-02-01T11:30:00Z");
   EXPECT_EQ(later["plans"][0]["status"], "Expired");
   EXPECT_EQ(later["endpoints"][0]["status"], "InService")
       << "it stays, its invocations fail until it moves to other capacity";

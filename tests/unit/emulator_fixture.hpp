@@ -80,6 +80,16 @@ class EmulatorFixture : public ::testing::Test {
     ASSERT_TRUE(emulator_->ChangeClock({std::nullopt, Millis{seconds * 1000}, std::nullopt}).ok());
   }
 
+  // Moves the clock on to `seconds` since the epoch, unless it is there or later already.
+  void AdvanceTo(long long seconds) {
+    const auto state = emulator_->ChangeClock({});
+    ASSERT_TRUE(state.ok());
+    const TimePoint to{Millis{seconds * 1000}};
+    if (state->now < to) {
+      ASSERT_TRUE(emulator_->ChangeClock({to, std::nullopt, std::nullopt}).ok());
+    }
+  }
+
   // A production variant of `count` instances on the training plan `arn`, reserved capacity only.
   static json ReservedVariant(const std::string& arn, int count,
                               const std::string& type = "ml.p5.48xlarge",

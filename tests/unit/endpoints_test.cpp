@@ -21,9 +21,13 @@ class EndpointsTest : public EmulatorFixture {
                                 {"DurationHours", 168},
                                 {"StartTimeAfter", start_seconds},
                                 {"TargetResources", {"endpoint"}}})["TrainingPlanOfferings"][0];
-    return Call("CreateTrainingPlan", {{"TrainingPlanName", name},
-                                       {"TrainingPlanOfferingId",
-                                        offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    const std::string arn =
+        Call("CreateTrainingPlan",
+             {{"TrainingPlanName", name},
+              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    // Plans start at 11:30 UTC; what a test does next happens from then on.
+    AdvanceTo(kPlanStartSeconds);
+    return arn;
   }
 
   void Config(const std::string& name, const std::string& type, int count,
@@ -135,12 +139,12 @@ TEST_F(EndpointsTest, AnEndpointWaitsForItsPlanToStart) {
   Config("later", "ml.p5.48xlarge", 1, plan);
   Call("CreateEndpoint", {{"EndpointName", "waiting"}, {"EndpointConfigName", "later"}});
   EXPECT_EQ(Endpoint("waiting")["EndpointStatus"], "Creating");
-  Advance(2 * kDay - 1);
+  Advance(2 * kDay - 1);  // from 11:30 UTC on the first day, when BuyPlan leaves the clock
   EXPECT_EQ(Endpoint("waiting")["EndpointStatus"], "Creating");
   Advance(1);
   const json endpoint = Endpoint("waiting");
   EXPECT_EQ(endpoint["EndpointStatus"], "InService");
-  EXPECT_EQ(endpoint["LastModifiedTime"], kStartSeconds + 2 * kDay);
+  EXPECT_EQ(endpoint["LastModifiedTime"], kPlanStartSeconds + 2 * kDay);
 }
 
 protocol::HttpResponse Invoke(protocol::Router& router, const std::string& endpoint,

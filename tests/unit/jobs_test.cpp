@@ -81,9 +81,13 @@ class JobsTest : public EmulatorFixture {
                                 {"DurationHours", days * 24},
                                 {"StartTimeAfter", start_after},
                                 {"TargetResources", {"training-job"}}})["TrainingPlanOfferings"][0];
-    return Call("CreateTrainingPlan", {{"TrainingPlanName", name},
-                                       {"TrainingPlanOfferingId",
-                                        offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    const std::string arn =
+        Call("CreateTrainingPlan",
+             {{"TrainingPlanName", name},
+              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    // Plans start at 11:30 UTC; what a test does next happens from then on.
+    AdvanceTo(kPlanStartSeconds);
+    return arn;
   }
 
   long long PlanEnd(const std::string& name) {
@@ -301,7 +305,7 @@ TEST_F(JobsTest, AJobWaitsForItsPlanWithoutSpendingPendingTime) {
   EXPECT_EQ(Job("on-plan")["TrainingJobStatus"], "InProgress");
   Advance(1);
   const json job = Job("on-plan");
-  EXPECT_EQ(job["TrainingStartTime"], kStartSeconds + 2 * kDay);
+  EXPECT_EQ(job["TrainingStartTime"], kPlanStartSeconds + 2 * kDay);
   EXPECT_EQ(job["ResourceConfig"]["SelectedInstanceType"], kP5);
   const json described = Call("DescribeTrainingPlan", {{"TrainingPlanName", "later"}});
   EXPECT_EQ(described["InUseInstanceCount"], 1);
@@ -352,7 +356,7 @@ TEST_F(JobsTest, PendingTimeRunsOutOnAcceleratedListsAndACpuListIsEvaluatedOnce)
 // terminated with an InsufficientCapacityError." (training plans for training jobs). The two days
 // count as MaxPendingTimeInSeconds does: not while the plan has yet to start.
 TEST_F(JobsTest, AJobPendingOnAPlanForTwoDaysFailsWithInsufficientCapacity) {
-  const long long plan_start = kStartSeconds + 3 * kDay;
+  const long long plan_start = kPlanStartSeconds + 3 * kDay;
   const std::string plan = BuyTrainingPlan("week", 1, plan_start, 7);
   Call("CreateTrainingJob", TrainingJob("holder", Preferences({Preference(kP5, 1, plan)}), 6 * kDay,
                                         {{"MaxRuntimeInSeconds", 7 * kDay}}));
@@ -385,7 +389,7 @@ TEST_F(JobsTest, AJobOnAPlanIsStoppedThirtyMinutesBeforeThePlanEnds) {
   const long long plan_end = PlanEnd("day");
   Call("CreateTrainingJob", TrainingJob("too-long", Preferences({Preference(kP5, 1, plan)}),
                                         3 * 86400, {{"MaxRuntimeInSeconds", 5 * 86400}}));
-  Advance(plan_end - kStartSeconds - 1801);
+  Advance(plan_end - kPlanStartSeconds - 1801);  // BuyTrainingPlan left the clock at 11:30
   EXPECT_EQ(Job("too-long")["TrainingJobStatus"], "InProgress");
   Advance(1);
   const json job = Job("too-long");

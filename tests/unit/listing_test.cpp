@@ -112,7 +112,8 @@ class ListingTest : public EmulatorFixture {
       }
       BuyPlan(name, kStartSeconds + group[i] * 3 * kDay);
     }
-    Advance(10);  // the short jobs complete
+    // The short jobs complete, and the first plans (bought to start at once) start: 30 minutes.
+    Advance(1800);
   }
 
   static json TrainingJob(const std::string& name, int run_seconds) {

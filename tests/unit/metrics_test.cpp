@@ -206,6 +206,7 @@ TEST_F(MetricsTest, ResourcesPoolsAndInstancesInUseAreGauges) {
       {{"TrainingPlanName", "p"},
        {"TrainingPlanOfferingId",
         Search(7, 1)["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  Advance(kPlanDayOffset);  // 11:30 UTC: the plan starts
   Call("CreateModel", {{"ModelName", "m"}});
   Call("CreateEndpointConfig", {{"EndpointConfigName", "c"},
                                 {"ProductionVariants",
@@ -231,7 +232,7 @@ TEST_F(MetricsTest, ResourcesPoolsAndInstancesInUseAreGauges) {
       samples.at(
           R"(sagemaker_emulator_instances_in_use{region="us-west-2",instance_type="ml.p5.48xlarge",holder="endpoint",source="on_demand"})"),
       1);
-  EXPECT_EQ(samples.at("sagemaker_emulator_virtual_clock_seconds"), kStartSeconds);
+  EXPECT_EQ(samples.at("sagemaker_emulator_virtual_clock_seconds"), kPlanStartSeconds);
   EXPECT_FALSE(plan.empty());
 }
 
