@@ -47,7 +47,7 @@ TEST(Scenario, TheWalkthroughLeavesAnEndpointInServiceOnItsPlan) {
       Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "p5-endpoint-plan"}}, "us-west-2");
   EXPECT_EQ(plan["Status"], "Active");
   EXPECT_EQ(plan["TotalInstanceCount"], 2);
-  EXPECT_EQ(plan["StartTime"], 1800403200);  // 2027-01-20T00:00:00Z, where the clock was moved
+  EXPECT_EQ(plan["StartTime"], 1800444600);  // 2027-01-20T11:30:00Z, where the clock was moved
   const json endpoint =
       Call(client, "DescribeEndpoint", {{"EndpointName", "demo-endpoint"}}, "us-west-2");
   EXPECT_EQ(endpoint["EndpointStatus"], "InService");
@@ -58,7 +58,7 @@ TEST(Scenario, TheWalkthroughLeavesAnEndpointInServiceOnItsPlan) {
            "us-west-2")["ProductionVariants"][0]["CapacityReservationConfig"]["MlReservationArn"]
           .get<std::string>());
   const json clock = json::parse(client.Send("GET", "/_emulator/clock", "").body);
-  EXPECT_EQ(clock["now"], "2027-01-20T00:00:00Z");
+  EXPECT_EQ(clock["now"], "2027-01-20T11:30:00Z");
   EXPECT_EQ(clock["frozen"], true);
   server.Signal(SIGTERM);
   EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 0);
@@ -82,8 +82,13 @@ TEST(Scenario, TheCapacityCrunchQueuesJobsUntilCapacityComes) {
     EXPECT_EQ(job["secondary_status"], "Pending") << job;
   }
   EXPECT_EQ(state["jobs"].size(), 3u);
-  // The plan starts two days later: the big job starts on it.
-  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-03T00:00:00Z"})").status,
+  // The plan starts two days later, at 11:30 UTC: the big job starts on it.
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-03T11:29:59Z"})").status,
+            200);
+  EXPECT_EQ(Call(client, "DescribeTrainingJob", {{"TrainingJobName", "llm-pretrain"}},
+                 "us-east-1")["SecondaryStatus"],
+            "Pending");
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-03T11:30:00Z"})").status,
             200);
   const json started =
       Call(client, "DescribeTrainingJob", {{"TrainingJobName", "llm-pretrain"}}, "us-east-1");
@@ -109,8 +114,8 @@ TEST(Scenario, AHyperPodClusterFollowsItsPlanThroughTheWindow) {
       Call(client, "DescribeTrainingPlan", {{"TrainingPlanName", "hyperpod-week"}}, "us-west-2");
   EXPECT_EQ(plan["Status"], "Active");
   EXPECT_EQ(plan["TargetResources"], json::array({"hyperpod-cluster"}));
-  EXPECT_EQ(plan["StartTime"], 1799280000);  // 2027-01-07T00:00:00Z, where the clock was moved
-  EXPECT_EQ(plan["EndTime"], 1799884800);    // 2027-01-14T00:00:00Z
+  EXPECT_EQ(plan["StartTime"], 1799321400);  // 2027-01-07T11:30:00Z, where the clock was moved
+  EXPECT_EQ(plan["EndTime"], 1799926200);    // 2027-01-14T11:30:00Z
   EXPECT_EQ(plan["InUseInstanceCount"], 4);
 
   // After the scenario: scaled to the whole plan, every node running.
@@ -134,7 +139,7 @@ TEST(Scenario, AHyperPodClusterFollowsItsPlanThroughTheWindow) {
   EXPECT_EQ(listed[0]["ClusterName"], "llm-cluster");
 
   // An hour before the plan ends the workers shut down, still holding their instances.
-  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-13T23:00:00Z"})").status,
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-14T10:30:00Z"})").status,
             200);
   nodes = NodeStatuses(client, "llm-cluster");
   EXPECT_EQ(nodes["workers"], Statuses(4, "ShuttingDown"));
@@ -144,7 +149,7 @@ TEST(Scenario, AHyperPodClusterFollowsItsPlanThroughTheWindow) {
             0);
 
   // Past the plan's end they are gone; the on-demand controller stays.
-  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-14T00:00:01Z"})").status,
+  ASSERT_EQ(client.Send("POST", "/_emulator/clock", R"({"now": "2027-01-14T11:30:01Z"})").status,
             200);
   cluster = Call(client, "DescribeCluster", {{"ClusterName", "llm-cluster"}}, "us-west-2");
   EXPECT_EQ(cluster["ClusterStatus"], "InService");
@@ -172,7 +177,7 @@ TEST(Scenario, TheShippedFolderLoadsTogetherOnOneTimeline) {
                   std::string(SMEMU_SOURCE_DIR) + "/examples/scenarios"});
   HttpClient client(ListeningPort(server));
   const json clock = json::parse(client.Send("GET", "/_emulator/clock", "").body);
-  EXPECT_EQ(clock["now"], "2027-01-20T00:00:00Z") << "where the last scenario left it";
+  EXPECT_EQ(clock["now"], "2027-01-20T11:30:00Z") << "where the last scenario left it";
   EXPECT_EQ(Call(client, "DescribeEndpoint", {{"EndpointName", "demo-endpoint"}},
                  "us-west-2")["EndpointStatus"],
             "InService");
