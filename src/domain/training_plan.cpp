@@ -89,6 +89,15 @@ Status CheckExtensionTime(const std::string& plan, TimePoint plan_end, TimePoint
                              FormatIso8601(plan_end) + "; it is " + FormatIso8601(now) + ".");
 }
 
+Status CheckPurchaseLeadTime(const std::string& offering, TimePoint start, TimePoint now) {
+  constexpr Millis kPaymentLeadTime{5 * 60'000};
+  if (start - now >= kPaymentLeadTime) return Ok();
+  return ValidationException("Training plan offering " + Excerpt(offering) + " starts at " +
+                             FormatIso8601(start) +
+                             ": a purchase must complete at least 5 minutes before the plan "
+                             "starts. Search for offerings again.");
+}
+
 Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint now,
                                             const std::vector<std::string>& all_instance_types) {
   OfferingRequest request;
@@ -129,10 +138,10 @@ namespace {
 std::vector<Window> PoolWindows(const CapacityLedger& ledger, const PoolKey& pool,
                                 const OfferingRequest& request) {
   std::vector<Window> windows;
-  const TimePoint last_end = request.end_before.value_or(
-      PlanWindow(request.latest_start, request.duration).end + kDay);
-  const std::vector<Window> free = ledger.FreeStretches(
-      pool, {request.earliest_start, last_end}, request.instance_count);
+  const TimePoint last_end =
+      request.end_before.value_or(PlanWindow(request.latest_start, request.duration).end + kDay);
+  const std::vector<Window> free =
+      ledger.FreeStretches(pool, {request.earliest_start, last_end}, request.instance_count);
   auto sellable = [&](const Window& window) {
     if (window.end > last_end) return false;
     auto after = std::upper_bound(free.begin(), free.end(), window.start,

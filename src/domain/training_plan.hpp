@@ -41,12 +41,12 @@ std::string_view WireName(PlanTarget target);
 struct OfferingRequest {
   std::vector<std::string> instance_types;  // every type to search, in order
   int instance_count = 1;
-  TimePoint start_after{};                // as requested, never before the search
-  std::optional<TimePoint> end_before;    // as requested
-  TimePoint earliest_start{};             // the first minute a plan may start
-  TimePoint latest_start{};               // the last moment a plan may start (56 days ahead)
-  bool start_now = false;                 // whether a plan may start at earliest_start, off 11:30
-  Millis duration{};                      // as requested: plans last at least this long
+  TimePoint start_after{};              // as requested, never before the search
+  std::optional<TimePoint> end_before;  // as requested
+  TimePoint earliest_start{};           // the first minute a plan may start
+  TimePoint latest_start{};             // the last moment a plan may start (56 days ahead)
+  bool start_now = false;               // whether a plan may start at earliest_start, off 11:30
+  Millis duration{};                    // as requested: plans last at least this long
   std::vector<std::string> target_resources;
 };
 
@@ -93,6 +93,11 @@ Status CheckPlanInstanceCount(long long count);
 // expires." (training plans extension): whether a plan ending at `plan_end` can be extended at
 // `now`. `plan` names it in the refusal.
 Status CheckExtensionTime(const std::string& plan, TimePoint plan_end, TimePoint now);
+
+// "To ensure timely activation, the payment transaction must successfully complete at least 5
+// minutes before the desired start time." (Reserve training plans): whether an offering that
+// starts at `start` can still be bought at `now`. `offering` names it in the refusal.
+Status CheckPurchaseLeadTime(const std::string& offering, TimePoint start, TimePoint now);
 
 // Offerings for `request` in `region`, per zone at most kOfferingsPerZone: a plan that starts at
 // once and the same plan a day longer when the request allows a start at once, then plans from

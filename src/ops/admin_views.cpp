@@ -7,7 +7,6 @@
 #include <tuple>
 
 #include "domain/resource_kinds.hpp"
-#include "domain/training_plan.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
 #include "ops/kinds.hpp"
@@ -132,27 +131,23 @@ AdminViews::CapacityView AdminViews::Capacity(const std::string& region,
 
 namespace {
 
-// Resources by kind and status. A plan's status, and its reserved capacity's, follow the clock,
-// while the stored column holds the status of the last write: those two kinds are counted from
-// the plans' windows.
+// Resources by kind and status: the stored counts, except for the kinds whose status follows the
+// clock, which count their own.
 std::vector<store::StateStore::KindStatusCount> CountResources(const Context& ctx) {
-  std::vector<store::StateStore::KindStatusCount> counts;
+  std::vector<store::StateStore::KindStatusCount> counted;
+  for (const KindDescriptor* descriptor : Kinds()) {
+    if (descriptor->count_by_status == nullptr) continue;
+    for (auto& count : descriptor->count_by_status(ctx)) counted.push_back(std::move(count));
+  }
+  std::set<std::string> counted_kinds;
+  for (const auto& count : counted) counted_kinds.insert(count.kind);
   for (auto& count : ctx.store.CountByKindAndStatus()) {
-    if (count.kind != domain::kPlanKind && count.kind != domain::kCapacityKind) {
-      counts.push_back(std::move(count));
-    }
+    if (!counted_kinds.contains(count.kind)) counted.push_back(std::move(count));
   }
-  std::map<std::string, long long> plans;
-  for (const store::PlanCapacity& plan : ctx.store.AllPlanCapacity()) {
-    ++plans[domain::PlanStatusAt({plan.start, plan.end}, ctx.now)];
-  }
-  for (const char* kind : {domain::kPlanKind, domain::kCapacityKind}) {
-    for (const auto& [status, count] : plans) counts.push_back({kind, status, count});
-  }
-  std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+  std::sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) {
     return std::tie(a.kind, a.status) < std::tie(b.kind, b.status);
   });
-  return counts;
+  return counted;
 }
 
 }  // namespace

@@ -54,6 +54,10 @@ struct KindDescriptor {
   // section do not show there.
   const char* state_section = nullptr;
   void (*add_state)(const StateQuery& query, nlohmann::json& entries) = nullptr;
+  // For a kind whose status follows the clock rather than the stored column: its rows counted by
+  // kind and status at ctx.now, for every row kind it writes (a plan writes its reserved capacity
+  // too). The census takes these in place of the stored counts of those row kinds.
+  std::vector<store::StateStore::KindStatusCount> (*count_by_status)(const Context& ctx) = nullptr;
 };
 
 // Every kind, in settle order.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <map>
 
 #include "domain/aws_names.hpp"
 #include "domain/time_format.hpp"
@@ -197,6 +198,10 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
     return domain::ResourceInUse("Training plan " + domain::Excerpt(name) + " already exists.");
   }
   const domain::Offering offering = found->second.offering;
+  if (auto in_time = domain::CheckPurchaseLeadTime(offering_id, offering.window.start, ctx.now);
+      !in_time) {
+    return in_time.error();
+  }
   if (auto allowed = CheckPlanQuotas(ctx, offering.pool.instance_type, offering.instance_count);
       !allowed) {
     return allowed.error();
@@ -463,11 +468,26 @@ void AddPlanState(const StateQuery& query, json& entries) {
 
 // Plans hold no instances themselves (what runs on them does), but they count against the
 // account's plan quotas.
+// A plan's status, and its reserved capacity's, follow the clock: counted from the windows.
+std::vector<store::StateStore::KindStatusCount> CountPlansByStatus(const Context& ctx) {
+  std::map<std::string, long long> by_status;
+  for (const store::PlanCapacity& plan : ctx.store.AllPlanCapacity()) {
+    ++by_status[domain::PlanStatusAt({plan.start, plan.end}, ctx.now)];
+  }
+  std::vector<store::StateStore::KindStatusCount> counts;
+  for (const auto& [status, count] : by_status) {
+    counts.push_back({domain::kPlanKind, status, count});
+    counts.push_back({domain::kCapacityKind, status, count});  // one per plan
+  }
+  return counts;
+}
+
 const KindDescriptor kTrainingPlanDescriptor{.kind = domain::ResourceKind::kTrainingPlan,
                                              .add_handlers = &AddTrainingPlanHandlers,
                                              .taggable = true,
                                              .quota_counted = true,
                                              .state_section = "plans",
-                                             .add_state = &AddPlanState};
+                                             .add_state = &AddPlanState,
+                                             .count_by_status = &CountPlansByStatus};
 
 }  // namespace smemu::ops

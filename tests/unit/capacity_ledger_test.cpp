@@ -113,10 +113,9 @@ TEST(CapacityLedger, FreeStretchesAreNoneForAnUnknownPoolOrTooManyInstances) {
   CapacityLedger ledger = LedgerWith(2);
   EXPECT_TRUE(ledger.FreeStretches(kPool, {kT0, kT0 + 30 * kDay}, 3).empty());
   EXPECT_TRUE(ledger.FreeStretches(kPool, {kT0, kT0}, 1).empty());
-  EXPECT_TRUE(ledger
-                  .FreeStretches({"us-west-2", "us-west-2z", "ml.p5.48xlarge"},
-                                 {kT0, kT0 + 30 * kDay}, 1)
-                  .empty());
+  EXPECT_TRUE(
+      ledger.FreeStretches({"us-west-2", "us-west-2z", "ml.p5.48xlarge"}, {kT0, kT0 + 30 * kDay}, 1)
+          .empty());
   ASSERT_TRUE(ledger.Reserve(kPool, {kT0, kT0 + 30 * kDay}, 2));
   EXPECT_TRUE(ledger.FreeStretches(kPool, {kT0, kT0 + 30 * kDay}, 1).empty());
 }

@@ -43,10 +43,10 @@ class DashboardTest : public EmulatorFixture {
                                   {"DurationHours", 168},
                                   {"StartTimeAfter", kPlanStartSeconds},
                                   {"TargetResources", {target}}})["TrainingPlanOfferings"][0];
-    const std::string arn = CallAs(
-        authorization, "CreateTrainingPlan",
-        {{"TrainingPlanName", name},
-         {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    const std::string arn =
+        CallAs(authorization, "CreateTrainingPlan",
+               {{"TrainingPlanName", name},
+                {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
     // The plan starts at 11:30 UTC; what a test does next happens from its first minute on.
     AdvanceTo(kPlanStartSeconds);
     return arn;

@@ -14,7 +14,8 @@ class EndpointsTest : public EmulatorFixture {
  protected:
   EndpointsTest() { Call("CreateModel", {{"ModelName", "model-v1"}}); }
 
-  std::string BuyPlan(const std::string& name, int count, long long start_seconds = kPlanStartSeconds) {
+  std::string BuyPlan(const std::string& name, int count,
+                      long long start_seconds = kPlanStartSeconds) {
     const json offering = Call("SearchTrainingPlanOfferings",
                                {{"InstanceType", "ml.p5.48xlarge"},
                                 {"InstanceCount", count},

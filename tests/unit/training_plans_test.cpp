@@ -65,7 +65,7 @@ TEST_F(TrainingPlansTest, TheGuidesFifteenHourSampleGivesItsThreeOfferings) {
                                {"EndTimeBefore", now + 2 * kDay}})["TrainingPlanOfferings"];
   ASSERT_EQ(offerings.size(), 3u) << offerings.dump();
   const long long soon = kStartSeconds + 19 * 3600 + 39 * 60;  // 19:39: 30 min, whole minutes
-  const long long day_end = kPlanStartSeconds + kDay;           // 11:30 UTC the next day
+  const long long day_end = kPlanStartSeconds + kDay;          // 11:30 UTC the next day
   const std::vector<std::tuple<long long, long long, int, int, std::string>> expected = {
       {soon, day_end, 15, 51, "190.20"},
       {soon, day_end + kDay, 39, 51, "478.20"},
@@ -80,7 +80,7 @@ TEST_F(TrainingPlansTest, TheGuidesFifteenHourSampleGivesItsThreeOfferings) {
     EXPECT_EQ(offering["DurationMinutes"], minutes) << i;
     EXPECT_EQ(capacity["DurationHours"], hours) << i;
     EXPECT_EQ(capacity["DurationMinutes"], minutes) << i;
-    EXPECT_EQ(offering["UpfrontFee"], fee) << i;  // paid by the minute
+    EXPECT_EQ(offering["UpfrontFee"], fee) << i;               // paid by the minute
     EXPECT_EQ(offering["RequestedStartTimeAfter"], now) << i;  // the search time, as the sample
   }
 }
@@ -114,24 +114,46 @@ TEST_F(TrainingPlansTest, PlansStartAtOnceOrAt1130UtcAndAlwaysEndAt1130Utc) {
   EXPECT_FALSE(first.contains("RequestedEndTimeBefore"));  // not asked for, not echoed
 }
 
+// "You can search for and purchase a plan that will be accessible within 30 minutes. To ensure
+// timely activation, the payment transaction must successfully complete at least 5 minutes before
+// the desired start time." (Reserve training plans)
+TEST_F(TrainingPlansTest, APlanStartingAtOnceMustBeBoughtFiveMinutesBeforeItStarts) {
+  const json offerings = Call("SearchTrainingPlanOfferings", {{"InstanceType", "ml.p5.48xlarge"},
+                                                              {"DurationHours", 24},
+                                                              {"TargetResources", {"endpoint"}}});
+  const json& soonest = offerings["TrainingPlanOfferings"][0];
+  ASSERT_EQ(soonest["ReservedCapacityOfferings"][0]["StartTime"], kStartSeconds + 1800);
+  const json& other = offerings["TrainingPlanOfferings"][1];
+  Advance(1500);  // 5 minutes before the start: still in time
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "in-time"},
+                              {"TrainingPlanOfferingId", other["TrainingPlanOfferingId"]}});
+  Advance(1);
+  const json late = Call(
+      "CreateTrainingPlan",
+      {{"TrainingPlanName", "late"}, {"TrainingPlanOfferingId", soonest["TrainingPlanOfferingId"]}},
+      400);
+  EXPECT_EQ(late["__type"], "ValidationException");
+  EXPECT_EQ(late["message"],
+            "Training plan offering " + soonest["TrainingPlanOfferingId"].get<std::string>() +
+                " starts at 2027-01-25T00:30:00Z: a purchase must complete at least 5 minutes "
+                "before the plan starts. Search for offerings again.");
+}
+
 // "You can reserve a training plan up to 8 weeks (56 days) in advance of the start date."
 TEST_F(TrainingPlansTest, PlansStartAtMost56DaysAhead) {
-  const json offerings =
-      Search(1, 1, kPlanStartSeconds + 54 * kDay, kPlanStartSeconds + 70 * kDay);
+  const json offerings = Search(1, 1, kPlanStartSeconds + 54 * kDay, kPlanStartSeconds + 70 * kDay);
   std::vector<long long> starts;
   for (const json& offering : offerings["TrainingPlanOfferings"]) {
     starts.push_back(offering["ReservedCapacityOfferings"][0]["StartTime"].get<long long>());
     EXPECT_LE(starts.back(), kStartSeconds + 56 * kDay);
   }
   // 11:30 on days 54 and 55 from both zones; day 56's 11:30 is past 56 days from 00:00.
-  EXPECT_EQ(starts, (std::vector<long long>{kPlanStartSeconds + 54 * kDay,
-                                            kPlanStartSeconds + 54 * kDay,
-                                            kPlanStartSeconds + 55 * kDay,
-                                            kPlanStartSeconds + 55 * kDay}));
-  const json error = Call("SearchTrainingPlanOfferings",
-                          {{"InstanceType", "ml.p5.48xlarge"},
-                           {"StartTimeAfter", kStartSeconds + 56 * kDay + 1}},
-                          400);
+  EXPECT_EQ(starts,
+            (std::vector<long long>{kPlanStartSeconds + 54 * kDay, kPlanStartSeconds + 54 * kDay,
+                                    kPlanStartSeconds + 55 * kDay, kPlanStartSeconds + 55 * kDay}));
+  const json error = Call(
+      "SearchTrainingPlanOfferings",
+      {{"InstanceType", "ml.p5.48xlarge"}, {"StartTimeAfter", kStartSeconds + 56 * kDay + 1}}, 400);
   EXPECT_EQ(error["__type"], "ValidationException");
   EXPECT_EQ(error["message"],
             "StartTimeAfter 2027-03-22T00:00:01Z is more than 56 days ahead: training plans can "
@@ -473,10 +495,11 @@ TEST_F(TrainingPlansTest, ExtendAPlanWhereItEnds) {
   EXPECT_EQ(plan["EndTime"], kPlanStartSeconds + 14 * kDay);
   EXPECT_EQ(plan["DurationHours"], 14 * 24);
   EXPECT_EQ(plan["UpfrontFee"], "36960.00");  // two weeks of 2 x 55
-  EXPECT_EQ(Search(7, 1, kPlanStartSeconds,
-                   kPlanStartSeconds + 15 * kDay)["TrainingPlanOfferings"][0]
-                                             ["ReservedCapacityOfferings"][0]["AvailabilityZone"],
-            "us-west-2b");  // zone a is held for two weeks now
+  EXPECT_EQ(
+      Search(7, 1, kPlanStartSeconds,
+             kPlanStartSeconds + 15 * kDay)["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"]
+                                           [0]["AvailabilityZone"],
+      "us-west-2b");  // zone a is held for two weeks now
 
   // The one-day offering started where the plan used to end: it no longer fits.
   EXPECT_EQ(
@@ -542,8 +565,8 @@ TEST_F(TrainingPlansTest, NoExtensionWhenTheFollowingWindowIsSold) {
       Call("CreateTrainingPlan",
            {{"TrainingPlanName", "first"},
             {"TrainingPlanOfferingId", first["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
-  const json next =
-      Search(1, 1, kPlanStartSeconds + 7 * kDay, kPlanStartSeconds + 8 * kDay)["TrainingPlanOfferings"][0];
+  const json next = Search(1, 1, kPlanStartSeconds + 7 * kDay,
+                           kPlanStartSeconds + 8 * kDay)["TrainingPlanOfferings"][0];
   ASSERT_EQ(next["ReservedCapacityOfferings"][0]["AvailabilityZone"], "us-west-2a");
   Call("CreateTrainingPlan",
        {{"TrainingPlanName", "next"}, {"TrainingPlanOfferingId", next["TrainingPlanOfferingId"]}});
