@@ -65,7 +65,7 @@ CEILING_BODY = json.dumps({
 
 SEARCH_BODY = json.dumps({
     "InstanceType": seed.PLAN_TYPE, "InstanceCount": 2, "DurationHours": 168,
-    "StartTimeAfter": seed.CLOCK_START_EPOCH + 90 * seed.DAY, "TargetResources": ["training-job"]})
+    "StartTimeAfter": seed.CLOCK_START_EPOCH + 30 * seed.DAY, "TargetResources": ["training-job"]})
 
 # (label, wrk script, script arguments); CreateModel gets a fresh name prefix per run.
 HTTP_POINTS = [
