@@ -57,8 +57,8 @@ plan=$(sm create-training-plan --training-plan-name p5-endpoint-plan --training-
 expect "plan ARN" "$plan" "arn:aws:sagemaker:us-west-2:123456789012:training-plan/p5-endpoint-plan"
 expect "plan status" "$(sm describe-training-plan --training-plan-name p5-endpoint-plan --query Status --output text)" "Scheduled"
 
-step "the reservation starts; deploy model v1 on one of its instances"
-clock '{"now": "2027-01-20T00:00:00Z"}'
+step "the reservation starts (11:30 UTC); deploy model v1 on one of its instances"
+clock '{"now": "2027-01-20T11:30:00Z"}'  # plan days start at 11:30 UTC
 for model in model-v1 model-v2; do
   sm create-model --model-name "$model" \
     --primary-container "Image=123456789012.dkr.ecr.us-west-2.amazonaws.com/$model:1" \
