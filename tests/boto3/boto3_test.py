@@ -57,6 +57,16 @@ SERVED_OPERATIONS = {
 }
 
 
+# "Training Plans always end at 11:30 AM UTC on the final day of the reservation": a plan asked to
+# start later than 30 minutes from now starts at 11:30 UTC too, and lasts whole days.
+PLAN_DAY_END = datetime.timedelta(hours=11, minutes=30)
+
+
+def iso(when):
+    """A UTC datetime as POST /_emulator/clock takes it."""
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def arn(name, account=ACCOUNT, region=REGION):
     return "arn:aws:sagemaker:%s:%s:model/%s" % (region, account, name.lower())
 
@@ -459,15 +469,26 @@ class EndpointWaitersBoto3Test(EmulatorTestCase):
                                           Tags=[{"Key": "test", "Value": name}])
         self.assertEqual(endpoint_arn(name), created["EndpointArn"])
 
+    PLAN_START = CLOCK_START_DT + PLAN_DAY_END  # 2027-01-25T11:30Z, the clock's plan day
+    PLAN_END = PLAN_START + datetime.timedelta(days=7)
+
     def buy_plan(self, name, count):
+        """A week of `count` p5 for endpoints, PLAN_START to PLAN_END, with the clock then moved to
+        its start: it is Scheduled until then and Active from then on. Returns its ARN."""
         offerings = self.sm.search_training_plan_offerings(
             TargetResources=["endpoint"], InstanceType=P5, InstanceCount=count, DurationHours=168,
-            StartTimeAfter=CLOCK_START_DT,
-            EndTimeBefore=CLOCK_START_DT + datetime.timedelta(days=7))["TrainingPlanOfferings"]
+            StartTimeAfter=self.PLAN_START, EndTimeBefore=self.PLAN_END)["TrainingPlanOfferings"]
         self.assertEqual(1, len(offerings), offerings)
-        return self.sm.create_training_plan(
+        self.assertEqual((self.PLAN_START, self.PLAN_END),
+                         tuple(offerings[0]["ReservedCapacityOfferings"][0][member]
+                               for member in ("StartTime", "EndTime")))
+        plan = self.sm.create_training_plan(
             TrainingPlanName=name,
             TrainingPlanOfferingId=offerings[0]["TrainingPlanOfferingId"])["TrainingPlanArn"]
+        self.assertEqual("Scheduled", self.sm.describe_training_plan(TrainingPlanName=name)["Status"])
+        self.set_clock({"now": iso(self.PLAN_START)})
+        self.assertEqual("Active", self.sm.describe_training_plan(TrainingPlanName=name)["Status"])
+        return plan
 
     def start_waiter(self, waiter_name, endpoint):
         """Runs the waiter in a thread on its own client. Returns (thread, outcome, seen): outcome
@@ -765,7 +786,7 @@ class EndpointWaitersBoto3Test(EmulatorTestCase):
                           "UsedByCurrentEndpoint": 2},
                          described["ProductionVariants"][0]["CapacityReservationConfig"])
         self.assertEqual(b"ok", runtime.invoke_endpoint(EndpointName="reserved", Body=b"ok")["Body"].read())
-        self.set_clock({"now": "2027-02-01T00:00:00Z"})  # the week bought on Jan 25 is over
+        self.set_clock({"now": iso(self.PLAN_END)})  # the week from Jan 25, 11:30 UTC is over
         self.assertEqual("Expired", self.sm.describe_training_plan(TrainingPlanName="endpoint-week")["Status"])
         self.assert_client_error(runtime.invoke_endpoint, "ModelError", RESERVATION_EXPIRED, status=424,
                                  EndpointName="reserved", Body=b"ok")
@@ -1305,6 +1326,10 @@ class ClustersBoto3Test(EmulatorTestCase):
     def at(self, **delta):
         return CLOCK_START_DT + datetime.timedelta(**delta)
 
+    def plan_day(self, days):
+        """11:30 UTC, when plans start and end, `days` days after the clock's start."""
+        return self.at(days=days) + PLAN_DAY_END
+
     def clock_to(self, when):
         return self.set_clock({"now": when.strftime("%Y-%m-%dT%H:%M:%SZ")})
 
@@ -1323,14 +1348,16 @@ class ClustersBoto3Test(EmulatorTestCase):
         return created["ClusterArn"]
 
     def buy_plan(self, name, count=2, start_days=1, hours=48):
-        start = self.at(days=start_days)
+        """A plan of `count` p5 for `hours` (whole days) from plan_day(start_days)."""
+        start = self.plan_day(start_days)
+        end = start + datetime.timedelta(hours=hours)
         offerings = self.sm.search_training_plan_offerings(
             TargetResources=["hyperpod-cluster"], InstanceType=P5, InstanceCount=count,
-            DurationHours=hours, StartTimeAfter=start,
-            EndTimeBefore=start + datetime.timedelta(hours=hours))["TrainingPlanOfferings"]
+            DurationHours=hours, StartTimeAfter=start, EndTimeBefore=end)["TrainingPlanOfferings"]
         self.assertEqual(1, len(offerings), offerings)
         self.assertEqual(["hyperpod-cluster"], offerings[0]["TargetResources"])
-        self.assertEqual(start, offerings[0]["ReservedCapacityOfferings"][0]["StartTime"])
+        self.assertEqual((start, end), tuple(offerings[0]["ReservedCapacityOfferings"][0][member]
+                                             for member in ("StartTime", "EndTime")))
         plan = self.sm.create_training_plan(
             TrainingPlanName=name,
             TrainingPlanOfferingId=offerings[0]["TrainingPlanOfferingId"])["TrainingPlanArn"]
@@ -1400,7 +1427,7 @@ class ClustersBoto3Test(EmulatorTestCase):
 
     # ------------------------------------------------------------------ tests
     def test_a_cluster_on_a_plan_from_creating_to_deleted(self):
-        plan = self.buy_plan("hp-plan")  # 2 x p5 from 2027-01-26 for 48 h
+        plan = self.buy_plan("hp-plan")  # 2 x p5 from 2027-01-26T11:30Z for 48 h
         cluster_arn = self.create_cluster("hp-cluster", [self.group("workers", P5, 2, plan),
                                                          self.group("controller", M5, 1)])
         self.assertRegex(cluster_arn, r"^arn:aws:sagemaker:us-west-2:123456789012:cluster/[a-z0-9]{12}$")
@@ -1445,7 +1472,7 @@ class ClustersBoto3Test(EmulatorTestCase):
              details["InstanceStatus"]["Status"], details["Placement"], details["LifeCycleConfig"]))
 
         # The plan's window opens.
-        plan_start = self.at(days=1)
+        plan_start = self.plan_day(1)
         self.clock_to(plan_start)
         self.assertEqual([("controller", "Running", provisioned), ("workers", "Running", plan_start),
                           ("workers", "Running", plan_start)],
@@ -1485,7 +1512,7 @@ class ClustersBoto3Test(EmulatorTestCase):
         self.assertEqual(controllers[:2], [n["InstanceId"] for n in left])
 
         # An hour before the plan ends its nodes shut down; at its end they are gone.
-        plan_end = self.at(days=3)
+        plan_end = self.plan_day(3)
         self.clock_to(plan_end - datetime.timedelta(hours=1))
         workers = self.nodes("hp-cluster", InstanceGroupNameContains="work")
         self.assertEqual(["ShuttingDown", "ShuttingDown"], [n["InstanceStatus"]["Status"] for n in workers])
@@ -1506,6 +1533,7 @@ class ClustersBoto3Test(EmulatorTestCase):
 
     def test_list_clusters_and_list_cluster_nodes_paginators_page_through_everything(self):
         plan = self.buy_plan("hp-plan", count=2, start_days=0)
+        self.clock_to(self.plan_day(0))  # the plan is Active while its clusters are created
         names = ["Zeta", "alpha", "Bravo", "charlie-1", "charlie-2"]
         on_plan = {"alpha", "charlie-2"}
         for i, name in enumerate(names):
@@ -1597,6 +1625,7 @@ class ClustersBoto3Test(EmulatorTestCase):
                                  "Cluster taken already exists.",
                                  ClusterName="taken", InstanceGroups=[self.group("g", C5, 1)])
         plan = self.buy_plan("hp-plan", count=1, start_days=0)
+        self.clock_to(self.plan_day(0))  # the refusals concern an Active plan
         self.assert_client_error(
             self.sm.create_cluster, "ValidationException",
             "Instance type %s of instance group w does not match the instance type of training "
