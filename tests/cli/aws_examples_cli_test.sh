@@ -142,8 +142,8 @@ sm extend-training-plan \
 --training-plan-extension-offering-id "$EXTENSION_ID"
 expect_success "extend: the page's command succeeds"
 # The sample answers Status and PaymentStatus "Pending" while the payment is processed. The
-# emulator's payment takes no clock time unless --plan-payment-seconds says otherwise, so it
-# answers as the history sample does once paid: Completed, and the status of the window.
+# emulator's payments complete at once (a payment delay is not emulated yet), so it answers as
+# the history sample does once paid: Completed, and the status of the extension's window.
 expect_eq "extend: the extension as bought" \
   "[[\"$EXTENSION_ID\",\"2025-01-22T11:30:00+00:00\",\"2025-01-23T11:30:00+00:00\",\"2025-01-25T11:30:00+00:00\",\"Scheduled\",\"Completed\",\"us-west-2a\",48,\"USD\"]]" \
   "$(jget "$OUT" '[[e["TrainingPlanExtensionOfferingId"], e["ExtendedAt"], e["StartDate"], e["EndDate"], e["Status"], e["PaymentStatus"], e["AvailabilityZone"], e["DurationHours"], e["CurrencyCode"]] for e in d["TrainingPlanExtensions"]]')"

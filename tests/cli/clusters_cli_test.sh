@@ -83,12 +83,14 @@ start_server_or_exit --clock-start 2027-01-20T00:00:00Z --frozen-clock --capacit
   --provisioning-seconds "$PROVISIONING"
 
 # ================================================================ 1. a plan for HyperPod clusters
+# "Training Plans always end at 11:30 AM UTC on the final day of the reservation": two plan days
+# from 11:30 UTC on 21 January to 11:30 UTC on 23 January.
 sm search-training-plan-offerings --target-resources hyperpod-cluster \
   --instance-type "$P5" --instance-count 2 --duration-hours 48 \
-  --start-time-after 2027-01-21T00:00:00Z --end-time-before 2027-01-23T00:00:00Z
+  --start-time-after 2027-01-21T11:30:00Z --end-time-before 2027-01-23T11:30:00Z
 expect_success "search-training-plan-offerings --target-resources hyperpod-cluster succeeds"
-expect_eq "one offering: 2 p5 in us-west-2a from 2027-01-21 for 48 h, for hyperpod-cluster" \
-  "[[\"hyperpod-cluster\"],\"us-west-2a\",2,\"2027-01-21T00:00:00$TS\",\"2027-01-23T00:00:00$TS\"]" \
+expect_eq "one offering: 2 p5 in us-west-2a from 2027-01-21 11:30 for 48 h, for hyperpod-cluster" \
+  "[[\"hyperpod-cluster\"],\"us-west-2a\",2,\"2027-01-21T11:30:00$TS\",\"2027-01-23T11:30:00$TS\"]" \
   "$(jget "$OUT" '[[o["TargetResources"], o["ReservedCapacityOfferings"][0]["AvailabilityZone"], o["ReservedCapacityOfferings"][0]["InstanceCount"], o["ReservedCapacityOfferings"][0]["StartTime"], o["ReservedCapacityOfferings"][0]["EndTime"]] for o in d["TrainingPlanOfferings"]][0] if len(d["TrainingPlanOfferings"]) == 1 else d')"
 OFFERING_ID=$(jget "$OUT" 'd["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"]')
 sm create-training-plan --training-plan-name hp-plan --training-plan-offering-id "$OFFERING_ID"
@@ -148,10 +150,15 @@ sm describe-cluster-node --cluster-name hp-cluster --node-id i-0123456789abcdef0
 expect_aws_error "describe-cluster-node of an unknown node is ResourceNotFound" DescribeClusterNode ResourceNotFound \
   "Node i-0123456789abcdef0 not found in cluster hp-cluster."
 
-set_clock '{"now": "2027-01-21T00:00:00Z"}' 2027-01-21T00:00:00Z
+set_clock '{"now": "2027-01-21T11:29:59Z"}' 2027-01-21T11:29:59Z
+sm list-cluster-nodes --cluster-name hp-cluster --sort-by NAME
+expect_eq "one second before the plan starts the worker is still Pending" \
+  '[["controller","Running"],["workers","Pending"]]' \
+  "$(jget "$OUT" 'sorted([n["InstanceGroupName"], n["InstanceStatus"]["Status"]] for n in d["ClusterNodeSummaries"])')"
+set_clock '{"advance_seconds": 1}' 2027-01-21T11:30:00Z
 sm list-cluster-nodes --cluster-name hp-cluster
 expect_eq "at the plan's start the worker runs, launched then (listed by launch time)" \
-  "[[\"controller\",\"Running\",\"2027-01-20T00:01:00$TS\"],[\"workers\",\"Running\",\"2027-01-21T00:00:00$TS\"]]" \
+  "[[\"controller\",\"Running\",\"2027-01-20T00:01:00$TS\"],[\"workers\",\"Running\",\"2027-01-21T11:30:00$TS\"]]" \
   "$(nodes "$OUT")"
 
 # ================================================================ 4. listing clusters
@@ -166,7 +173,7 @@ for name in c-delta c-bravo c-alpha c-charlie; do
   fi
   expect_success "create-cluster $name succeeds"
   minute=$((minute + 1))
-  set_clock '{"advance_seconds": 60}' "2027-01-21T00:0$minute:00Z"
+  set_clock '{"advance_seconds": 60}' "2027-01-21T11:3$minute:00Z"
 done
 sm create-cluster --cluster-name c-echo --instance-groups "[$(group w "$P5" 1 "$PLAN_ARN")]"
 expect_aws_error "a group asking for more of the plan than is free is ResourceLimitExceeded" CreateCluster \
@@ -208,12 +215,12 @@ sm list-clusters --training-plan-arn "$PLAN_ARN" --page-size 1
 expect_success "list-clusters --training-plan-arn --page-size 1 pages to the end"
 expect_eq "paged one at a time (the filter applies to each page) it finds the same two" \
   '["hp-cluster","c-bravo"]' "$(jget "$OUT" '[c["ClusterName"] for c in d["ClusterSummaries"]]')"
-sm list-clusters --name-contains c- --creation-time-after 2027-01-21T00:00:00Z --sort-by NAME
-expect_eq "list-clusters --creation-time-after is exclusive (c-delta was created at 00:00)" \
+sm list-clusters --name-contains c- --creation-time-after 2027-01-21T11:30:00Z --sort-by NAME
+expect_eq "list-clusters --creation-time-after is exclusive (c-delta was created at 11:30)" \
   '["c-alpha","c-bravo","c-charlie"]' \
   "$(jget "$OUT" '[c["ClusterName"] for c in d["ClusterSummaries"]]')"
-sm list-clusters --name-contains c- --creation-time-after 2027-01-20T23:59:59Z --sort-by NAME
-expect_eq "list-clusters --name-contains c- created after 23:59:59" '["c-alpha","c-bravo","c-charlie","c-delta"]' \
+sm list-clusters --name-contains c- --creation-time-after 2027-01-21T11:29:59Z --sort-by NAME
+expect_eq "list-clusters --name-contains c- created after 11:29:59" '["c-alpha","c-bravo","c-charlie","c-delta"]' \
   "$(jget "$OUT" '[c["ClusterName"] for c in d["ClusterSummaries"]]')"
 
 # ================================================================ 5. update-cluster, batch-delete-cluster-nodes
@@ -227,7 +234,7 @@ expect_eq "the cluster is Updating, the controller group Updating towards 3" \
 sm update-cluster --cluster-name hp-cluster --instance-groups "[$(group controller "$M5" 4)]"
 expect_aws_error "a second update-cluster while Updating is a ConflictException" UpdateCluster ConflictException \
   "Cluster $CLUSTER_ARN is Updating; it can be updated only while it is InService."
-set_clock '{"advance_seconds": 60}' 2027-01-21T00:05:00Z
+set_clock '{"advance_seconds": 60}' 2027-01-21T11:35:00Z
 sm describe-cluster --cluster-name hp-cluster
 expect_eq "after the delay: InService with 3 controllers" \
   '[["workers",1,1,"InService","Active"],["controller",3,3,"InService",null]]' "$(groups "$OUT")"
@@ -238,7 +245,7 @@ expect_aws_error "growing beyond the on-demand pool is ResourceLimitExceeded" Up
 sm list-cluster-nodes --cluster-name hp-cluster --instance-group-name-contains contr --page-size 1
 expect_success "list-cluster-nodes --instance-group-name-contains --page-size 1 pages to the end"
 expect_eq "three controllers, the two new ones launched at the update" \
-  "[[\"controller\",\"Running\",\"2027-01-20T00:01:00$TS\"],[\"controller\",\"Running\",\"2027-01-21T00:05:00$TS\"],[\"controller\",\"Running\",\"2027-01-21T00:05:00$TS\"]]" \
+  "[[\"controller\",\"Running\",\"2027-01-20T00:01:00$TS\"],[\"controller\",\"Running\",\"2027-01-21T11:35:00$TS\"],[\"controller\",\"Running\",\"2027-01-21T11:35:00$TS\"]]" \
   "$(nodes "$OUT")"
 CONTROLLERS=$(jget "$OUT" '[n["InstanceId"] for n in d["ClusterNodeSummaries"]]')
 sm list-cluster-nodes --cluster-name hp-cluster --max-items 2 --page-size 1
@@ -266,17 +273,22 @@ expect_eq "the deleted node is ShuttingDown" "ShuttingDown" "$(jget "$OUT" 'd["N
 sm describe-cluster --cluster-name hp-cluster
 expect_eq "the controller group's target drops to 2" '["controller",2,2,"InService",null]' \
   "$(jget "$OUT" '[[g["InstanceGroupName"], g["CurrentCount"], g["TargetCount"], g["Status"], g.get("TrainingPlanStatus")] for g in d["InstanceGroups"]][1]')"
-set_clock '{"advance_seconds": 60}' 2027-01-21T00:06:00Z
+set_clock '{"advance_seconds": 60}' 2027-01-21T11:36:00Z
 sm list-cluster-nodes --cluster-name hp-cluster --instance-group-name-contains controller
 expect_eq "after the delay the deleted node is gone" "$(jget <(echo "$CONTROLLERS") 'd[:2]')" \
   "$(jget "$OUT" '[n["InstanceId"] for n in d["ClusterNodeSummaries"]]')"
 
 # ================================================================ 6. the plan ends
-set_clock '{"now": "2027-01-22T23:00:00Z"}' 2027-01-22T23:00:00Z
+# The plan ends at 11:30 UTC on 23 January; its nodes are shut down an hour before.
+set_clock '{"now": "2027-01-23T10:29:59Z"}' 2027-01-23T10:29:59Z
+sm list-cluster-nodes --cluster-name hp-cluster --instance-group-name-contains workers
+expect_eq "an hour and a second before the plan ends the worker still runs" '["Running"]' \
+  "$(jget "$OUT" '[n["InstanceStatus"]["Status"] for n in d["ClusterNodeSummaries"]]')"
+set_clock '{"advance_seconds": 1}' 2027-01-23T10:30:00Z
 sm list-cluster-nodes --cluster-name hp-cluster --instance-group-name-contains workers
 expect_eq "one hour before the plan ends the worker is ShuttingDown" '["ShuttingDown"]' \
   "$(jget "$OUT" '[n["InstanceStatus"]["Status"] for n in d["ClusterNodeSummaries"]]')"
-set_clock '{"now": "2027-01-23T00:00:00Z"}' 2027-01-23T00:00:00Z
+set_clock '{"now": "2027-01-23T11:30:00Z"}' 2027-01-23T11:30:00Z
 sm list-cluster-nodes --cluster-name hp-cluster --instance-group-name-contains workers
 expect_eq "when the plan ends the worker is gone" '[]' \
   "$(jget "$OUT" '[n["InstanceId"] for n in d["ClusterNodeSummaries"]]')"
@@ -298,7 +310,7 @@ expect_eq "its nodes are ShuttingDown" '["ShuttingDown","ShuttingDown"]' \
 sm delete-cluster --cluster-name hp-cluster
 expect_aws_error "deleting it again is a ConflictException" DeleteCluster ConflictException \
   "Cluster $CLUSTER_ARN is already being deleted."
-set_clock '{"advance_seconds": 60}' 2027-01-23T00:01:00Z
+set_clock '{"advance_seconds": 60}' 2027-01-23T11:31:00Z
 sm describe-cluster --cluster-name hp-cluster
 expect_aws_error "after the delay it is gone" DescribeCluster ResourceNotFound "Cluster hp-cluster not found."
 for op in list-cluster-nodes delete-cluster; do

@@ -48,11 +48,13 @@ EOF
 start_server_or_exit --clock-start 2027-01-20T00:00:00Z --frozen-clock --capacity "$CAPACITY"
 
 # ================================================================ 1. the AWS blog walkthrough
-# A week of two ml.p5.48xlarge for an inference endpoint, as typed by a user.
+# A week of two ml.p5.48xlarge for an inference endpoint, as typed by a user. "Training Plans
+# always end at 11:30 AM UTC on the final day of the reservation", so the week is searched for up
+# to 11:30 UTC on 27 January; the first offering starts 30 minutes from now and ends then.
 CALLS=$((CALLS + 1))
 OFFERING_ID=$("$AWS" sagemaker search-training-plan-offerings --target-resources endpoint \
   --instance-type ml.p5.48xlarge --instance-count 2 --duration-hours 168 \
-  --start-time-after 2027-01-20T00:00:00Z --end-time-before 2027-01-27T00:00:00Z \
+  --start-time-after 2027-01-20T00:00:00Z --end-time-before 2027-01-27T11:30:00Z \
   --endpoint-url "$ENDPOINT" --query 'TrainingPlanOfferings[0].TrainingPlanOfferingId' --output text \
   2>"$WORK/blog-search.err")
 rc=$?
@@ -86,15 +88,18 @@ sm create-endpoint-config --endpoint-config-name P5-Three-Instances --production
 expect_aws_error "3 instances on a 2-instance plan are refused with the service text" CreateEndpointConfig \
   ValidationException "Requested instance count (3) exceeds reserved capacity (2) for training plan."
 
-# "You can use exactly one plan per inference endpoint." A second plan, for the week after, and a
-# configuration whose two variants name the two plans.
+# "You can use exactly one plan per inference endpoint." A second plan, for the week after (from
+# 11:30 UTC on 27 January, when the first one ends), and a configuration whose two variants name
+# the two plans.
 CALLS=$((CALLS + 1))
 LATER_OFFERING=$("$AWS" sagemaker search-training-plan-offerings --target-resources endpoint \
   --instance-type ml.p5.48xlarge --instance-count 1 --duration-hours 168 \
-  --start-time-after 2027-01-27T00:00:00Z --endpoint-url "$ENDPOINT" \
+  --start-time-after 2027-01-27T11:30:00Z --endpoint-url "$ENDPOINT" \
   --query 'TrainingPlanOfferings[0].TrainingPlanOfferingId' --output text 2>"$WORK/later.err")
+expect_match "an offering for the week after is found" '^tpo-[0-9a-f]{64}$' "$LATER_OFFERING"
 sm create-training-plan --training-plan-name p5-later-week --training-plan-offering-id "$LATER_OFFERING"
 LATER_ARN=$(jget "$OUT" 'd.get("TrainingPlanArn")')
+expect_eq "the later plan's ARN" "$ARN_PREFIX:training-plan/p5-later-week" "$LATER_ARN"
 sm create-endpoint-config --endpoint-config-name P5-Two-Plans --production-variants "[
   {\"VariantName\":\"A\",\"ModelName\":\"$MODEL\",\"InstanceType\":\"ml.p5.48xlarge\",\"InitialInstanceCount\":1,\"CapacityReservationConfig\":{\"CapacityReservationPreference\":\"capacity-reservations-only\",\"MlReservationArn\":\"$PLAN_ARN\"}},
   {\"VariantName\":\"B\",\"ModelName\":\"$MODEL\",\"InstanceType\":\"ml.p5.48xlarge\",\"InitialInstanceCount\":1,\"CapacityReservationConfig\":{\"CapacityReservationPreference\":\"capacity-reservations-only\",\"MlReservationArn\":\"$LATER_ARN\"}}]"

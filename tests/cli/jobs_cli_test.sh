@@ -11,7 +11,8 @@
 # running) and starts at the plan start; `aws sagemaker wait training-job-completed-or-stopped`
 # (success, and its failure on a job whose pending time ran out); list-training-jobs (also
 # --training-plan-arn-equals); a processing job with preferences and
-# `wait processing-job-completed-or-stopped`; stop-training-job and its refusal.
+# `wait processing-job-completed-or-stopped`; stop-training-job and its refusal; a job on the plan
+# stopped 30 minutes before the plan ends. Plans run from 11:30 UTC to 11:30 UTC.
 #
 # The CLI waiters poll every 120 s (training) or 60 s (processing) of real time, so each wait
 # here starts when the job has already ended on the virtual clock and returns at its first poll.
@@ -93,10 +94,12 @@ expect_eq "ResourceConfig echoes the preferences and adds the selection" \
   "$(jget "$OUT" 'd["ResourceConfig"]')"
 
 # ================================================================ 2. a job that waits for its plan
+# "Training Plans always end at 11:30 AM UTC on the final day of the reservation": the plan day of
+# 22 January runs from 11:30 UTC to 11:30 UTC on 23 January.
 CALLS=$((CALLS + 1))
 OFFERING_ID=$("$AWS" sagemaker search-training-plan-offerings --target-resources training-job \
   --instance-type "$P5" --instance-count 1 --duration-hours 24 \
-  --start-time-after 2027-01-22T00:00:00Z --end-time-before 2027-01-23T00:00:00Z \
+  --start-time-after 2027-01-22T11:30:00Z --end-time-before 2027-01-23T11:30:00Z \
   --endpoint-url "$ENDPOINT" --query 'TrainingPlanOfferings[0].TrainingPlanOfferingId' --output text \
   2>"$WORK/search.err")
 expect_match "search-training-plan-offerings for a training-job plan two days later finds one" '^tpo-[0-9a-f]{64}$' "$OFFERING_ID"
@@ -104,6 +107,10 @@ sm create-training-plan --training-plan-name p5-training-day --training-plan-off
 expect_success "create-training-plan succeeds"
 PLAN_ARN=$(jget "$OUT" 'd.get("TrainingPlanArn")')
 expect_eq "the plan's ARN" "$ARN_PREFIX:training-plan/p5-training-day" "$PLAN_ARN"
+sm describe-training-plan --training-plan-name p5-training-day
+expect_eq "the plan is Scheduled from 22 January 11:30 to 23 January 11:30 UTC" \
+  "[\"Scheduled\",\"2027-01-22T11:30:00$TS\",\"2027-01-23T11:30:00$TS\"]" \
+  "$(jget "$OUT" '[d["Status"], d["StartTime"], d["EndTime"]]')"
 
 create_job on-plan \
   "{\"InstancePreferences\":[{\"InstanceType\":\"$P5\",\"InstanceCount\":1,\"TrainingPlanArns\":[\"$PLAN_ARN\"]}],\"VolumeSizeInGB\":50}" \
@@ -113,24 +120,24 @@ sm describe-training-job --training-job-name on-plan
 expect_eq "the job on the Scheduled plan is Pending, with no selection" \
   '["InProgress","Pending",null,null,null]' "$(job_state "$OUT")"
 
-set_clock '{"now": "2027-01-21T23:59:59Z"}' 2027-01-21T23:59:59Z
+set_clock '{"now": "2027-01-22T11:29:59Z"}' 2027-01-22T11:29:59Z
 sm describe-training-job --training-job-name on-plan
-expect_eq "one second before the plan starts (~48 h > 7200 s) it is still Pending: no pending time counted" \
+expect_eq "one second before the plan starts (~59.5 h > 7200 s) it is still Pending: no pending time counted" \
   '["InProgress","Pending",null,null,null]' "$(job_state "$OUT")"
 
-set_clock '{"advance_seconds": 1}' 2027-01-22T00:00:00Z
+set_clock '{"advance_seconds": 1}' 2027-01-22T11:30:00Z
 sm describe-training-job --training-job-name on-plan
 expect_eq "at the plan's start the job starts on the plan's p5" \
-  "[\"InProgress\",\"Starting\",\"$P5\",1,\"2027-01-22T00:00:00$TS\"]" "$(job_state "$OUT")"
+  "[\"InProgress\",\"Starting\",\"$P5\",1,\"2027-01-22T11:30:00$TS\"]" "$(job_state "$OUT")"
 expect_eq "its transitions: Pending from creation to the plan start, then Starting" \
-  "[[\"Pending\",\"2027-01-20T00:00:00$TS\",\"2027-01-22T00:00:00$TS\"],[\"Starting\",\"2027-01-22T00:00:00$TS\",null]]" \
+  "[[\"Pending\",\"2027-01-20T00:00:00$TS\",\"2027-01-22T11:30:00$TS\"],[\"Starting\",\"2027-01-22T11:30:00$TS\",null]]" \
   "$(jget "$OUT" '[[t["Status"], t["StartTime"], t.get("EndTime")] for t in d["SecondaryStatusTransitions"]]')"
 sm describe-training-plan --training-plan-name p5-training-day
 expect_eq "the plan is Active with its instance in use by the job" '["Active",1,1,0]' \
   "$(jget "$OUT" '[d["Status"], d["TotalInstanceCount"], d["InUseInstanceCount"], d["AvailableInstanceCount"]]')"
 
 # ================================================================ 3. the waiter
-set_clock '{"advance_seconds": 600}' 2027-01-22T00:10:00Z
+set_clock '{"advance_seconds": 600}' 2027-01-22T11:40:00Z
 CALLS=$((CALLS + 1))
 "$AWS" sagemaker wait training-job-completed-or-stopped --training-job-name on-plan \
   --endpoint-url "$ENDPOINT" >"$WORK/wait.out" 2>"$WORK/wait.err"
@@ -138,14 +145,14 @@ rc=$?
 expect_eq "wait training-job-completed-or-stopped returns 0 once the job completed" "0:" "$rc:$(cat "$WORK/wait.err")"
 sm describe-training-job --training-job-name on-plan
 expect_eq "the job completed after its 600 s of run time" \
-  "[\"Completed\",\"Completed\",\"2027-01-22T00:10:00$TS\",600]" \
+  "[\"Completed\",\"Completed\",\"2027-01-22T11:40:00$TS\",600]" \
   "$(jget "$OUT" '[d["TrainingJobStatus"], d["SecondaryStatus"], d.get("TrainingEndTime"), d.get("BillableTimeInSeconds")]')"
 
 # A GPU job with no capacity anywhere (the plan is not in its list): its pending time runs out.
 create_job starved "{\"InstanceType\":\"$P5\",\"InstanceCount\":1,\"VolumeSizeInGB\":50}" 600 \
   MaxRuntimeInSeconds=86400,MaxPendingTimeInSeconds=7200
 expect_success "create-training-job for a p5 on demand succeeds (it waits)"
-set_clock '{"advance_seconds": 7300}' 2027-01-22T02:11:40Z
+set_clock '{"advance_seconds": 7300}' 2027-01-22T13:41:40Z
 CALLS=$((CALLS + 1))
 "$AWS" sagemaker wait training-job-completed-or-stopped --training-job-name starved \
   --endpoint-url "$ENDPOINT" >"$WORK/wait2.out" 2>"$WORK/wait2.err"
@@ -155,7 +162,7 @@ expect_eq "the waiter fails (exit 255) on a job whose pending time ran out" \
   "$rc:$(tr -d '\n' <"$WORK/wait2.err")"
 sm describe-training-job --training-job-name starved
 expect_eq "its FailureReason and LastModifiedTime (the moment the time ran out, 100 s before now)" \
-  "[\"Failed\",\"Failed\",\"No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).\",\"2027-01-22T02:10:00$TS\"]" \
+  "[\"Failed\",\"Failed\",\"No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).\",\"2027-01-22T13:40:00$TS\"]" \
   "$(jget "$OUT" '[d["TrainingJobStatus"], d["SecondaryStatus"], d.get("FailureReason"), d["LastModifiedTime"]]')"
 
 # ================================================================ 4. listing
@@ -166,7 +173,7 @@ expect_eq "list-training-jobs: every job by name, with statuses and the plan of 
   "$(jget "$OUT" '[[s["TrainingJobName"], s["TrainingJobStatus"], s.get("SecondaryStatus"), s.get("TrainingPlanArn")] for s in d["TrainingJobSummaries"]]')"
 sm list-training-jobs --training-plan-arn-equals "$PLAN_ARN"
 expect_eq "list-training-jobs --training-plan-arn-equals lists only the job on the plan" \
-  "[[\"on-plan\",\"$ARN_PREFIX:training-job/on-plan\",\"2027-01-22T00:10:00$TS\"]]" \
+  "[[\"on-plan\",\"$ARN_PREFIX:training-job/on-plan\",\"2027-01-22T11:40:00$TS\"]]" \
   "$(jget "$OUT" '[[s["TrainingJobName"], s["TrainingJobArn"], s.get("TrainingEndTime")] for s in d["TrainingJobSummaries"]]')"
 
 # ================================================================ 5. a processing job with preferences
@@ -178,9 +185,9 @@ expect_success "create-processing-job with two instance preferences succeeds"
 expect_eq "create-processing-job returns the job's ARN" "$ARN_PREFIX:processing-job/prep" "$(jget "$OUT" 'd.get("ProcessingJobArn")')"
 sm describe-processing-job --processing-job-name prep
 expect_eq "describe-processing-job: InProgress on 2 ml.m5.xlarge (no on-demand g5)" \
-  "[\"InProgress\",\"ml.m5.xlarge\",2,\"2027-01-22T02:11:40$TS\"]" \
+  "[\"InProgress\",\"ml.m5.xlarge\",2,\"2027-01-22T13:41:40$TS\"]" \
   "$(jget "$OUT" '[d["ProcessingJobStatus"], d["ProcessingResources"]["ClusterConfig"].get("SelectedInstanceType"), d["ProcessingResources"]["ClusterConfig"].get("SelectedInstanceCount"), d.get("ProcessingStartTime")]')"
-set_clock '{"advance_seconds": 300}' 2027-01-22T02:16:40Z
+set_clock '{"advance_seconds": 300}' 2027-01-22T13:46:40Z
 CALLS=$((CALLS + 1))
 "$AWS" sagemaker wait processing-job-completed-or-stopped --processing-job-name prep \
   --endpoint-url "$ENDPOINT" >"$WORK/wait3.out" 2>"$WORK/wait3.err"
@@ -188,18 +195,18 @@ rc=$?
 expect_eq "wait processing-job-completed-or-stopped returns 0 once the job completed" "0:" "$rc:$(cat "$WORK/wait3.err")"
 sm describe-processing-job --processing-job-name prep
 expect_eq "the processing job completed after its 300 s of run time" \
-  "[\"Completed\",\"2027-01-22T02:16:40$TS\"]" "$(jget "$OUT" '[d["ProcessingJobStatus"], d.get("ProcessingEndTime")]')"
+  "[\"Completed\",\"2027-01-22T13:46:40$TS\"]" "$(jget "$OUT" '[d["ProcessingJobStatus"], d.get("ProcessingEndTime")]')"
 
 # ================================================================ 6. stop-training-job
 create_job to-stop '{"InstanceType":"ml.c5.xlarge","InstanceCount":1,"VolumeSizeInGB":50}' 600
 expect_success "create-training-job on an unlimited on-demand type succeeds"
-set_clock '{"advance_seconds": 30}' 2027-01-22T02:17:10Z
+set_clock '{"advance_seconds": 30}' 2027-01-22T13:47:10Z
 sm stop-training-job --training-job-name to-stop
 expect_success "stop-training-job succeeds"
 expect_eq "stop-training-job prints nothing" "" "$(cat "$OUT")"
 sm describe-training-job --training-job-name to-stop
 expect_eq "the job is Stopped at the moment of the stop" \
-  "[\"Stopped\",\"Stopped\",\"2027-01-22T02:17:10$TS\",30]" \
+  "[\"Stopped\",\"Stopped\",\"2027-01-22T13:47:10$TS\",30]" \
   "$(jget "$OUT" '[d["TrainingJobStatus"], d["SecondaryStatus"], d.get("TrainingEndTime"), d.get("TrainingTimeInSeconds")]')"
 sm stop-training-job --training-job-name to-stop
 expect_aws_error "stopping it again is refused with its status" StopTrainingJob ValidationException \
@@ -224,6 +231,31 @@ for family in training processing; do
     done
   done
 done
+
+# ================================================================ 8. the plan's last 30 minutes
+# "You have full access to all reserved instances until 30 minutes before the Reserved Capacity end
+# time. When there are 30 minutes remaining in your Reserved Capacity, SageMaker training plans
+# begin the process of terminating any running instances within that Reserved Capacity." A job on
+# the plan that would run a day is stopped at 11:00 UTC on 23 January, 30 minutes before the plan
+# ends at 11:30.
+create_job cut-short \
+  "{\"InstancePreferences\":[{\"InstanceType\":\"$P5\",\"InstanceCount\":1,\"TrainingPlanArns\":[\"$PLAN_ARN\"]}],\"VolumeSizeInGB\":50}" \
+  86400 MaxRuntimeInSeconds=172800
+expect_success "create-training-job for a day on the Active plan succeeds"
+sm describe-training-job --training-job-name cut-short
+expect_eq "it starts at once on the plan's p5" \
+  "[\"InProgress\",\"Starting\",\"$P5\",1,\"2027-01-22T13:47:10$TS\"]" "$(job_state "$OUT")"
+set_clock '{"now": "2027-01-23T10:59:59Z"}' 2027-01-23T10:59:59Z
+sm describe-training-job --training-job-name cut-short
+expect_eq "31 minutes before the plan ends it is still running" "InProgress" "$(jget "$OUT" 'd.get("TrainingJobStatus")')"
+set_clock '{"advance_seconds": 1}' 2027-01-23T11:00:00Z
+sm describe-training-job --training-job-name cut-short
+expect_eq "30 minutes before the plan ends the job is stopped (Failed, with the reason, ended at 11:00)" \
+  "[\"Failed\",\"The job was stopped 30 minutes before the end of training plan $PLAN_ARN, when the plan terminates its instances.\",\"2027-01-23T11:00:00$TS\"]" \
+  "$(jget "$OUT" '[d["TrainingJobStatus"], d.get("FailureReason"), d.get("TrainingEndTime")]')"
+sm describe-training-plan --training-plan-name p5-training-day
+expect_eq "the plan is still Active, its instance no longer in use" '["Active",1,0,1]' \
+  "$(jget "$OUT" '[d["Status"], d["TotalInstanceCount"], d["InUseInstanceCount"], d["AvailableInstanceCount"]]')"
 
 expect_eq "server printed exactly one line on stdout" 1 "$(wc -l <"$SERVER_OUT" | tr -d ' ')"
 stop_server

@@ -151,7 +151,8 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
   const sm = sagemaker(url);
   const rt = runtime(url);
 
-  // The walkthrough: a week of two ml.p5.48xlarge for an endpoint, starting Jan 20 or later.
+  // The walkthrough: a week of two ml.p5.48xlarge for an endpoint, starting Jan 20 or later: plans
+  // start and end at 11:30 UTC, so from Jan 20 11:30 to Jan 27 11:30.
   const plan = await buyPlan(sm, PLAN, {
     TargetResources: ['endpoint'], InstanceType: P5, InstanceCount: 2, DurationHours: 168,
     StartTimeAfter: new Date('2027-01-20T00:00:00Z'), EndTimeBefore: new Date('2027-01-31T00:00:00Z'),
@@ -159,6 +160,7 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
   assert.equal(plan.offer.AvailabilityZone, 'us-west-2a');
   const start = plan.offer.StartTime.getTime();
   const end = plan.offer.EndTime.getTime();
+  assert.equal(iso(start), '2027-01-20T11:30:00Z');
   assert.equal(end - start, 7 * DAY);
   // And three days of one for training, in the other zone (zone a is sold out that week).
   const training = await buyPlan(sm, TRAINING_PLAN, {
@@ -166,6 +168,7 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
     StartTimeAfter: new Date('2027-01-22T00:00:00Z'),
   });
   assert.equal(training.offer.AvailabilityZone, 'us-west-2b');
+  assert.equal(iso(training.offer.StartTime.getTime()), '2027-01-22T11:30:00Z');
   await admin(url, '/_emulator/clock', { now: iso(start) });
   await sm.send(new CreateModelCommand({ ModelName: 'demo-model', ExecutionRoleArn: ROLE,
     PrimaryContainer: { Image: `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/demo:1` } }));
@@ -177,7 +180,7 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
   const invoke = () => rt.send(new InvokeEndpointCommand({
     EndpointName: ENDPOINT, Body: new TextEncoder().encode('1,2,3'), ContentType: 'text/csv' }));
   assert.equal(new TextDecoder().decode((await invoke()).Body), '1,2,3');
-  // A job for the training plan, which starts on Jan 22: it waits from Jan 20.
+  // A job for the training plan, which starts on Jan 22 at 11:30: it waits from Jan 20, 11:30.
   await sm.send(job('train-on-plan', { InstancePreferences: [
     { InstanceType: P5, InstanceCount: 1, TrainingPlanArns: [training.arn] }] }));
 
@@ -194,7 +197,7 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
   await bar.waitFor();
   assert.deepEqual(await bar.evaluate((el) => ({ ...el.dataset })), {
     testid: 'plan-bar', plan: PLAN, arn: plan.arn, region: REGION, az: 'us-west-2a', instanceType: P5,
-    start: '2027-01-20T00:00:00Z', end: '2027-01-27T00:00:00Z', status: 'Active', count: '2',
+    start: '2027-01-20T11:30:00Z', end: '2027-01-27T11:30:00Z', status: 'Active', count: '2',
   });
   // It opens on what matters: the two zones with plans, not the empty zone c or eu-west-1, and the
   // plan in sight without scrolling anything.
@@ -216,11 +219,11 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
   assert.ok(barBox.y >= rowBox.y && barBox.y + barBox.height <= rowBox.y + rowBox.height + 0.5,
     `bar ${JSON.stringify(barBox)} inside row ${JSON.stringify(rowBox)}`);
   const lineBox = await boxOf(page.locator('[data-testid=clock-line]'));
-  assert.ok(Math.abs(barBox.x - (lineBox.x + lineBox.width / 2)) <= 1.5, 'the bar starts at the clock (Jan 20)');
+  assert.ok(Math.abs(barBox.x - (lineBox.x + lineBox.width / 2)) <= 1.5, 'the bar starts at the clock (Jan 20, 11:30)');
   // 7 days of bar against the axis: the 3-day training plan is 3/7 as long.
   const trainingBox = await boxOf(page.locator(`[data-testid=pool-row][data-az=us-west-2b] [data-plan=${TRAINING_PLAN}] rect`).first());
   assert.ok(Math.abs(trainingBox.width / barBox.width - 3 / 7) < 0.02, `${trainingBox.width} / ${barBox.width}`);
-  assert.equal(await page.locator('[data-testid=clock-now]').getAttribute('data-now'), '2027-01-20T00:00:00Z');
+  assert.equal(await page.locator('[data-testid=clock-now]').getAttribute('data-now'), '2027-01-20T11:30:00Z');
 
   // The lists: the endpoint on the plan, the job waiting for its plan.
   const endpointRow = page.locator(`[data-testid=endpoint-row][data-endpoint=${ENDPOINT}]`);
@@ -232,11 +235,11 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
   assert.match(await jobRow.innerText(), /InProgress\s+Pending/);
   // Waiting is measured on the virtual clock: since when, not "0 s" on a frozen clock.
   assert.equal(await jobRow.getAttribute('data-waiting'), 'true');
-  assert.match(await jobRow.locator('[data-testid=waiting-since]').innerText(), /^since 2027-01-20 00:00 UTC/);
+  assert.match(await jobRow.locator('[data-testid=waiting-since]').innerText(), /^since 2027-01-20 11:30 UTC/);
   assert.match(await jobRow.innerText(), new RegExp(`waits for 1 × ${P5.replaceAll('.', '\\.')} on plan ${TRAINING_PLAN}`));
-  // ... and drawn, hatched from Jan 20, under its plan's zone.
+  // ... and drawn, hatched from Jan 20 11:30, under its plan's zone.
   const waiting = page.locator('[data-testid=waiting-bar][data-job=train-on-plan]');
-  assert.equal(await waiting.getAttribute('data-since'), '2027-01-20T00:00:00Z');
+  assert.equal(await waiting.getAttribute('data-since'), '2027-01-20T11:30:00Z');
   assert.ok(await inside(waiting.locator('rect'), page.locator('[data-testid=pool-row][data-az=us-west-2b] [data-testid=pool-row-band]')),
     'the waiting job is on zone b\'s row');
   assert.equal(await page.locator('[data-testid=summary-waiting]').getAttribute('data-count'), '1');
@@ -254,8 +257,8 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
   const held = page.locator(`[data-testid=holder-bar][data-name=${ENDPOINT}]`);
   await held.waitFor({ timeout: 5000 });
   assert.equal(await held.getAttribute('data-kind'), 'endpoint');
-  assert.equal(await held.getAttribute('data-from'), '2027-01-20T00:00:00Z');
-  assert.equal(await held.getAttribute('data-to'), '2027-01-21T00:00:00Z');
+  assert.equal(await held.getAttribute('data-from'), '2027-01-20T11:30:00Z');
+  assert.equal(await held.getAttribute('data-to'), '2027-01-21T11:30:00Z');
   assert.equal(await held.getAttribute('data-source'), 'plan');
   assert.equal(await held.getAttribute('data-plan-arn'), plan.arn);
   assert.equal(await held.getAttribute('data-instances'), '2');
@@ -271,18 +274,18 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
   const onDemand = page.locator('[data-testid=holder-bar][data-name=tune-on-demand]');
   await onDemand.waitFor({ timeout: 5000 });
   assert.equal(await onDemand.getAttribute('data-source'), 'on-demand');
-  assert.equal(await onDemand.getAttribute('data-to'), '2027-01-20T03:00:00Z');
+  assert.equal(await onDemand.getAttribute('data-to'), '2027-01-20T14:30:00Z');
   await checkCostPanel(page, url);
 
-  // +7 days: the plan ends (Jan 27), the page shows it Expired, the endpoint is flagged in red with
+  // +7 days: the plan ends (Jan 27, 11:30), the page shows it Expired, the endpoint is flagged in red with
   // its reason (in its row, on the timeline and in the summary), and invocations fail.
   await page.locator('[data-testid=advance-7d]').click();
   await page.locator(`[data-testid=plan-bar][data-plan=${PLAN}][data-status=Expired]`).waitFor({ timeout: 5000 });
   await page.locator(`[data-testid=plan-row][data-plan=${PLAN}][data-status=Expired]`).waitFor({ timeout: 5000 });
-  assert.equal(await page.locator('[data-testid=clock-now]').getAttribute('data-now'), '2027-01-28T00:00:00Z');
+  assert.equal(await page.locator('[data-testid=clock-now]').getAttribute('data-now'), '2027-01-28T11:30:00Z');
   await page.locator(`[data-testid=endpoint-row][data-endpoint=${ENDPOINT}][data-flagged=true]`).waitFor({ timeout: 5000 });
   const reason = await endpointRow.getAttribute('data-flag');
-  assert.match(reason, new RegExp(`^Capacity reservation expired: plan ${PLAN} ended 2027-01-27 00:00 UTC; invocations fail$`));
+  assert.match(reason, new RegExp(`^Capacity reservation expired: plan ${PLAN} ended 2027-01-27 11:30 UTC; invocations fail$`));
   const flagCell = endpointRow.locator('[data-testid=flag]');
   assert.equal(await flagCell.innerText(), reason);
   assert.equal(await flagCell.evaluate((el) => getComputedStyle(el).color), 'rgb(180, 35, 24)', 'red');
@@ -302,8 +305,8 @@ test('the walkthrough on the dashboard: pools in use, use and holders on the tim
   const costs = await checkCostPanel(page, url);
   assert.ok(costs.plans.some((p) => p.name === PLAN && p.status === 'Expired'));
   // The training job waited two days for its plan, then ran: both on its lane.
-  assert.equal(await page.locator('[data-testid=waited-bar][data-job=train-on-plan]').getAttribute('data-since'), '2027-01-20T00:00:00Z');
-  assert.equal(await page.locator('[data-testid=holder-bar][data-name=train-on-plan]').getAttribute('data-from'), '2027-01-22T00:00:00Z');
+  assert.equal(await page.locator('[data-testid=waited-bar][data-job=train-on-plan]').getAttribute('data-since'), '2027-01-20T11:30:00Z');
+  assert.equal(await page.locator('[data-testid=holder-bar][data-name=train-on-plan]').getAttribute('data-from'), '2027-01-22T11:30:00Z');
   await screenshot(page, 'dashboard-expired.png');
   assert.deepEqual(errors, [], 'no script errors in the page');
   await page.close();
@@ -318,12 +321,12 @@ test('a HyperPod cluster in the clusters table, its plan\'s users, and the quota
   ] });
   const { url } = await emulator(['--account-id', ACCOUNT, '--region', REGION, '--quotas', quotas]);
   const sm = sagemaker(url);
-  // Two p5 for a week from Jan 17 (the clock is at Jan 15): the workers wait for it, Pending.
+  // Two p5 for a week from Jan 17, 11:30 UTC (the clock is at Jan 15): the workers wait for it, Pending.
   const plan = await buyPlan(sm, 'p5-hyperpod', {
     TargetResources: ['hyperpod-cluster'], InstanceType: P5, InstanceCount: 2, DurationHours: 168,
     StartTimeAfter: new Date('2027-01-17T00:00:00Z'),
   });
-  assert.equal(plan.offer.StartTime.toISOString(), '2027-01-17T00:00:00.000Z');
+  assert.equal(plan.offer.StartTime.toISOString(), '2027-01-17T11:30:00.000Z');
   const group = (name, count, extra = {}) => ({
     InstanceGroupName: name, InstanceType: P5, InstanceCount: count, ExecutionRole: ROLE,
     LifeCycleConfig: { SourceS3Uri: 's3://demo/lifecycle', OnCreate: 'on_create.sh' }, ...extra,
@@ -407,7 +410,7 @@ test('the shipped walkthrough scenario (the README screenshots): before and afte
 
   // Three days in: the endpoint's use inside the plan's bar and on its own line.
   await admin(emu.url, '/_emulator/clock', { advance_seconds: 3 * 86400 });
-  await page.locator(`[data-testid=holder-bar][data-name=${ENDPOINT}][data-to="2027-01-23T00:00:00Z"]`).waitFor({ timeout: 5000 });
+  await page.locator(`[data-testid=holder-bar][data-name=${ENDPOINT}][data-to="2027-01-23T11:30:00Z"]`).waitFor({ timeout: 5000 });
   await endpointRow.click();
   await page.locator('[data-testid=plan-bar][data-plan=p5-endpoint-plan].selected').waitFor();
   assert.equal(await bar.getAttribute('data-status'), 'Active');
@@ -520,10 +523,10 @@ test('the report: one page that loads nothing, with the timeline, the tables and
   await page.setContent(html);
   await page.locator('[data-testid=plan-bar][data-plan=p5-endpoint-plan][data-status=Expired]').waitFor();
   assert.equal(await page.locator('[data-testid=report-title]').innerText(),
-    'Report generated at 2027-01-27 00:00 UTC (virtual clock 2027-01-27 00:00 UTC, frozen)');
+    'Report generated at 2027-01-27 11:30 UTC (virtual clock 2027-01-27 11:30 UTC, frozen)');
   // The whole story on the timeline: the plan with its use, the endpoint's line and its flag.
   await page.locator('[data-testid=plan-bar][data-plan=p5-endpoint-plan] [data-testid=plan-use]').waitFor();
-  assert.equal(await page.locator(`[data-testid=holder-bar][data-name=${ENDPOINT}]`).getAttribute('data-to'), '2027-01-27T00:00:00Z');
+  assert.equal(await page.locator(`[data-testid=holder-bar][data-name=${ENDPOINT}]`).getAttribute('data-to'), '2027-01-27T11:30:00Z');
   await page.locator(`[data-testid=flag-marker][data-name=${ENDPOINT}]`).waitFor();
   const endpointRow = page.locator(`[data-testid=endpoint-row][data-endpoint=${ENDPOINT}]`);
   assert.equal(await endpointRow.getAttribute('data-flagged'), 'true');

@@ -5,12 +5,13 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ACCOUNT, DAY, REGION, launchBrowser, startEmulator, tempDir, writeJson } from '../lib.mjs';
+import { ACCOUNT, DAY, REGION, admin, launchBrowser, startEmulator, tempDir, writeJson } from '../lib.mjs';
 
 const COUNT = Number(process.env.DASHBOARD_MANY_PLANS || 0);
 const ARTIFACTS = process.env.DASHBOARD_ARTIFACTS || 'artifacts';
 const TYPES = ['ml.p5.48xlarge', 'ml.p4d.24xlarge', 'ml.trn1.32xlarge'];
 const ZONES = ['us-west-2a', 'us-west-2b', 'us-west-2c'];
+const COUNTS = [1, 2, 4];  // plans are sold in 1, 2, 4, 8 ... 64 instances
 
 test(`the dashboard stays responsive with ${COUNT || 'many'} plans`, { skip: COUNT === 0 && 'set DASHBOARD_MANY_PLANS' }, async () => {
   const work = tempDir('smemu-many-');
@@ -34,17 +35,27 @@ test(`the dashboard stays responsive with ${COUNT || 'many'} plans`, { skip: COU
     assert.equal(res.status, 200, JSON.stringify(json));
     return json;
   };
+  // The plans start over a year. A plan can be bought at most 56 days before it starts ("up to 8
+  // weeks (56 days) in advance of the start date"), and the clock never moves backwards: the
+  // plans are bought day by day through the year, each for a start up to 4 weeks after its day
+  // (so not in the order of their starts), with the clock two weeks before that day.
   const seeding = Date.now();
+  let now = t0;
   for (let i = 0, bought = 0; bought < COUNT; i++) {
+    const day = Math.floor((bought * 360) / COUNT);
+    if (t0 + (day - 14) * DAY > now) {
+      now = t0 + (day - 14) * DAY;
+      await admin(emu.url, '/_emulator/clock', { now: new Date(now).toISOString() });
+    }
     const { TrainingPlanOfferings: offers } = await call('SearchTrainingPlanOfferings', {
-      InstanceType: TYPES[i % TYPES.length], InstanceCount: 1 + (i % 3), DurationHours: 24 * (1 + (i % 7)),
-      StartTimeAfter: (t0 + ((i * 7) % 360) * DAY) / 1000, TargetResources: ['training-job'] });
+      InstanceType: TYPES[i % TYPES.length], InstanceCount: COUNTS[i % COUNTS.length], DurationHours: 24 * (1 + (i % 7)),
+      StartTimeAfter: (t0 + (day + ((i * 5) % 28)) * DAY) / 1000, TargetResources: ['training-job'] });
     if (offers.length === 0) continue;
     await call('CreateTrainingPlan', { TrainingPlanName: `plan-${i}`,
       TrainingPlanOfferingId: offers[i % offers.length].TrainingPlanOfferingId });
     bought++;
   }
-  console.log(`seeded ${COUNT} plans in ${Date.now() - seeding} ms`);
+  console.log(`seeded ${COUNT} plans in ${Date.now() - seeding} ms; the clock is at ${new Date(now).toISOString()}`);
 
   const timings = [];
   let version = '';

@@ -22,6 +22,11 @@ export const T0 = Date.parse(CLOCK_START);
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
+// "Training Plans always end at 11:30 AM UTC on the final day of the reservation": plan days run
+// from 11:30 UTC to 11:30 UTC, and a plan bought ahead starts at 11:30 UTC. P0 is the first plan
+// day after CLOCK_START (2027-01-20T11:30:00Z); P0 + n * DAY are the later ones.
+export const PLAN_DAY_OFFSET = 11 * HOUR + 30 * MINUTE;
+export const P0 = T0 + PLAN_DAY_OFFSET;
 export const ACCOUNT = DEFAULT_ACCOUNT;
 export const OTHER_ACCOUNT = '210987654321';
 export const REGION = DEFAULT_REGION;
@@ -92,13 +97,15 @@ export const processingJobArn = (name, opts) => arnOf('processing-job', name, op
 
 // ------------------------------------------------------------------------------------ plans
 
-// Buys the plan of `hours` x `count` instances of `type` that starts exactly at `startMs`: searches
-// [startMs, startMs + hours] (so every offering starts then) and buys the offering in `zone`, or
-// the first one. With `offeringCount`, the search must find exactly that many offerings.
-// TargetResources is sent only when `targets` is given (the service's default is training-job).
+// Buys the plan of `hours` (whole days) x `count` instances of `type` that starts exactly at
+// `startMs`, a plan day's start (11:30 UTC, P0 by default) more than 30 minutes after the clock:
+// searches [startMs, startMs + hours] (so every offering starts then) and buys the offering in
+// `zone`, or the first one. With `offeringCount`, the search must find exactly that many
+// offerings. TargetResources is sent only when `targets` is given (the service's default is
+// training-job). The plan is Scheduled until startMs: move the clock there to use it at once.
 // Returns { arn, offering, offerings }.
 export async function searchAndBuy(client, name, {
-  startMs = T0, hours = 24, count = 1, type = P5, zone, targets, offeringCount,
+  startMs = P0, hours = 24, count = 1, type = P5, zone, targets, offeringCount,
 } = {}) {
   const res = await client.send(new SearchTrainingPlanOfferingsCommand({
     InstanceType: type,
@@ -121,6 +128,7 @@ export async function searchAndBuy(client, name, {
   const [rc] = offering.ReservedCapacityOfferings;
   assert.equal(rc.StartTime.getTime(), startMs, `${name} starts at ${new Date(startMs).toISOString()}`);
   assert.equal(rc.EndTime.getTime(), startMs + hours * HOUR, `${name} lasts ${hours} hours`);
+  assert.equal(rc.EndTime.toISOString().slice(11), '11:30:00.000Z', `${name} ends at 11:30 UTC`);
   assert.equal(rc.InstanceType, type);
   assert.equal(rc.InstanceCount, count);
   const bought = await client.send(new CreateTrainingPlanCommand({
@@ -131,10 +139,10 @@ export async function searchAndBuy(client, name, {
 }
 
 // Buys `count` ml.p5.48xlarge (or `type`) for endpoints (or `targets`), for a week (or `hours`)
-// from `startMs`, and checks the plan's size and targets as DescribeTrainingPlan reports them.
-// Returns the plan ARN.
+// from `startMs` (P0 by default), and checks the plan's size and targets as DescribeTrainingPlan
+// reports them. Returns the plan ARN.
 export async function buyEndpointPlan(client, name, {
-  startMs = T0, hours = 168, count = 1, type = P5, targets = ['endpoint'], zone, offeringCount,
+  startMs = P0, hours = 168, count = 1, type = P5, targets = ['endpoint'], zone, offeringCount,
 } = {}) {
   const { arn } = await searchAndBuy(client, name, { startMs, hours, count, type, targets, zone, offeringCount });
   const plan = await client.send(new DescribeTrainingPlanCommand({ TrainingPlanName: name }));

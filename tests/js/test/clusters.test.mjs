@@ -6,7 +6,8 @@
 // paginators paginateListClusters / paginateListClusterNodes, the refusals, and quotas set with
 // POST /_emulator/quotas refusing CreateCluster, UpdateCluster and CreateEndpoint.
 //
-// Every test starts its own emulator (frozen clock at 2027-01-20T00:00:00Z) on this capacity file:
+// Every test starts its own emulator (frozen clock at 2027-01-20T00:00:00Z) on this capacity file
+// (plans start and end at 11:30 UTC):
 //   us-west-2  us-west-2a  ml.p5.48xlarge  2 reservable, none on demand  (55.00 per plan hour)
 //                          ml.m5.xlarge    4 on demand
 // ml.c5.xlarge is not in the file, so its on-demand capacity is unlimited.
@@ -32,7 +33,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { admin, sagemaker } from '../lib/emulator.mjs';
 import {
-  T0, MINUTE, HOUR, DAY, ACCOUNT, REGION, P5, P5_PRICES,
+  T0, P0, MINUTE, HOUR, DAY, ACCOUNT, REGION, P5, P5_PRICES,
   advance, clockTo, createModel, eventually, expectError, expectValidation, onDemandVariant, planArn,
   recordStatuses, searchAndBuy, withEmulator as withEmulatorOn, writeCapacityFile,
 } from '../lib/fixtures.mjs';
@@ -90,9 +91,10 @@ const describeNode = (client, name, id) =>
 const batchDelete = (client, name, ids) =>
   client.send(new BatchDeleteClusterNodesCommand({ ClusterName: name, NodeIds: ids }));
 
-// Buys `count` ml.p5.48xlarge for HyperPod clusters for `hours` from `startMs` and checks the
-// plan's targets as DescribeTrainingPlan reports them. Returns the plan ARN.
-async function buyClusterPlan(client, name, { startMs = T0 + DAY, hours = 48, count = 2 } = {}) {
+// Buys `count` ml.p5.48xlarge for HyperPod clusters for `hours` from `startMs` (a plan day's 11:30
+// UTC; by default the second, 2027-01-21) and checks the plan's targets as DescribeTrainingPlan
+// reports them. Returns the plan ARN.
+async function buyClusterPlan(client, name, { startMs = P0 + DAY, hours = 48, count = 2 } = {}) {
   const { arn, offering } = await searchAndBuy(client, name, {
     startMs, hours, count, targets: ['hyperpod-cluster'],
   });
@@ -168,9 +170,9 @@ async function setQuotas(url, quotas) {
 
 test('a cluster on a hyperpod-cluster plan: Creating, InService, nodes Pending -> Running -> ShuttingDown -> gone, scaled, nodes deleted, deleted', async () => {
   await withEmulator(async ({ url, sm }) => {
-    const plan = await buyClusterPlan(sm, 'hp-plan');  // 2 x p5, 2027-01-21 00:00 to 2027-01-23 00:00
-    const planStart = T0 + DAY;
-    const planEnd = T0 + 3 * DAY;
+    const plan = await buyClusterPlan(sm, 'hp-plan');  // 2 x p5, 2027-01-21 11:30 to 2027-01-23 11:30
+    const planStart = P0 + DAY;
+    const planEnd = P0 + 3 * DAY;
     const arn = await createCluster(sm, 'hp-cluster', [
       { ...group('workers', P5, 2, plan), ThreadsPerCore: 1 },
       group('controller', M5, 1),
@@ -328,8 +330,10 @@ test('a cluster on a hyperpod-cluster plan: Creating, InService, nodes Pending -
 });
 
 test('DescribeCluster takes the ARN; ListClusters summarizes status and plans; other accounts see nothing', async () => {
-  await withEmulator(async ({ sm, other }) => {
-    const plan = await buyClusterPlan(sm, 'hp-plan', { startMs: T0 });
+  await withEmulator(async ({ url, sm, other }) => {
+    // A plan from 11:30 today, and the clock moved to its start: the plan is Active.
+    const plan = await buyClusterPlan(sm, 'hp-plan', { startMs: P0 });
+    await clockTo(url, P0);
     const arn = await createCluster(sm, 'on-plan', [group('workers', P5, 1, plan), group('controller', M5, 1)]);
     const d = await describeCluster(sm, arn);
     assert.equal(d.ClusterName, 'on-plan');
@@ -339,7 +343,7 @@ test('DescribeCluster takes the ARN; ListClusters summarizes status and plans; o
     const { ClusterSummaries: [summary], NextToken } = await listClusters(sm);
     assert.equal(NextToken, undefined);
     assert.deepEqual(summary, {
-      ClusterArn: arn, ClusterName: 'on-plan', CreationTime: new Date(T0), ClusterStatus: 'InService',
+      ClusterArn: arn, ClusterName: 'on-plan', CreationTime: new Date(P0), ClusterStatus: 'InService',
       TrainingPlanArns: [plan],
     });
     assert.deepEqual((await listClusters(other)).ClusterSummaries, []);
@@ -386,7 +390,7 @@ async function nodePages(client, input, pageSize) {
 
 test('paginateListClusters pages through every cluster by creation time and name, both ways, and filters by plan', async () => {
   await withEmulator(async ({ url, sm }) => {
-    const plan = await buyClusterPlan(sm, 'hp-plan', { startMs: T0, count: 2 });
+    const plan = await buyClusterPlan(sm, 'hp-plan', { startMs: P0, count: 2 });
     // Created in an order unlike their names; c-delta and c-alpha tie on their creation time.
     const created = ['c-echo', 'c-charlie', 'c-delta', 'c-alpha', 'c-bravo'];
     const onPlan = new Set(['c-charlie', 'c-alpha']);
@@ -478,8 +482,8 @@ test('refusals: ResourceNotFound, ResourceInUse, ValidationException, ResourceLi
     await expectError(sm, createCluster(sm, 'TAKEN', [group('g', C5, 1)]), 'ResourceInUse', 'Cluster TAKEN already exists.');
 
     // Plans: one for training jobs, one for clusters of 2 p5.
-    const { arn: jobPlan } = await searchAndBuy(sm, 'job-plan', { startMs: T0 + 10 * DAY, count: 1, targets: ['training-job'] });
-    const plan = await buyClusterPlan(sm, 'hp-plan', { startMs: T0, count: 1 });
+    const { arn: jobPlan } = await searchAndBuy(sm, 'job-plan', { startMs: P0 + 10 * DAY, count: 1, targets: ['training-job'] });
+    const plan = await buyClusterPlan(sm, 'hp-plan', { startMs: P0, count: 1 });
     await expectValidation(sm, createCluster(sm, 'bad', [group('w', P5, 1, jobPlan)]),
       `Training plan ${jobPlan} was not bought for HyperPod clusters (its TargetResources do not include hyperpod-cluster).`);
     await expectValidation(sm, createCluster(sm, 'bad', [group('w', 'ml.p4d.24xlarge', 1, plan)]),
@@ -504,7 +508,7 @@ test('refusals: ResourceNotFound, ResourceInUse, ValidationException, ResourceLi
       ['holder', 'taken'], 'no refused cluster was created');
 
     // Once the plan has expired it takes no group, and its cluster's group has no nodes.
-    await clockTo(url, T0 + 2 * DAY);
+    await clockTo(url, P0 + 2 * DAY);
     await expectValidation(sm, createCluster(sm, 'late', [group('w', P5, 1, plan)]),
       `Training plan ${plan} has expired.`);
     assert.deepEqual(groupStates(await describeCluster(sm, 'holder')), [['w', 0, 1, 'InService', 'Expired']]);

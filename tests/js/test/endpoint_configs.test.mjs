@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { modelArn, UUID } from '../lib/emulator.mjs';
 import {
-  T0, OTHER_ACCOUNT, P5, P5_PRICES, ROLE, advance, buyEndpointPlan, configArn, createModel,
+  T0, P0, DAY, OTHER_ACCOUNT, P5, P5_PRICES, ROLE, advance, buyEndpointPlan, clockTo, configArn, createModel,
   expectValidation, planArn, reservedVariant, withEmulator as withEmulatorOn, writeCapacityFile,
 } from '../lib/fixtures.mjs';
 
@@ -42,8 +42,9 @@ const describeConfig = (client, name) => client.send(new DescribeEndpointConfigC
 const deleteConfig = (client, name) => client.send(new DeleteEndpointConfigCommand({ EndpointConfigName: name }));
 const listConfigs = (client, input = {}) => client.send(new ListEndpointConfigsCommand(input));
 
-// Buys a week of `count` ml.p5.48xlarge starting now, for `targets`, from the one offering the
-// search finds. Returns the plan ARN.
+// Buys a week of `count` ml.p5.48xlarge from the first plan day (2027-01-20 11:30 UTC to
+// 2027-01-27 11:30 UTC), for `targets`, from the one offering the search finds. Returns the plan
+// ARN.
 const buyPlan = (client, name, { count = 1, targets = ['endpoint'] } = {}) =>
   buyEndpointPlan(client, name, { count, targets, offeringCount: 1 });
 
@@ -391,7 +392,7 @@ test('an expired plan cannot back a new endpoint config', async () => {
   await withEmulator(async ({ url, sm }) => {
     await createModel(sm, 'llm');
     const plan = await buyPlan(sm, 'week-plan', { count: 2 });
-    await advance(url, 7 * 86400 - 1);  // one second before the plan ends: still usable
+    await clockTo(url, P0 + 7 * DAY - 1000);  // one second before the plan ends: still usable
     await reserved(sm, 'last-second', plan, 2);
     await advance(url, 3601);  // an hour past the plan's EndTime
     await expectValidation(sm, reserved(sm, 'too-late', plan, 1), /has expired/);

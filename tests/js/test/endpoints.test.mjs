@@ -31,7 +31,7 @@ import {
 import { InvokeEndpointCommand } from '@aws-sdk/client-sagemaker-runtime';
 import { runtime, errorOf, assertRawError } from '../lib/emulator.mjs';
 import {
-  T0, MINUTE, HOUR, DAY, ACCOUNT, OTHER_ACCOUNT, P5, G5, P5_PRICES, IMAGE, FAST,
+  T0, P0, MINUTE, HOUR, DAY, ACCOUNT, OTHER_ACCOUNT, P5, G5, P5_PRICES, IMAGE, FAST,
   advance, buyEndpointPlan, clockTo, configArn, createModel, endpointArn, expectError, expectValidation,
   expectWaiterFailure, onDemandVariant, planArn, reservedVariant, waitAcrossClockMove,
   withEmulator as withEmulatorOn, writeCapacityFile,
@@ -81,26 +81,32 @@ const decode = (body) => {
   return new TextDecoder().decode(body);
 };
 
-// Buys `count` ml.p5.48xlarge for endpoints, for a week from `startMs`. Returns the plan ARN.
-const buyPlan = (client, name, { count = 1, startMs = T0 } = {}) => buyEndpointPlan(client, name, { count, startMs });
+// Buys `count` ml.p5.48xlarge for endpoints, for a week from `startMs` (a plan day's 11:30 UTC; by
+// default the first, 2027-01-20). Returns the plan ARN.
+const buyPlan = (client, name, { count = 1, startMs = P0 } = {}) => buyEndpointPlan(client, name, { count, startMs });
 
 // ------------------------------------------------------------------------------------ walkthrough
 
 test('the AWS walkthrough: plan -> model -> config -> endpoint -> waiter -> invoke -> expiry -> delete', async () => {
   await withEmulator(async ({ url, sm, rt }) => {
-    // 1. Find and buy a week of two ml.p5.48xlarge for endpoints.
+    // 1. Find and buy a week of two ml.p5.48xlarge for endpoints, from 11:30 UTC today; move the
+    //    clock to its start.
     const { TrainingPlanOfferings: offerings } = await sm.send(new SearchTrainingPlanOfferingsCommand({
       TargetResources: ['endpoint'], InstanceType: P5, InstanceCount: 2, DurationHours: 168,
-      StartTimeAfter: new Date(T0), EndTimeBefore: new Date(T0 + 7 * DAY),
+      StartTimeAfter: new Date(P0), EndTimeBefore: new Date(P0 + 7 * DAY),
     }));
     assert.equal(offerings.length, 1, JSON.stringify(offerings));
     assert.equal(offerings[0].ReservedCapacityOfferings[0].AvailabilityZone, 'us-west-2a');
+    assert.equal(offerings[0].ReservedCapacityOfferings[0].StartTime.getTime(), P0);
     assert.equal(offerings[0].UpfrontFee, '18480.00', '168 h x 2 x 55.00');
     const { TrainingPlanArn: plan } = await sm.send(new CreateTrainingPlanCommand({
       TrainingPlanName: 'p5-endpoint-week', TrainingPlanOfferingId: offerings[0].TrainingPlanOfferingId,
     }));
     assert.equal(plan, planArn('p5-endpoint-week'));
     let p = await describePlan(sm, 'p5-endpoint-week');
+    assert.deepEqual([p.Status, p.StartTime.getTime(), p.EndTime.getTime()], ['Scheduled', P0, P0 + 7 * DAY]);
+    await clockTo(url, P0);
+    p = await describePlan(sm, 'p5-endpoint-week');
     assert.deepEqual([p.Status, p.TotalInstanceCount, p.InUseInstanceCount, p.AvailableInstanceCount], ['Active', 2, 0, 2]);
 
     // 2. A model and an endpoint config whose variant reserves one instance of the plan.
@@ -116,7 +122,7 @@ test('the AWS walkthrough: plan -> model -> config -> endpoint -> waiter -> invo
     assert.equal(d.EndpointConfigName, 'llm-on-plan');
     assert.equal(d.EndpointStatus, 'Creating');
     assert.equal(d.FailureReason, undefined);
-    assert.deepEqual([d.CreationTime.getTime(), d.LastModifiedTime.getTime()], [T0, T0]);
+    assert.deepEqual([d.CreationTime.getTime(), d.LastModifiedTime.getTime()], [P0, P0]);
     assert.equal(d.ProductionVariants[0].CurrentInstanceCount, 0);
     assert.equal(d.ProductionVariants[0].DesiredInstanceCount, 1);
     await expectError(rt, invoke(rt, 'LLM-Endpoint', '{}', { ContentType: 'application/json' }),
@@ -132,8 +138,8 @@ test('the AWS walkthrough: plan -> model -> config -> endpoint -> waiter -> invo
 
     d = await describeEndpoint(sm, 'LLM-Endpoint');
     assert.equal(d.EndpointStatus, 'InService');
-    assert.equal(d.CreationTime.getTime(), T0);
-    assert.equal(d.LastModifiedTime.getTime(), T0 + PROVISIONING * 1000, 'the time of the status change');
+    assert.equal(d.CreationTime.getTime(), P0);
+    assert.equal(d.LastModifiedTime.getTime(), P0 + PROVISIONING * 1000, 'the time of the status change');
     assert.deepEqual(d.ProductionVariants, [{
       VariantName: 'AllTraffic',
       CurrentWeight: 1,
@@ -178,7 +184,7 @@ test('the AWS walkthrough: plan -> model -> config -> endpoint -> waiter -> invo
     assert.match(third.FailureReason ?? '', /exceeds available capacity/);
     assert.equal(third.ProductionVariants[0].CurrentInstanceCount, 0);
     assert.equal(third.ProductionVariants[0].CapacityReservationConfig.UsedByCurrentEndpoint, 0);
-    assert.equal(third.LastModifiedTime.getTime(), T0 + 2 * PROVISIONING * 1000);
+    assert.equal(third.LastModifiedTime.getTime(), P0 + 2 * PROVISIONING * 1000);
     const firstNow = await describeEndpoint(sm, 'LLM-Endpoint');
     assert.equal(firstNow.ProductionVariants[0].CapacityReservationConfig.AvailableInstanceCount, 0,
       'AvailableInstanceCount counts what every endpoint holds');
@@ -191,7 +197,7 @@ test('the AWS walkthrough: plan -> model -> config -> endpoint -> waiter -> invo
       .Endpoints.map((e) => e.EndpointName), ['LLM-Endpoint', 'llm-endpoint-2']);
 
     // 8. Past the plan's end the endpoint is still there, but invocations are a ModelError (424).
-    await clockTo(url, T0 + 7 * DAY + HOUR);
+    await clockTo(url, P0 + 7 * DAY + HOUR);
     assert.equal((await describePlan(sm, 'p5-endpoint-week')).Status, 'Expired');
     const expired = await errorOf(invoke(rt, 'LLM-Endpoint', payload, { ContentType: 'application/json' }));
     assert.equal(expired.name, 'ModelError', `unexpected error: ${expired.stack}`);
@@ -402,6 +408,7 @@ test('scaling past a plan: its size is a ValidationException, what other endpoin
   await withEmulator(async ({ url, sm }) => {
     await createModel(sm, 'llm');
     const plan = await buyPlan(sm, 'pair', { count: 2 });
+    await clockTo(url, P0);  // the plan's start: its endpoints are InService at once
     await createConfig(sm, 'on-pair', reservedVariant(plan, 1));
     await createEndpoint(sm, 'first', 'on-pair');
     await createEndpoint(sm, 'second', 'on-pair');
@@ -425,7 +432,7 @@ test('scaling past a plan: its size is a ValidationException, what other endpoin
     assert.deepEqual([p.InUseInstanceCount, p.AvailableInstanceCount], [2, 0]);
 
     // After the plan's end, nothing can be scaled on it.
-    await clockTo(url, T0 + 7 * DAY);
+    await clockTo(url, P0 + 7 * DAY);
     await expectValidation(sm, scale(sm, 'first', to(1)), `The capacity reservation ${plan} has expired.`);
     assert.equal((await describeEndpoint(sm, 'first')).ProductionVariants[0].DesiredInstanceCount, 2);
   });
@@ -514,7 +521,7 @@ test('on-demand variants share the region\'s pools; a shortage fails with the se
 test('an endpoint on a plan that has not started stays Creating until the plan\'s StartTime', async () => {
   await withEmulator(async ({ url, sm, rt }) => {
     await createModel(sm, 'llm');
-    const start = T0 + 2 * DAY;
+    const start = P0 + 2 * DAY;
     const plan = await buyPlan(sm, 'later-plan', { count: 1, startMs: start });
     let p = await describePlan(sm, 'later-plan');
     assert.equal(p.Status, 'Scheduled');
@@ -531,7 +538,7 @@ test('an endpoint on a plan that has not started stays Creating until the plan\'
     assert.equal(timedOut.name, 'TimeoutError', timedOut.message);
     await expectError(rt, invoke(rt, 'early-bird', 'x', { ContentType: 'text/plain' }), 'ValidationError', /not in service/);
 
-    await advance(url, 2 * 86400 - 1);
+    await clockTo(url, start - 1000);
     assert.equal((await describeEndpoint(sm, 'early-bird')).EndpointStatus, 'Creating');
     assert.deepEqual((await listEndpoints(sm, { StatusEquals: 'Creating' })).Endpoints.map((e) => e.EndpointName), ['early-bird']);
     await advance(url, 1);
@@ -553,7 +560,7 @@ test('an endpoint on a plan that has not started stays Creating until the plan\'
 // ------------------------------------------------------------------------------------ listing
 
 // Eight endpoints created one minute apart: on demand (InService), on-demand p5 beyond the pools
-// (Failed) and on a plan that starts a day later (Creating until then).
+// (Failed) and on a plan that starts the next plan day, 2027-01-21 11:30 UTC (Creating until then).
 const LISTED = [
   ['web-b', 'cpu'], ['api-a', 'short'], ['web-a', 'cpu'], ['batch-x', 'later'],
   ['api-b', 'cpu'], ['batch-y', 'short'], ['web-c', 'cpu'], ['api-c', 'later'],
@@ -564,7 +571,7 @@ const newestFirst = (names) => [...names].sort((a, b) => createdAt(b) - createdA
 
 async function createListed(url, sm) {
   await createModel(sm, 'llm');
-  const plan = await buyPlan(sm, 'tomorrow', { count: 2, startMs: T0 + DAY });
+  const plan = await buyPlan(sm, 'tomorrow', { count: 2, startMs: P0 + DAY });
   await createConfig(sm, 'cpu', onDemandVariant(G5, 1));
   await createConfig(sm, 'short', onDemandVariant(P5, 3));
   await createConfig(sm, 'later', reservedVariant(plan, 1));
@@ -644,7 +651,7 @@ test('ListEndpoints: CreationTime and LastModifiedTime bounds are exclusive and 
     assert.deepEqual(await list({ CreationTimeAfter: at('web-a'), CreationTimeBefore: at('web-c') }), ['batch-x', 'api-b', 'batch-y']);
 
     // The plan starts: the two Creating endpoints turn InService, which moves their LastModifiedTime.
-    const start = T0 + DAY;
+    const start = P0 + DAY;
     await clockTo(url, start);
     assert.deepEqual(await list({ StatusEquals: 'Creating' }), []);
     assert.deepEqual(await list({ StatusEquals: 'InService' }),
@@ -665,12 +672,12 @@ test('LastModifiedTime is when the status changed, also when the clock jumps pas
   // delay ran out or the plan started, not when a later request noticed it.
   await withEmulator(async ({ url, sm }) => {
     await createModel(sm, 'llm');
-    const start = T0 + DAY;
+    const start = P0 + DAY;
     const plan = await buyPlan(sm, 'tomorrow', { count: 1, startMs: start });
     await createConfig(sm, 'cpu', onDemandVariant(G5, 1));
     await createConfig(sm, 'later', reservedVariant(plan, 1));
     await createEndpoint(sm, 'quick', 'cpu');        // InService at T0 + 600 s
-    await createEndpoint(sm, 'on-plan', 'later');    // InService at the plan's start, T0 + 1 day
+    await createEndpoint(sm, 'on-plan', 'later');    // InService at the plan's start, 2027-01-21 11:30
 
     await clockTo(url, T0 + HOUR);  // well past the provisioning delay
     let d = await describeEndpoint(sm, 'quick');

@@ -26,7 +26,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { admin, sagemaker } from '../lib/emulator.mjs';
 import {
-  T0, HOUR, DAY, P5, G5, P5_PRICES, ROLE, IMAGE, FAST,
+  T0, P0, HOUR, DAY, P5, G5, P5_PRICES, ROLE, IMAGE, FAST,
   advance, buyEndpointPlan, clockTo, eventually, expectError, expectValidation, expectWaiterFailure,
   planArn, processingJobArn, recordStatuses, searchAndBuy, trainingJobArn, withEmulator,
   writeCapacityFile,
@@ -161,7 +161,7 @@ const PLAN_CAPACITY = capacity({ [P5]: { reservable: 1, on_demand: 0 } });
 
 test('a job on a Scheduled training plan waits (Pending, no pending time spent) and starts exactly at the plan start', async () => {
   await withEmulator(async ({ sm, url }) => {
-    const start = T0 + 2 * DAY;
+    const start = P0 + 2 * DAY;  // 2027-01-22 11:30 UTC
     const { arn: plan } = await searchAndBuy(sm, 'later', { startMs: start, hours: 24, targets: ['training-job'] });
     assert.equal(plan, planArn('later'));
     let p = await describePlan(sm, 'later');
@@ -176,7 +176,7 @@ test('a job on a Scheduled training plan waits (Pending, no pending time spent) 
     assert.deepEqual(job.StoppingCondition, { MaxPendingTimeInSeconds: 7200, MaxRuntimeInSeconds: 86400 });
     assert.deepEqual(transitionTimes(job), [['Pending', T0, undefined]]);
 
-    // One second before the plan starts, 47 h 59 min 59 s of waiting: far more than 7200 s, but
+    // One second before the plan starts, 59 h 29 min 59 s of waiting: far more than 7200 s, but
     // none of it counts while the plan is Scheduled.
     await clockTo(url, start - SECOND);
     job = await describeJob(sm, 'on-plan');
@@ -214,7 +214,9 @@ test('a job on a Scheduled training plan waits (Pending, no pending time spent) 
 // us-west-2a: one reservable ml.p5.48xlarge, none on demand.
 test('a job on a plan still running 30 minutes before the plan ends fails with the plan in its FailureReason', async () => {
   await withEmulator(async ({ sm, url }) => {
-    const { arn: plan } = await searchAndBuy(sm, 'one-day', { startMs: T0, hours: 24, targets: ['training-job'] });
+    // A day from 11:30 UTC today; the clock moves to its start, so the job starts at once.
+    const { arn: plan } = await searchAndBuy(sm, 'one-day', { startMs: P0, hours: 24, targets: ['training-job'] });
+    await clockTo(url, P0);
     // The plan-level member ResourceConfig.TrainingPlanArn with a plain instance type.
     await createJob(sm, 'too-long', { ...plain(P5, 1), TrainingPlanArn: plan }, {
       runSeconds: 2 * 86400, stopping: { MaxRuntimeInSeconds: 3 * 86400 },
@@ -227,8 +229,8 @@ test('a job on a plan still running 30 minutes before the plan ends fails with t
     // begin the process of terminating any running instances within that Reserved Capacity."
     assert.equal(job.FailureReason,
       `The job was stopped 30 minutes before the end of training plan ${plan}, when the plan terminates its instances.`);
-    assert.equal(ms(job.TrainingEndTime), T0 + DAY - 30 * 60 * SECOND);
-    assert.equal(ms(job.LastModifiedTime), T0 + DAY - 30 * 60 * SECOND);
+    assert.equal(ms(job.TrainingEndTime), P0 + DAY - 30 * 60 * SECOND);  // 2027-01-21 11:00 UTC
+    assert.equal(ms(job.LastModifiedTime), P0 + DAY - 30 * 60 * SECOND);
     const p = await describePlan(sm, 'one-day');
     assert.deepEqual([p.Status, p.InUseInstanceCount], ['Expired', 0]);
   }, { capacityFile: PLAN_CAPACITY });
@@ -365,7 +367,7 @@ test('waiting jobs are served first come, first served when instances are freed'
 const VALIDATION_CAPACITY = capacity({ [P5]: { reservable: 2, on_demand: 1 } });
 
 test('InstancePreferences rules are refused with the exact ValidationException texts', async () => {
-  await withEmulator(async ({ sm }) => {
+  await withEmulator(async ({ sm, url }) => {
     const endpointPlan = await buyEndpointPlan(sm, 'for-endpoints', { hours: 24 });
     const { arn: trainingPlan } = await searchAndBuy(sm, 'for-training', { hours: 24, targets: ['training-job'] });
     const refused = (resourceConfig, message, extra = {}) => expectValidation(sm,
@@ -396,8 +398,10 @@ test('InstancePreferences rules are refused with the exact ValidationException t
     await refused(prefs([P5, G5, M5, C5, P4D, 'ml.c5.2xlarge'].map((t) => pref(t, 1))),
       /^1 validation error detected: Value .* at 'resourceConfig\.instancePreferences' failed to satisfy constraint: Member must have length less than or equal to 5$/);
 
-    // Nothing was created by the refusals; a valid list on the training plan is accepted.
+    // Nothing was created by the refusals; a valid list on the training plan is accepted, and
+    // starts on it at once from the plan's start.
     assert.deepEqual((await listJobs(sm)).TrainingJobSummaries, []);
+    await clockTo(url, P0);
     await createJob(sm, 'accepted', prefs([pref(P5, 1, trainingPlan), pref(G5, 1)]));
     assert.deepEqual(state(await describeJob(sm, 'accepted')), ['InProgress', 'Starting', P5, 1]);
     assert.equal((await describePlan(sm, 'for-training')).InUseInstanceCount, 1);

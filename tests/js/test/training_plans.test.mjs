@@ -19,8 +19,8 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { sagemaker } from '../lib/emulator.mjs';
 import {
-  T0, HOUR, DAY, OTHER_ACCOUNT, P5, P5_PRICES, advance, clockTo, expectError, planArn, searchAndBuy,
-  withEmulator as withEmulatorOn, writeCapacityFile,
+  T0, P0, MINUTE, HOUR, DAY, OTHER_ACCOUNT, P5, P5_PRICES, advance, clockTo, expectError, planArn,
+  searchAndBuy, withEmulator as withEmulatorOn, writeCapacityFile,
 } from '../lib/fixtures.mjs';
 
 const TRN1 = 'ml.trn1.32xlarge';
@@ -68,11 +68,11 @@ function slots(offerings) {
     return `${rc.AvailabilityZone} ${rc.StartTime.toISOString()} ${rc.EndTime.toISOString()}`;
   });
 }
-const slot = (zone, startMs, hours) =>
-  `${zone} ${new Date(startMs).toISOString()} ${new Date(startMs + hours * HOUR).toISOString()}`;
+const slotTo = (zone, startMs, endMs) => `${zone} ${new Date(startMs).toISOString()} ${new Date(endMs).toISOString()}`;
+const slot = (zone, startMs, hours) => slotTo(zone, startMs, startMs + hours * HOUR);
 
-// Searches a window that fits exactly one plan of `hours` (default 24) from `startMs`, and buys
-// the offering in `zone` (default: the first one). Returns { arn, offering }.
+// Searches a window that fits exactly one plan of `hours` (default 24) from `startMs` (a plan day's
+// 11:30 UTC), and buys the offering in `zone` (default: the first one). Returns { arn, offering }.
 const buyWindow = (client, name, startMs, opts = {}) => searchAndBuy(client, name, { startMs, ...opts });
 
 // The call must fail with `code` at HTTP 400, as the SDK decodes it and as it went over the wire
@@ -84,17 +84,33 @@ const RC_ARN = /^arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity\/rc-
 
 // ------------------------------------------------------------------------------------ search
 
-test('search: per zone the earliest window and two alternatives a day apart, by start then zone', async () => {
+// The plan windows AWS documents: "Training Plans always end at 11:30 AM UTC on the final day of
+// the reservation", offerings "may be available to start within 30 minutes of reservation", and a
+// plan can be reserved "up to 8 weeks (56 days) in advance of the start date". A search that
+// allows a start within 30 minutes gets, per zone, a plan that starts at once (30 minutes after
+// the clock, on the next whole minute) and lasts to the first 11:30 UTC that gives it the hours,
+// the same plan one day longer, then plans of whole days from 11:30 UTC; a later search gets plans
+// of whole days from 11:30 UTC only.
+const SOON = T0 + 30 * MINUTE;  // the earliest start for the clock at T0: 2027-01-20T00:30:00Z
+
+test('search: per zone a plan that starts at once, the same a day longer, then one from 11:30 UTC, by start then zone', async () => {
   await withEmulator(async ({ sm }) => {
     const offerings = await search(sm, {
       TargetResources: ['endpoint'], InstanceType: P5, InstanceCount: 1, DurationHours: 168,
       StartTimeAfter: at(T0), EndTimeBefore: new Date('2027-02-03T00:00:00Z'),
     });
+    // 00:30 + 168 h is Jan 27 00:30: that plan runs to Jan 27 11:30 (179 h), its twin to Jan 28
+    // 11:30 (203 h); the plan from 11:30 today lasts the 168 hours. A third start a day later would
+    // make four in a zone: at most three are offered.
     assert.deepEqual(slots(offerings), [
-      slot('us-west-2a', T0, 168), slot('us-west-2b', T0, 168),
-      slot('us-west-2a', T0 + DAY, 168), slot('us-west-2b', T0 + DAY, 168),
-      slot('us-west-2a', T0 + 2 * DAY, 168), slot('us-west-2b', T0 + 2 * DAY, 168),
+      slotTo('us-west-2a', SOON, P0 + 7 * DAY), slotTo('us-west-2a', SOON, P0 + 8 * DAY),
+      slotTo('us-west-2b', SOON, P0 + 7 * DAY), slotTo('us-west-2b', SOON, P0 + 8 * DAY),
+      slot('us-west-2a', P0, 168), slot('us-west-2b', P0, 168),
     ]);
+    assert.deepEqual(offerings.map((o) => [o.DurationHours, o.DurationMinutes, o.UpfrontFee]), [
+      [179, 0, '9845.00'], [203, 0, '11165.00'], [179, 0, '9845.00'], [203, 0, '11165.00'],
+      [168, 0, '9240.00'], [168, 0, '9240.00'],
+    ], 'hours x 1 x 55.00');
     for (const o of offerings) {
       assert.match(o.TrainingPlanOfferingId, OFFERING_ID);
       assert.deepEqual(o.TargetResources, ['endpoint']);
@@ -102,39 +118,68 @@ test('search: per zone the earliest window and two alternatives a day apart, by 
       assert.deepEqual(o.RequestedStartTimeAfter, new Date('2027-01-20T00:00:00.000Z'));
       assert.ok(o.RequestedEndTimeBefore instanceof Date);
       assert.deepEqual(o.RequestedEndTimeBefore, new Date('2027-02-03T00:00:00.000Z'));
-      assert.equal(o.DurationHours, 168);
-      assert.equal(o.DurationMinutes, 0);
-      assert.equal(o.UpfrontFee, '9240.00', '168 h x 1 x 55.00');
       assert.equal(o.CurrencyCode, 'USD');
       const [rc] = o.ReservedCapacityOfferings;
       assert.equal(rc.ReservedCapacityType, 'Instance');
       assert.equal(rc.InstanceType, P5);
       assert.equal(rc.InstanceCount, 1);
-      assert.equal(rc.DurationHours, 168);
-      assert.equal(rc.DurationMinutes, 0);
+      assert.equal(rc.DurationHours, o.DurationHours);
+      assert.equal(rc.DurationMinutes, o.DurationMinutes);
+      assert.equal(rc.EndTime.toISOString().slice(11), '11:30:00.000Z', 'every plan ends at 11:30 UTC');
     }
     assert.equal(new Set(offerings.map((o) => o.TrainingPlanOfferingId)).size, offerings.length,
       'each offering has its own id');
   });
 });
 
-test('search defaults: 1 instance, 24 hours, from now, for 8 weeks, for training jobs', async () => {
+test('search defaults: 1 instance, 24 hours, from now, for training jobs; no EndTimeBefore echoed', async () => {
   await withEmulator(async ({ sm }) => {
     const offerings = await search(sm, { InstanceType: P5 });
+    // 00:30 + 24 h is Jan 21 00:30: the plan that starts at once runs to Jan 21 11:30 (35 h).
     assert.deepEqual(slots(offerings), [
-      slot('us-west-2a', T0, 24), slot('us-west-2b', T0, 24),
-      slot('us-west-2a', T0 + DAY, 24), slot('us-west-2b', T0 + DAY, 24),
-      slot('us-west-2a', T0 + 2 * DAY, 24), slot('us-west-2b', T0 + 2 * DAY, 24),
+      slotTo('us-west-2a', SOON, P0 + DAY), slotTo('us-west-2a', SOON, P0 + 2 * DAY),
+      slotTo('us-west-2b', SOON, P0 + DAY), slotTo('us-west-2b', SOON, P0 + 2 * DAY),
+      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24),
     ]);
+    assert.deepEqual(offerings.map((o) => [o.DurationHours, o.DurationMinutes, o.UpfrontFee]), [
+      [35, 0, '1925.00'], [59, 0, '3245.00'], [35, 0, '1925.00'], [59, 0, '3245.00'],
+      [24, 0, '1320.00'], [24, 0, '1320.00'],
+    ], 'hours x 1 x 55.00');
     for (const o of offerings) {
       assert.deepEqual(o.TargetResources, ['training-job']);
       assert.deepEqual(o.RequestedStartTimeAfter, at(T0));
-      assert.deepEqual(o.RequestedEndTimeBefore, new Date('2027-03-17T00:00:00.000Z'), 'now + 8 weeks');
-      assert.equal(o.DurationHours, 24);
-      assert.equal(o.DurationMinutes, 0);
+      assert.equal(o.RequestedEndTimeBefore, undefined, 'echoed only when it was given');
       assert.equal(o.ReservedCapacityOfferings[0].InstanceCount, 1);
-      assert.equal(o.UpfrontFee, '1320.00', '24 h x 1 x 55.00');
     }
+  });
+});
+
+// The developer guide's sample: `--duration-hours 15` searched at 19:08:27 UTC offers 15 h 51 min
+// and 39 h 51 min from 19:39, and 24 h from 11:30 UTC the next day.
+test('search: the guide\'s 15-hour sample, paid by the minute', async () => {
+  await withEmulator(async ({ url, sm }) => {
+    await clockTo(url, Date.parse('2027-01-20T19:08:27Z'));
+    const offerings = await search(sm, { InstanceType: P5, DurationHours: 15 });
+    const soon = Date.parse('2027-01-20T19:39:00Z');  // 19:38:27 on the next whole minute
+    assert.deepEqual(slots(offerings), [
+      slotTo('us-west-2a', soon, P0 + DAY), slotTo('us-west-2a', soon, P0 + 2 * DAY),
+      slotTo('us-west-2b', soon, P0 + DAY), slotTo('us-west-2b', soon, P0 + 2 * DAY),
+      slot('us-west-2a', P0 + DAY, 24), slot('us-west-2b', P0 + DAY, 24),
+    ]);
+    // 15.85 h and 39.85 h x 1 x 55.00.
+    assert.deepEqual(offerings.map((o) => [o.DurationHours, o.DurationMinutes, o.UpfrontFee]), [
+      [15, 51, '871.75'], [39, 51, '2191.75'], [15, 51, '871.75'], [39, 51, '2191.75'],
+      [24, 0, '1320.00'], [24, 0, '1320.00'],
+    ]);
+    assert.deepEqual(offerings[0].RequestedStartTimeAfter, new Date('2027-01-20T19:08:27.000Z'));
+
+    // Bought, the plan keeps its minutes and its fee.
+    await sm.send(new CreateTrainingPlanCommand({
+      TrainingPlanName: 'sample', TrainingPlanOfferingId: offerings[0].TrainingPlanOfferingId,
+    }));
+    const d = await describePlan(sm, 'sample');
+    assert.deepEqual([d.Status, d.StartTime, d.EndTime, d.DurationHours, d.DurationMinutes, d.UpfrontFee],
+      ['Scheduled', at(soon), at(P0 + DAY), 15, 51, '871.75']);
   });
 });
 
@@ -154,33 +199,66 @@ test('search: the same search gives the same offering ids', async () => {
   });
 });
 
-test('search: starts are whole hours, and never earlier than now', async () => {
+test('search: a start at once is 30 minutes out on the next whole minute, later ones at 11:30 UTC, never before now', async () => {
   await withEmulator(async ({ url, sm }) => {
-    const half = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 30 * 60_000) });
+    // StartTimeAfter exactly 30 minutes out still allows a start at once.
+    const half = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 30 * MINUTE) });
     assert.equal(half.length, 6);
-    assert.equal(slots(half)[0], slot('us-west-2a', T0 + HOUR, 24), 'rounded up to 01:00');
-    assert.equal(slots(half)[2], slot('us-west-2a', T0 + HOUR + DAY, 24));
-    assert.deepEqual(half[0].RequestedStartTimeAfter, at(T0 + 30 * 60_000));
+    assert.equal(slots(half)[0], slotTo('us-west-2a', SOON, P0 + DAY));
+    assert.equal(slots(half)[4], slot('us-west-2a', P0, 24));
+    assert.deepEqual(half[0].RequestedStartTimeAfter, at(T0 + 30 * MINUTE));
+    // A second later it does not: plans start at 11:30 UTC.
+    const later = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 30 * MINUTE + 1000) });
+    assert.deepEqual(slots(later), [
+      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24),
+      slot('us-west-2a', P0 + DAY, 24), slot('us-west-2b', P0 + DAY, 24),
+      slot('us-west-2a', P0 + 2 * DAY, 24), slot('us-west-2b', P0 + 2 * DAY, 24),
+    ]);
 
-    // The clock moves to 01:30; a StartTimeAfter in the past means "from now".
-    await advance(url, 90 * 60);
+    // The clock moves to 01:30:27; a StartTimeAfter in the past means "from now": 02:00:27, on
+    // the next whole minute 02:01, to Jan 21 11:30 (33 h 29 min).
+    await advance(url, 90 * 60 + 27);
+    const now = T0 + 90 * MINUTE + 27_000;
+    const soon = T0 + 2 * HOUR + MINUTE;
     const past = await search(sm, { InstanceType: P5, StartTimeAfter: new Date('2026-12-01T00:00:00Z') });
     assert.equal(past.length, 6);
-    assert.deepEqual(slots(past).slice(0, 2),
-      [slot('us-west-2a', T0 + 2 * HOUR, 24), slot('us-west-2b', T0 + 2 * HOUR, 24)]);
-    assert.deepEqual(past[0].RequestedStartTimeAfter, at(T0 + 90 * 60_000));
+    assert.deepEqual(slots(past).slice(0, 3), [
+      slotTo('us-west-2a', soon, P0 + DAY), slotTo('us-west-2a', soon, P0 + 2 * DAY), slotTo('us-west-2b', soon, P0 + DAY),
+    ]);
+    assert.deepEqual([past[0].DurationHours, past[0].DurationMinutes, past[0].UpfrontFee], [33, 29, '1841.58'],
+      '33 h 29 min x 1 x 55.00');
+    assert.deepEqual(past[0].RequestedStartTimeAfter, at(now));
     const dflt = await search(sm, { InstanceType: P5 });
-    assert.equal(slots(dflt)[0], slot('us-west-2a', T0 + 2 * HOUR, 24));
-    assert.deepEqual(dflt[0].RequestedStartTimeAfter, at(T0 + 90 * 60_000));
-    assert.deepEqual(dflt[0].RequestedEndTimeBefore, at(T0 + 90 * 60_000 + 56 * DAY));
+    assert.deepEqual(slots(dflt), slots(past));
+    assert.deepEqual(dflt[0].RequestedStartTimeAfter, at(now));
+    assert.equal(dflt[0].RequestedEndTimeBefore, undefined);
+  });
+});
+
+test('search: plans start at most 56 days ahead; a StartTimeAfter beyond that is a ValidationException', async () => {
+  await withEmulator(async ({ sm }) => {
+    // The last plan day that starts within 56 days of 2027-01-20T00:00 is 2027-03-16 11:30.
+    const last = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 55 * DAY) });
+    assert.deepEqual(slots(last), [slot('us-west-2a', P0 + 55 * DAY, 24), slot('us-west-2b', P0 + 55 * DAY, 24)]);
+    assert.deepEqual(await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 56 * DAY) }), [],
+      'the next plan day starts 56 days 11.5 hours ahead');
+    await expectError(sm, sm.send(new SearchTrainingPlanOfferingsCommand({
+      InstanceType: P5, StartTimeAfter: at(T0 + 56 * DAY + 1000),
+    })), 'ValidationException', /^StartTimeAfter 2027-03-17T00:00:01Z is more than 56 days ahead/);
+    // Near the horizon a zone offers only the starts within it: two, not three.
+    const near = await search(sm, { InstanceType: P5, StartTimeAfter: at(P0 + 54 * DAY) });
+    assert.deepEqual(slots(near), [
+      slot('us-west-2a', P0 + 54 * DAY, 24), slot('us-west-2b', P0 + 54 * DAY, 24),
+      slot('us-west-2a', P0 + 55 * DAY, 24), slot('us-west-2b', P0 + 55 * DAY, 24),
+    ]);
   });
 });
 
 test('search: InstanceCount beyond a zone leaves that zone out; the fee scales with the count', async () => {
   await withEmulator(async ({ sm }) => {
-    const two = await search(sm, { InstanceType: P5, InstanceCount: 2, StartTimeAfter: at(T0) });
+    const two = await search(sm, { InstanceType: P5, InstanceCount: 2, StartTimeAfter: at(P0) });
     assert.deepEqual(slots(two), [
-      slot('us-west-2a', T0, 24), slot('us-west-2a', T0 + DAY, 24), slot('us-west-2a', T0 + 2 * DAY, 24),
+      slot('us-west-2a', P0, 24), slot('us-west-2a', P0 + DAY, 24), slot('us-west-2a', P0 + 2 * DAY, 24),
     ]);
     for (const o of two) {
       assert.equal(o.ReservedCapacityOfferings[0].InstanceCount, 2);
@@ -202,43 +280,68 @@ test('search: no capacity of that type or in that region is an empty list, not a
 
 test('search: at most 10 offerings, sorted by start then zone', async () => {
   await withEmulator(async ({ east }) => {
-    const offerings = await search(east, { InstanceType: TRN1, StartTimeAfter: at(T0) });
     const zones = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'];
+    const offerings = await search(east, { InstanceType: TRN1, StartTimeAfter: at(P0) });
     assert.deepEqual(slots(offerings), [
-      ...zones.map((z) => slot(z, T0, 24)),
-      ...zones.map((z) => slot(z, T0 + DAY, 24)),
-      slot('us-east-1a', T0 + 2 * DAY, 24), slot('us-east-1b', T0 + 2 * DAY, 24),
+      ...zones.map((z) => slot(z, P0, 24)),
+      ...zones.map((z) => slot(z, P0 + DAY, 24)),
+      slot('us-east-1a', P0 + 2 * DAY, 24), slot('us-east-1b', P0 + 2 * DAY, 24),
     ]);
     for (const o of offerings) assert.equal(o.UpfrontFee, '296.28', '24 h x 1 x 12.345');
+    // From now: the plans that start at once come first, each zone's shorter one first.
+    const fromNow = await search(east, { InstanceType: TRN1 });
+    assert.deepEqual(slots(fromNow), [
+      ...zones.flatMap((z) => [slotTo(z, SOON, P0 + DAY), slotTo(z, SOON, P0 + 2 * DAY)]),
+      slot('us-east-1a', P0, 24), slot('us-east-1b', P0, 24),
+    ]);
   });
 });
 
 test('search: only windows that fit entirely before EndTimeBefore are offered', async () => {
   await withEmulator(async ({ sm }) => {
     const tight = await search(sm, {
-      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0), EndTimeBefore: at(T0 + 48 * HOUR),
+      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(P0), EndTimeBefore: at(P0 + 48 * HOUR),
     });
-    assert.deepEqual(slots(tight), [slot('us-west-2a', T0, 48), slot('us-west-2b', T0, 48)]);
+    assert.deepEqual(slots(tight), [slot('us-west-2a', P0, 48), slot('us-west-2b', P0, 48)]);
     const tooShort = await search(sm, {
-      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0), EndTimeBefore: at(T0 + 47 * HOUR),
+      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(P0), EndTimeBefore: at(P0 + 47 * HOUR),
     });
     assert.deepEqual(tooShort, []);
     const oneMore = await search(sm, {
-      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0), EndTimeBefore: at(T0 + 49 * HOUR),
+      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(P0), EndTimeBefore: at(P0 + 49 * HOUR),
     });
-    assert.deepEqual(slots(oneMore), [slot('us-west-2a', T0, 48), slot('us-west-2b', T0, 48)],
+    assert.deepEqual(slots(oneMore), [slot('us-west-2a', P0, 48), slot('us-west-2b', P0, 48)],
       'the next start a day later would not fit');
+    // From now: the plan that starts at once fits (00:30 + 48 h -> Jan 22 11:30), its twin a day
+    // longer does not.
+    const fromNow = await search(sm, {
+      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0), EndTimeBefore: at(P0 + 2 * DAY),
+    });
+    assert.deepEqual(slots(fromNow), [
+      slotTo('us-west-2a', SOON, P0 + 2 * DAY), slotTo('us-west-2b', SOON, P0 + 2 * DAY),
+      slot('us-west-2a', P0, 48), slot('us-west-2b', P0, 48),
+    ]);
   });
 });
 
 // "The DurationHour is rounded up to the nearest multiple of 24." "Reservation durations are
 // available in 1-day increments from 1 to 182 days." "The reservation instance quantity options are
-// 1, 2, 4, 8, 16, 32 or 64 instances." (developer guide, search training plan offerings)
+// 1, 2, 4, 8, 16, 32 or 64 instances." (developer guide, search training plan offerings) A plan
+// that starts at once lasts to the first 11:30 UTC that gives it the hours.
 test('search: DurationHours rounds up to whole days, 1 to 182; 1, 2, 4 ... 64 instances', async () => {
   await withEmulator(async ({ sm }) => {
     for (const [hours, rounded] of [[1, 24], [15, 24], [23, 24], [25, 48], [36, 48]]) {
-      const found = await search(sm, { InstanceType: P5, DurationHours: hours, TargetResources: ['endpoint'] });
+      const found = await search(sm, {
+        InstanceType: P5, DurationHours: hours, TargetResources: ['endpoint'], StartTimeAfter: at(P0),
+      });
       assert.equal(found[0].DurationHours, rounded, `${hours} h`);
+      assert.equal(found[0].DurationMinutes, 0, `${hours} h`);
+    }
+    // From 00:30: to 11:30 the same day (11 h), or the next (35 h), or the one after (59 h).
+    for (const [hours, until] of [[1, 11], [11, 11], [12, 35], [15, 35], [35, 35], [36, 59]]) {
+      const found = await search(sm, { InstanceType: P5, DurationHours: hours, TargetResources: ['endpoint'] });
+      assert.equal(slots(found)[0], slot('us-west-2a', SOON, until), `${hours} h`);
+      assert.equal(found[0].DurationHours, until, `${hours} h`);
     }
     for (const hours of [4369, 4392]) {
       await expectError(sm, sm.send(new SearchTrainingPlanOfferingsCommand({ InstanceType: P5, DurationHours: hours })),
@@ -249,10 +352,10 @@ test('search: DurationHours rounds up to whole days, 1 to 182; 1, 2, 4 ... 64 in
         'ValidationException');
     }
     const longest = await search(sm, {
-      InstanceType: P5, DurationHours: 4368, StartTimeAfter: at(T0), EndTimeBefore: at(T0 + 200 * DAY),
+      InstanceType: P5, DurationHours: 4368, StartTimeAfter: at(P0), EndTimeBefore: at(P0 + 200 * DAY),
     });
     assert.ok(longest.length > 0);
-    assert.equal(slots(longest)[0], slot('us-west-2a', T0, 4368));
+    assert.equal(slots(longest)[0], slot('us-west-2a', P0, 4368));
     assert.equal(longest[0].DurationHours, 4368);
     assert.equal(longest[0].UpfrontFee, '240240.00', '4368 h x 1 x 55.00');
   });
@@ -262,7 +365,7 @@ test('search: DurationHours rounds up to whole days, 1 to 182; 1, 2, 4 ... 64 in
 
 test('buy an offering, then describe it, list it and describe its reserved capacity', async () => {
   await withEmulator(async ({ sm }) => {
-    const start = T0 + 3 * DAY;
+    const start = P0 + 3 * DAY;
     const offerings = await search(sm, {
       InstanceType: P5, InstanceCount: 2, DurationHours: 72, TargetResources: ['endpoint'],
       StartTimeAfter: at(start), EndTimeBefore: at(start + 10 * DAY),
@@ -283,8 +386,8 @@ test('buy an offering, then describe it, list it and describe its reserved capac
     assert.equal(d.DurationHours, 72);
     assert.equal(d.DurationMinutes, 0);
     assert.ok(d.StartTime instanceof Date && d.EndTime instanceof Date);
-    assert.deepEqual(d.StartTime, new Date('2027-01-23T00:00:00.000Z'));
-    assert.deepEqual(d.EndTime, new Date('2027-01-26T00:00:00.000Z'));
+    assert.deepEqual(d.StartTime, new Date('2027-01-23T11:30:00.000Z'));
+    assert.deepEqual(d.EndTime, new Date('2027-01-26T11:30:00.000Z'));
     assert.equal(d.UpfrontFee, '7920.00', '72 h x 2 x 55.00');
     assert.equal(d.UpfrontFee, offering.UpfrontFee);
     assert.equal(d.CurrencyCode, 'USD');
@@ -302,8 +405,8 @@ test('buy an offering, then describe it, list it and describe its reserved capac
     assert.equal(rc.AvailabilityZone, 'us-west-2a');
     assert.equal(rc.DurationHours, 72);
     assert.equal(rc.DurationMinutes, 0);
-    assert.deepEqual(rc.StartTime, new Date('2027-01-23T00:00:00.000Z'));
-    assert.deepEqual(rc.EndTime, new Date('2027-01-26T00:00:00.000Z'));
+    assert.deepEqual(rc.StartTime, new Date('2027-01-23T11:30:00.000Z'));
+    assert.deepEqual(rc.EndTime, new Date('2027-01-26T11:30:00.000Z'));
 
     const listed = await listPlans(sm);
     assert.equal(listed.TrainingPlanSummaries.length, 1);
@@ -327,8 +430,8 @@ test('buy an offering, then describe it, list it and describe its reserved capac
     assert.equal(r.AvailabilityZone, 'us-west-2a');
     assert.equal(r.DurationHours, 72);
     assert.equal(r.DurationMinutes, 0);
-    assert.deepEqual(r.StartTime, new Date('2027-01-23T00:00:00.000Z'));
-    assert.deepEqual(r.EndTime, new Date('2027-01-26T00:00:00.000Z'));
+    assert.deepEqual(r.StartTime, new Date('2027-01-23T11:30:00.000Z'));
+    assert.deepEqual(r.EndTime, new Date('2027-01-26T11:30:00.000Z'));
     assert.equal(r.InstanceType, P5);
     assert.equal(r.TotalInstanceCount, 2);
     assert.equal(r.AvailableInstanceCount, 2);
@@ -336,15 +439,42 @@ test('buy an offering, then describe it, list it and describe its reserved capac
   });
 });
 
-test('a plan starting now is Active at once', async () => {
-  await withEmulator(async ({ sm }) => {
-    await buyWindow(sm, 'starts-now', T0, { hours: 168, targets: ['endpoint'] });
+// "SageMaker training plans offerings may be available to start within 30 minutes of
+// reservation"; "the payment transaction must successfully complete at least 5 minutes before the
+// desired start time".
+test('a plan bought to start at once is Scheduled until its start 30 minutes out, then Active; bought no later than 5 minutes before', async () => {
+  await withEmulator(async ({ url, sm }) => {
+    const offerings = await search(sm, { InstanceType: P5, DurationHours: 168, TargetResources: ['endpoint'] });
+    const [atOnce, twin] = offerings;
+    assert.deepEqual(slots([atOnce, twin]), [
+      slotTo('us-west-2a', SOON, P0 + 7 * DAY), slotTo('us-west-2a', SOON, P0 + 8 * DAY),
+    ]);
+    // 25 minutes later the plan starts in exactly 5 minutes: still in time.
+    await advance(url, 25 * 60);
+    await sm.send(new CreateTrainingPlanCommand({ TrainingPlanName: 'starts-now', TrainingPlanOfferingId: atOnce.TrainingPlanOfferingId }));
     const d = await describePlan(sm, 'starts-now');
-    assert.equal(d.Status, 'Active');
-    assert.equal(d.ReservedCapacitySummaries[0].Status, 'Active');
-    assert.deepEqual(d.StartTime, at(T0));
-    assert.deepEqual(d.EndTime, new Date('2027-01-27T00:00:00.000Z'));
-    assert.equal(d.UpfrontFee, '9240.00');
+    assert.equal(d.Status, 'Scheduled');
+    assert.equal(d.ReservedCapacitySummaries[0].Status, 'Scheduled');
+    assert.deepEqual(d.StartTime, at(SOON));
+    assert.deepEqual(d.EndTime, new Date('2027-01-27T11:30:00.000Z'));
+    assert.deepEqual([d.DurationHours, d.DurationMinutes], [179, 0]);
+    assert.equal(d.UpfrontFee, '9845.00', '179 h x 1 x 55.00');
+    // A second later the same start is less than 5 minutes away: refused, and nothing is sold.
+    await advance(url, 1);
+    await expectError(sm, sm.send(new CreateTrainingPlanCommand({
+      TrainingPlanName: 'too-close', TrainingPlanOfferingId: twin.TrainingPlanOfferingId,
+    })), 'ValidationException',
+    /starts at 2027-01-20T00:30:00Z: a purchase must complete at least 5 minutes before the plan starts\. Search for offerings again\.$/);
+    await expectError(sm, describePlan(sm, 'too-close'), 'ResourceNotFound');
+    assert.equal((await listPlans(sm)).TrainingPlanSummaries.length, 1);
+
+    // At its start the plan is Active.
+    await clockTo(url, SOON - 1000);
+    assert.equal((await describePlan(sm, 'starts-now')).Status, 'Scheduled');
+    await clockTo(url, SOON);
+    const active = await describePlan(sm, 'starts-now');
+    assert.equal(active.Status, 'Active');
+    assert.equal(active.ReservedCapacitySummaries[0].Status, 'Active');
   });
 });
 
@@ -352,7 +482,7 @@ test('a plan starting now is Active at once', async () => {
 
 test('capacity runs out: a sold zone is no longer offered for that window, then nothing is', async () => {
   await withEmulator(async ({ sm }) => {
-    const start = T0 + 7 * DAY;
+    const start = P0 + 7 * DAY;
     const window = { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) };
     assert.deepEqual(slots(await search(sm, window)), [slot('us-west-2a', start, 24), slot('us-west-2b', start, 24)]);
 
@@ -367,9 +497,10 @@ test('capacity runs out: a sold zone is no longer offered for that window, then 
     await buyWindow(sm, 'zone-b-1', start, { zone: 'us-west-2b' });
     assert.deepEqual(await search(sm, window), []);
 
-    // Overlapping windows are sold out too; the windows before and after are untouched.
+    // Overlapping windows are sold out too (two days from the day before, or from that day); the
+    // windows before and after are untouched.
     assert.deepEqual(await search(sm, {
-      InstanceType: P5, StartTimeAfter: at(start - 12 * HOUR), EndTimeBefore: at(start + DAY + 11 * HOUR),
+      InstanceType: P5, DurationHours: 48, StartTimeAfter: at(start - DAY), EndTimeBefore: at(start + 2 * DAY),
     }), []);
     assert.deepEqual(slots(await search(sm, { InstanceType: P5, StartTimeAfter: at(start + DAY), EndTimeBefore: at(start + 2 * DAY) })),
       [slot('us-west-2a', start + DAY, 24), slot('us-west-2b', start + DAY, 24)]);
@@ -380,45 +511,53 @@ test('capacity runs out: a sold zone is no longer offered for that window, then 
 
 test('capacity: a search around a sold stretch offers the first free window after it', async () => {
   await withEmulator(async ({ sm }) => {
-    // Sell us-west-2a (2 instances) for a week from now.
-    await buyWindow(sm, 'week-a', T0, { hours: 168, count: 2, zone: 'us-west-2a' });
-    const offerings = await search(sm, { InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0) });
+    // Sell us-west-2a (2 instances) for a week from the first plan day.
+    await buyWindow(sm, 'week-a', P0, { hours: 168, count: 2, zone: 'us-west-2a' });
+    const offerings = await search(sm, { InstanceType: P5, DurationHours: 48, StartTimeAfter: at(P0) });
     assert.deepEqual(slots(offerings), [
-      slot('us-west-2b', T0, 48),
-      slot('us-west-2b', T0 + DAY, 48),
-      slot('us-west-2b', T0 + 2 * DAY, 48),
-      slot('us-west-2a', T0 + 7 * DAY, 48),
-      slot('us-west-2a', T0 + 8 * DAY, 48),
-      slot('us-west-2a', T0 + 9 * DAY, 48),
+      slot('us-west-2b', P0, 48),
+      slot('us-west-2b', P0 + DAY, 48),
+      slot('us-west-2b', P0 + 2 * DAY, 48),
+      slot('us-west-2a', P0 + 7 * DAY, 48),
+      slot('us-west-2a', P0 + 8 * DAY, 48),
+      slot('us-west-2a', P0 + 9 * DAY, 48),
+    ]);
+    // From now: us-west-2a has no plan that starts at once either, since it would overlap the week.
+    const fromNow = await search(sm, { InstanceType: P5, DurationHours: 48 });
+    assert.deepEqual(slots(fromNow), [
+      slotTo('us-west-2b', SOON, P0 + 2 * DAY), slotTo('us-west-2b', SOON, P0 + 3 * DAY),
+      slot('us-west-2b', P0, 48),
+      slot('us-west-2a', P0 + 7 * DAY, 48), slot('us-west-2a', P0 + 8 * DAY, 48), slot('us-west-2a', P0 + 9 * DAY, 48),
     ]);
   });
 });
 
 test('capacity: alternatives skip a sold stretch, each at least a day after the one before', async () => {
   await withEmulator(async ({ sm }) => {
-    // Sell us-west-2b (1 instance) over [day 1.5, day 2.5).
-    await buyWindow(sm, 'half-days', T0 + 36 * HOUR, { zone: 'us-west-2b' });
+    // Sell us-west-2b (1 instance) for the second plan day, [P0 + 1 day, P0 + 2 days).
+    await buyWindow(sm, 'day-two', P0 + DAY, { zone: 'us-west-2b' });
+    const fromFirstDay = await search(sm, { InstanceType: P5, StartTimeAfter: at(P0) });
+    assert.deepEqual(slots(fromFirstDay), [
+      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24),
+      slot('us-west-2a', P0 + DAY, 24),
+      slot('us-west-2a', P0 + 2 * DAY, 24), slot('us-west-2b', P0 + 2 * DAY, 24),
+      slot('us-west-2b', P0 + 3 * DAY, 24),
+    ]);
+    // From now, the us-west-2b plan that starts at once ends exactly where the sold day begins; its
+    // one-day-longer twin would overlap it and is not offered.
     const fromNow = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0) });
     assert.deepEqual(slots(fromNow), [
-      slot('us-west-2a', T0, 24), slot('us-west-2b', T0, 24),
-      slot('us-west-2a', T0 + DAY, 24),
-      slot('us-west-2a', T0 + 2 * DAY, 24),
-      slot('us-west-2b', T0 + 60 * HOUR, 24),
-      slot('us-west-2b', T0 + 84 * HOUR, 24),
-    ]);
-    // From 12:00 on day 0 the first us-west-2b window ends exactly where the sold stretch begins.
-    const fromNoon = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 12 * HOUR) });
-    assert.deepEqual(slots(fromNoon).filter((s) => s.startsWith('us-west-2b')), [
-      slot('us-west-2b', T0 + 12 * HOUR, 24),
-      slot('us-west-2b', T0 + 60 * HOUR, 24),
-      slot('us-west-2b', T0 + 84 * HOUR, 24),
+      slotTo('us-west-2a', SOON, P0 + DAY), slotTo('us-west-2a', SOON, P0 + 2 * DAY),
+      slotTo('us-west-2b', SOON, P0 + DAY),
+      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24),
+      slot('us-west-2b', P0 + 2 * DAY, 24),
     ]);
   });
 });
 
 test('capacity is shared by all accounts, plans are not', async () => {
   await withEmulator(async ({ sm, other }) => {
-    const start = T0 + 2 * DAY;
+    const start = P0 + 2 * DAY;
     const window = { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) };
     await buyWindow(sm, 'shared-a', start, { count: 2, zone: 'us-west-2a' });
     // The other account sees the same physical region: us-west-2a is gone for it as well.
@@ -455,7 +594,7 @@ test('CreateTrainingPlan with an unknown offering is ResourceNotFound', async ()
 
 test('CreateTrainingPlan with a name in use (any case) is ResourceInUse and sells nothing', async () => {
   await withEmulator(async ({ sm }) => {
-    const start = T0 + DAY;
+    const start = P0 + DAY;
     const window = { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) };
     const { arn, offering } = await buyWindow(sm, 'Dup-Plan', start, { zone: 'us-west-2b' });
     // Zone b is sold out now; a fresh offering in zone a is left.
@@ -479,7 +618,7 @@ test('CreateTrainingPlan with a name in use (any case) is ResourceInUse and sell
 
 test('buying one offering more often than the zone holds is ResourceLimitExceeded and sells nothing', async () => {
   await withEmulator(async ({ sm }) => {
-    const start = T0 + 4 * DAY;
+    const start = P0 + 4 * DAY;
     const [offering] = await search(sm, { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) });
     assert.equal(slots([offering])[0], slot('us-west-2a', start, 24));
     // us-west-2a holds 2: the same offering can be bought twice, not three times.
@@ -500,7 +639,7 @@ test('buying one offering more often than the zone holds is ResourceLimitExceede
 
 test('an offering whose capacity another purchase took is ResourceLimitExceeded', async () => {
   await withEmulator(async ({ sm, other }) => {
-    const start = T0 + 6 * DAY;
+    const start = P0 + 6 * DAY;
     const window = { InstanceType: P5, InstanceCount: 2, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) };
     const [mine] = await search(sm, window);
     const [theirs] = await search(other, window);
@@ -524,7 +663,7 @@ test('DescribeTrainingPlan and DescribeReservedCapacity of missing resources are
 
 test('offerings can be bought for 30 minutes of virtual time', async () => {
   await withEmulator(async ({ url, sm }) => {
-    const start = T0 + 10 * DAY;
+    const start = P0 + 10 * DAY;
     const offerings = await search(sm, { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) });
     assert.equal(offerings.length, 2);
     const [a, b] = offerings;
@@ -554,7 +693,7 @@ test('offerings can be bought for 30 minutes of virtual time', async () => {
 
 test('status follows the clock: Scheduled, Active at StartTime, Expired at EndTime', async () => {
   await withEmulator(async ({ url, sm }) => {
-    const start = Date.parse('2027-01-22T00:00:00Z');
+    const start = Date.parse('2027-01-22T11:30:00Z');
     const end = start + 48 * HOUR;
     await buyWindow(sm, 'lifecycle', start, { hours: 48 });
     const rcArn = (await describePlan(sm, 'lifecycle')).ReservedCapacitySummaries[0].ReservedCapacityArn;
@@ -604,7 +743,7 @@ const BY_START = LISTED.map((p) => p.name);
 async function buyListed(east) {
   for (const name of BUY_ORDER) {
     const { day } = LISTED.find((p) => p.name === name);
-    await buyWindow(east, name, T0 + day * DAY, { type: TRN1 });
+    await buyWindow(east, name, P0 + day * DAY, { type: TRN1 });
   }
 }
 
@@ -628,8 +767,8 @@ test('paginateListTrainingPlans walks the plans by StartTime (the default), both
     for (const s of asc.flatMap((p) => p.TrainingPlanSummaries)) {
       const { day } = LISTED.find((p) => p.name === s.TrainingPlanName);
       assert.ok(s.StartTime instanceof Date && s.EndTime instanceof Date);
-      assert.equal(s.StartTime.getTime(), T0 + day * DAY, s.TrainingPlanName);
-      assert.equal(s.EndTime.getTime(), T0 + (day + 1) * DAY, s.TrainingPlanName);
+      assert.equal(s.StartTime.getTime(), P0 + day * DAY, s.TrainingPlanName);
+      assert.equal(s.EndTime.getTime(), P0 + (day + 1) * DAY, s.TrainingPlanName);
       assert.equal(s.TrainingPlanArn, planArn(s.TrainingPlanName, { region: 'us-east-1' }));
       assert.equal(s.UpfrontFee, '296.28');
     }
@@ -656,12 +795,12 @@ test('ListTrainingPlans StartTimeAfter and StartTimeBefore are exclusive bounds 
   await withEmulator(async ({ east }) => {
     await buyListed(east);
     const list = async (input) => (await listPlans(east, input)).TrainingPlanSummaries.map((s) => s.TrainingPlanName);
-    assert.deepEqual(await list({ StartTimeAfter: at(T0 + 2 * DAY) }), ['plan-e', 'plan-b', 'plan-d']);
-    assert.deepEqual(await list({ StartTimeAfter: at(T0 + 2 * DAY - 1000) }), ['plan-a', 'plan-e', 'plan-b', 'plan-d']);
-    assert.deepEqual(await list({ StartTimeBefore: at(T0 + 4 * DAY) }), ['plan-c', 'plan-a', 'plan-e']);
-    assert.deepEqual(await list({ StartTimeBefore: at(T0 + 4 * DAY + 1000) }), ['plan-c', 'plan-a', 'plan-e', 'plan-b']);
-    assert.deepEqual(await list({ StartTimeAfter: at(T0 + 2 * DAY), StartTimeBefore: at(T0 + 4 * DAY) }), ['plan-e']);
-    assert.deepEqual(await list({ StartTimeAfter: at(T0 + 5 * DAY) }), []);
+    assert.deepEqual(await list({ StartTimeAfter: at(P0 + 2 * DAY) }), ['plan-e', 'plan-b', 'plan-d']);
+    assert.deepEqual(await list({ StartTimeAfter: at(P0 + 2 * DAY - 1000) }), ['plan-a', 'plan-e', 'plan-b', 'plan-d']);
+    assert.deepEqual(await list({ StartTimeBefore: at(P0 + 4 * DAY) }), ['plan-c', 'plan-a', 'plan-e']);
+    assert.deepEqual(await list({ StartTimeBefore: at(P0 + 4 * DAY + 1000) }), ['plan-c', 'plan-a', 'plan-e', 'plan-b']);
+    assert.deepEqual(await list({ StartTimeAfter: at(P0 + 2 * DAY), StartTimeBefore: at(P0 + 4 * DAY) }), ['plan-e']);
+    assert.deepEqual(await list({ StartTimeAfter: at(P0 + 5 * DAY) }), []);
   });
 });
 
@@ -674,8 +813,8 @@ test('ListTrainingPlans Status filter and SortBy Status follow the clock', async
     assert.deepEqual(await list(withStatus('Active')), []);
     assert.deepEqual(await list(withStatus('Expired')), []);
 
-    // Day 3, 01:00: plan-c (day 1) and plan-a (day 2) are over, plan-e (day 3) runs.
-    await clockTo(url, T0 + 3 * DAY + HOUR);
+    // Day 3, 12:30: plan-c (day 1) and plan-a (day 2) are over, plan-e (day 3) runs.
+    await clockTo(url, P0 + 3 * DAY + HOUR);
     assert.deepEqual(await list(withStatus('Active')), ['plan-e']);
     assert.deepEqual(await list(withStatus('Expired')), ['plan-c', 'plan-a']);
     assert.deepEqual(await list(withStatus('Scheduled')), ['plan-b', 'plan-d']);
@@ -683,7 +822,7 @@ test('ListTrainingPlans Status filter and SortBy Status follow the clock', async
     assert.deepEqual(paged.map((p) => p.TrainingPlanSummaries.map((s) => s.TrainingPlanName)), [['plan-b'], ['plan-d']]);
     assert.equal(paged[1].NextToken, undefined);
     assert.deepEqual(await list({ ...withStatus('Expired'), SortOrder: 'Descending' }), ['plan-a', 'plan-c']);
-    assert.deepEqual(await list({ ...withStatus('Scheduled'), StartTimeAfter: at(T0 + 4 * DAY) }), ['plan-d']);
+    assert.deepEqual(await list({ ...withStatus('Scheduled'), StartTimeAfter: at(P0 + 4 * DAY) }), ['plan-d']);
 
     const byStatus = await listPlans(east, { SortBy: 'Status' });
     assert.deepEqual(byStatus.TrainingPlanSummaries.map((s) => s.Status),
@@ -704,7 +843,7 @@ test('ListTrainingPlans returns 10 plans per page by default; other regions and 
     const all = [];
     for (let day = 1; day <= 12; day += 1) {
       const name = `many-${String(day).padStart(2, '0')}`;
-      await buyWindow(east, name, T0 + day * DAY, { type: TRN1 });
+      await buyWindow(east, name, P0 + day * DAY, { type: TRN1 });
       all.push(name);
     }
     const first = await listPlans(east);

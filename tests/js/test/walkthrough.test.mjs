@@ -42,6 +42,9 @@ import {
 const CLOCK_START = '2027-01-15T00:00:00Z';
 const WINDOW_START = Date.parse('2027-01-20T00:00:00Z');  // the blog's "starting between Jan 20 ..."
 const WINDOW_END = Date.parse('2027-01-31T00:00:00Z');    // "... and ending before Jan 31"
+// "Training Plans always end at 11:30 AM UTC on the final day of the reservation": the first plan
+// day in the window starts at 11:30 UTC on Jan 20.
+const FIRST_PLAN_DAY = Date.parse('2027-01-20T11:30:00Z');
 const PROVISIONING = 600;
 const PLAN = 'p5-endpoint-plan';
 const ENDPOINT = 'demo-endpoint';
@@ -115,17 +118,18 @@ test('the AWS walkthrough: reserve -> deploy -> invoke -> update -> scale -> exp
       TargetResources: ['endpoint'], InstanceType: P5, InstanceCount: 2, DurationHours: 168,
       StartTimeAfter: new Date(WINDOW_START), EndTimeBefore: new Date(WINDOW_END),
     }));
-    // Only us-west-2a holds two; its earliest window and two more, a day apart each.
+    // Only us-west-2a holds two; its earliest window and two more, a day apart each, all from
+    // 11:30 UTC.
     assert.deepEqual(offerings.map((o) => {
       const [rc] = o.ReservedCapacityOfferings;
       return [rc.AvailabilityZone, iso(rc.StartTime), iso(rc.EndTime), rc.InstanceType, rc.InstanceCount];
     }), [0, 1, 2].map((day) =>
-      ['us-west-2a', iso(WINDOW_START + day * DAY), iso(WINDOW_START + day * DAY + 168 * HOUR), P5, 2]));
+      ['us-west-2a', iso(FIRST_PLAN_DAY + day * DAY), iso(FIRST_PLAN_DAY + day * DAY + 168 * HOUR), P5, 2]));
     for (const o of offerings) {
       assert.deepEqual([o.UpfrontFee, o.CurrencyCode, o.DurationHours, o.TargetResources], [FEE, 'USD', 168, ['endpoint']]);
     }
 
-    // 2. Buy the earliest one: a plan that is Scheduled until Jan 20.
+    // 2. Buy the earliest one: a plan that is Scheduled until Jan 20, 11:30 UTC.
     const bought = await sm.send(new CreateTrainingPlanCommand({
       TrainingPlanName: PLAN, TrainingPlanOfferingId: offerings[0].TrainingPlanOfferingId,
     }));
@@ -134,10 +138,12 @@ test('the AWS walkthrough: reserve -> deploy -> invoke -> update -> scale -> exp
     let p = await describePlan();
     assert.deepEqual(
       [p.Status, iso(p.StartTime), iso(p.EndTime), p.TotalInstanceCount, p.InUseInstanceCount, p.UpfrontFee, p.TargetResources],
-      ['Scheduled', iso(WINDOW_START), iso(WINDOW_START + 7 * DAY), 2, 0, FEE, ['endpoint']]);
+      ['Scheduled', iso(FIRST_PLAN_DAY), iso(FIRST_PLAN_DAY + 7 * DAY), 2, 0, FEE, ['endpoint']]);
     const planEnd = p.EndTime.getTime();
-    const clock = await clockTo(url, WINDOW_START);
-    assert.equal(clock.now, '2027-01-20T00:00:00Z');
+    assert.equal((await clockTo(url, FIRST_PLAN_DAY - 1000)).now, '2027-01-20T11:29:59Z');
+    assert.equal((await describePlan()).Status, 'Scheduled');
+    const clock = await clockTo(url, FIRST_PLAN_DAY);
+    assert.equal(clock.now, '2027-01-20T11:30:00Z');
     assert.equal((await describePlan()).Status, 'Active');
 
     // 3. Models v1 and v2.
