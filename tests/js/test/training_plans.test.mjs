@@ -467,6 +467,10 @@ test('a plan bought to start at once is Scheduled until its start 30 minutes out
     /starts at 2027-01-20T00:30:00Z: a purchase must complete at least 5 minutes before the plan starts\. Search for offerings again\.$/);
     await expectError(sm, describePlan(sm, 'too-close'), 'ResourceNotFound');
     assert.equal((await listPlans(sm)).TrainingPlanSummaries.length, 1);
+    // us-west-2a (2 instances) has one left for that week.
+    assert.deepEqual(slots(await search(sm, {
+      InstanceType: P5, DurationHours: 168, StartTimeAfter: at(P0), EndTimeBefore: at(P0 + 7 * DAY),
+    })), [slot('us-west-2a', P0, 168), slot('us-west-2b', P0, 168)]);
 
     // At its start the plan is Active.
     await clockTo(url, SOON - 1000);
