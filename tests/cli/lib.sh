@@ -89,6 +89,7 @@ start_server() {
   SERVER_STARTS=$n
   SERVER_OUT=$WORK/server$n.out
   SERVER_ERR=$WORK/server$n.err
+  : >"$SERVER_OUT"  # read below before the server's shell may have opened it
   "$BIN" --port 0 --db "$DB" --check-responses "$@" >"$SERVER_OUT" 2>"$SERVER_ERR" &
   SERVER_PID=$!
   local line=""
