@@ -43,6 +43,7 @@ struct ServerOptions {
   // error in the log). For test suites: it turns every call into a conformance check.
   bool check_responses = false;
   std::chrono::milliseconds provisioning_delay{0};  // Creating -> InService, Deleting -> gone
+  std::chrono::milliseconds plan_payment_delay{0};  // a plan or extension: Pending -> paid
   std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
   // Real model containers (SAGEMAKER_EMULATOR_UPSTREAM): the whole invocation, and the GET /ping
   // health check made when an endpoint on one is provisioned.

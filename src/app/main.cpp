@@ -97,6 +97,13 @@ int Run(int argc, char** argv) {
                  "stopped job Stopping, before the next status")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  double plan_payment_seconds = 0;
+  app.add_option("--plan-payment-seconds", plan_payment_seconds,
+                 "Virtual seconds a training plan or extension purchase stays Pending while its "
+                 "payment is processed, before it is Scheduled (an offering must then start at "
+                 "least 5 minutes after the payment completes)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--routing-seed", options.routing_seed,
                  "Seed of the traffic split between weighted production variants")
       ->capture_default_str();
@@ -136,6 +143,8 @@ int Run(int argc, char** argv) {
   if (!quotas_path.empty()) options.quotas_path = quotas_path;
   options.provisioning_delay =
       std::chrono::milliseconds(static_cast<long long>(provisioning_seconds * 1000));
+  options.plan_payment_delay =
+      std::chrono::milliseconds(static_cast<long long>(plan_payment_seconds * 1000));
   options.read_timeout =
       std::chrono::milliseconds(static_cast<long long>(read_timeout_seconds * 1000));
   options.container_timeout =

@@ -60,6 +60,7 @@ domain::QuotaTable LoadQuotas(const std::string& path) {
 ops::HostingOptions HostingOf(const ServerOptions& options) {
   ops::HostingOptions hosting;
   hosting.provisioning_delay = options.provisioning_delay;
+  hosting.plan_payment_delay = options.plan_payment_delay;
   hosting.routing_seed = options.routing_seed;
   hosting.probe = [timeout = options.ping_timeout](const ops::ContainerAddress& container) {
     return http::PingContainer(container.host, container.port, timeout);

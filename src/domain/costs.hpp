@@ -42,8 +42,9 @@ struct PlanBill {
   std::string account;
   PoolKey pool;
   int instance_count = 0;
-  Window window;  // with every extension bought
-  Cents fee = 0;  // the plan and its extensions
+  Window window;        // with every extension bought
+  TimePoint paid_at{};  // when its purchase was paid: Pending until then
+  Cents fee = 0;        // the plan and its extensions
 };
 
 // A job that listed more than one instance preference and started on one of them.

@@ -89,9 +89,9 @@ Status CheckExtensionTime(const std::string& plan, TimePoint plan_end, TimePoint
                              FormatIso8601(plan_end) + "; it is " + FormatIso8601(now) + ".");
 }
 
-Status CheckPurchaseLeadTime(const std::string& offering, TimePoint start, TimePoint now) {
+Status CheckPurchaseLeadTime(const std::string& offering, TimePoint start, TimePoint paid_at) {
   constexpr Millis kPaymentLeadTime{5 * 60'000};
-  if (start - now >= kPaymentLeadTime) return Ok();
+  if (start - paid_at >= kPaymentLeadTime) return Ok();
   return ValidationException("Training plan offering " + Excerpt(offering) + " starts at " +
                              FormatIso8601(start) +
                              ": a purchase must complete at least 5 minutes before the plan "
@@ -223,6 +223,15 @@ std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
   return offerings;
 }
 
+PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now) {
+  if (now < paid_at) return PlanStatus::kPending;
+  return PlanStatusOf(window, now);
+}
+
+std::string PlanStatusAt(const Plan& plan, TimePoint now) {
+  return std::string(ToString(PurchaseStatusOf(plan.window, plan.paid_at, now)));
+}
+
 PlanStatus PlanStatusOf(const Window& window, TimePoint now) {
   if (now < window.start) return PlanStatus::kScheduled;
   if (now < window.end) return PlanStatus::kActive;
@@ -231,7 +240,8 @@ PlanStatus PlanStatusOf(const Window& window, TimePoint now) {
 
 namespace {
 
-constexpr WireNames<PlanStatus, 3> kPlanStatuses({{
+constexpr WireNames<PlanStatus, 4> kPlanStatuses({{
+    {PlanStatus::kPending, "Pending"},
     {PlanStatus::kScheduled, "Scheduled"},
     {PlanStatus::kActive, "Active"},
     {PlanStatus::kExpired, "Expired"},

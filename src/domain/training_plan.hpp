@@ -96,8 +96,9 @@ Status CheckExtensionTime(const std::string& plan, TimePoint plan_end, TimePoint
 
 // "To ensure timely activation, the payment transaction must successfully complete at least 5
 // minutes before the desired start time." (Reserve training plans): whether an offering that
-// starts at `start` can still be bought at `now`. `offering` names it in the refusal.
-Status CheckPurchaseLeadTime(const std::string& offering, TimePoint start, TimePoint now);
+// starts at `start` can be bought with a payment that completes at `paid_at`. `offering` names it
+// in the refusal.
+Status CheckPurchaseLeadTime(const std::string& offering, TimePoint start, TimePoint paid_at);
 
 // Offerings for `request` in `region`, per zone at most kOfferingsPerZone: a plan that starts at
 // once and the same plan a day longer when the request allows a start at once, then plans from
@@ -115,11 +116,16 @@ std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
                                                int count, TimePoint plan_end,
                                                const std::vector<Millis>& durations);
 
-// A plan's status follows the clock: Scheduled before its window, Active inside it, Expired after.
-enum class PlanStatus { kScheduled, kActive, kExpired };
+// A plan's status follows the clock: Pending until its payment completes ("Upon successful upfront
+// payment, the plan status becomes Scheduled"), then Scheduled before its window, Active inside
+// it, Expired after. A payment completes at least 5 minutes before the window starts
+// (CheckPurchaseLeadTime), so what uses a plan goes by the window alone.
+enum class PlanStatus { kPending, kScheduled, kActive, kExpired };
 PlanStatus PlanStatusOf(const Window& window, TimePoint now);
+// A purchase's (a plan's or an extension's): Pending until `paid_at`, then as its window's.
+PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now);
 std::string_view ToString(PlanStatus status);
-// The status's wire name: "Scheduled", "Active" or "Expired".
+// The status's wire name: "Pending", "Scheduled", "Active" or "Expired".
 std::string PlanStatusAt(const Window& window, TimePoint now);
 
 // A sold plan: an offering that was bought, with the extensions bought since.
@@ -132,14 +138,19 @@ struct Plan {
   std::vector<std::string> target_resources;
   std::string upfront_fee;  // everything paid: the plan and its extensions
   std::string reserved_capacity_id;
+  TimePoint paid_at{};  // when the purchase's payment completes: Pending until then
   struct Extension {
     std::string offering_id;
     TimePoint extended_at;
     Window window;
     std::string upfront_fee;
+    TimePoint paid_at{};  // Pending, and its PaymentStatus Pending, until then
   };
   std::vector<Extension> extensions;
 };
+
+// The plan's status at `now`, its payment included.
+std::string PlanStatusAt(const Plan& plan, TimePoint now);
 
 // Whole hours of a window and the minutes left over.
 long long DurationHours(const Window& window);

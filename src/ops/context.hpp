@@ -77,9 +77,10 @@ struct ContainerAddress {
 // operation layer does no I/O of its own; an empty probe passes every container.
 using ContainerProbe = std::function<bool(const ContainerAddress&)>;
 
-// How endpoints are hosted.
+// How long lifecycles take, and how endpoints are hosted.
 struct HostingOptions {
   Millis provisioning_delay{0};    // Creating/Updating -> InService, Deleting -> gone
+  Millis plan_payment_delay{0};    // a plan or extension purchase: Pending -> paid
   ContainerProbe probe;            // health check of real containers
   std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
 };

@@ -25,6 +25,7 @@ std::vector<domain::PlanBill> PlanBills(const Context& ctx,
     bill.pool = plan.pool;
     bill.instance_count = plan.instance_count;
     bill.window = plan.window;
+    bill.paid_at = plan.paid_at;
     // Fees are stored as the API shows them ("1234.50"), exact to the cent.
     bill.fee = domain::ParseCents(plan.upfront_fee).value_or(0);
     bills.push_back(std::move(bill));

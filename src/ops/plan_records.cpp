@@ -10,25 +10,30 @@ using nlohmann::json;
 namespace {
 
 json PlanDoc(const Plan& plan) {
-  return {{"TargetResources", plan.target_resources},
-          {"InstanceType", plan.pool.instance_type},
-          {"InstanceCount", plan.instance_count},
-          {"AvailabilityZone", plan.pool.availability_zone},
-          {"StartMs", codec::Ms(plan.window.start)},
-          {"EndMs", codec::Ms(plan.window.end)},
-          {"UpfrontFee", plan.upfront_fee},
-          {"ReservedCapacityId", plan.reserved_capacity_id},
-          {"Extensions", [&] {
-             json list = json::array();
-             for (const auto& e : plan.extensions) {
-               list.push_back({{"OfferingId", e.offering_id},
-                               {"ExtendedAtMs", codec::Ms(e.extended_at)},
-                               {"StartMs", codec::Ms(e.window.start)},
-                               {"EndMs", codec::Ms(e.window.end)},
-                               {"UpfrontFee", e.upfront_fee}});
-             }
-             return list;
-           }()}};
+  json doc = {{"TargetResources", plan.target_resources},
+              {"InstanceType", plan.pool.instance_type},
+              {"InstanceCount", plan.instance_count},
+              {"AvailabilityZone", plan.pool.availability_zone},
+              {"StartMs", codec::Ms(plan.window.start)},
+              {"EndMs", codec::Ms(plan.window.end)},
+              {"UpfrontFee", plan.upfront_fee},
+              {"ReservedCapacityId", plan.reserved_capacity_id},
+              {"Extensions", [&] {
+                 json list = json::array();
+                 for (const auto& e : plan.extensions) {
+                   list.push_back({{"OfferingId", e.offering_id},
+                                   {"ExtendedAtMs", codec::Ms(e.extended_at)},
+                                   {"StartMs", codec::Ms(e.window.start)},
+                                   {"EndMs", codec::Ms(e.window.end)},
+                                   {"UpfrontFee", e.upfront_fee}});
+                   // Extensions stored before payments took time have none: paid when bought.
+                   if (e.paid_at != TimePoint{}) list.back()["PaidMs"] = codec::Ms(e.paid_at);
+                 }
+                 return list;
+               }()}};
+  // Plans stored before payments took time have none: paid when bought.
+  if (plan.paid_at != TimePoint{}) doc["PaidMs"] = codec::Ms(plan.paid_at);
+  return doc;
 }
 
 Plan DecodePlan(const store::ResourceRow& row) {
@@ -42,11 +47,14 @@ Plan DecodePlan(const store::ResourceRow& row) {
   plan.target_resources = doc.at("TargetResources").get<std::vector<std::string>>();
   plan.upfront_fee = doc.at("UpfrontFee");
   plan.reserved_capacity_id = doc.at("ReservedCapacityId");
+  // Plans stored before payments took time were paid when they were bought.
+  if (doc.contains("PaidMs")) plan.paid_at = codec::At(doc.at("PaidMs"));
   for (const json& e : doc.value("Extensions", json::array())) {
     plan.extensions.push_back({e.at("OfferingId"),
                                codec::At(e.at("ExtendedAtMs")),
                                {codec::At(e.at("StartMs")), codec::At(e.at("EndMs"))},
-                               e.at("UpfrontFee")});
+                               e.at("UpfrontFee"),
+                               e.contains("PaidMs") ? codec::At(e.at("PaidMs")) : TimePoint{}});
   }
   return plan;
 }
@@ -65,7 +73,7 @@ Plan PlanFromRow(const store::ResourceRow& row) { return codec::Decoding(row, &D
 
 store::ResourceRow EncodePlan(const store::ResourceKey& key, const Plan& plan, TimePoint created,
                               TimePoint modified) {
-  return {key,     plan.arn, domain::PlanStatusAt(plan.window, created),
+  return {key,     plan.arn, domain::PlanStatusAt(plan, created),
           created, modified, PlanDoc(plan).dump()};
 }
 
@@ -74,7 +82,7 @@ store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, co
   const Caller owner{plan_key.account, plan_key.region, ""};
   return {{plan_key.account, plan_key.region, domain::kCapacityKind, plan.reserved_capacity_id},
           ReservedCapacityArn(owner, plan.reserved_capacity_id),
-          domain::PlanStatusAt(plan.window, created),
+          domain::PlanStatusAt(plan, created),
           created,
           created,
           json{{"TrainingPlanName", plan.name}}.dump()};
@@ -89,7 +97,8 @@ store::PlanCapacity CapacityOf(const Plan& plan) {
           plan.pool.instance_type,
           plan.instance_count,
           plan.window.start,
-          plan.window.end};
+          plan.window.end,
+          plan.paid_at};
 }
 
 }  // namespace

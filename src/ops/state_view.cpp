@@ -14,7 +14,7 @@ nlohmann::json StateQuery::WithSource(nlohmann::json entry, const domain::Owner&
   entry["training_plan_arn"] = plan_arn;
   // Each plan is decoded once per stored version, however many holders name it.
   if (const auto plan = PlanByReservationArn(ctx_.store, owner, plan_arn)) {
-    entry["training_plan_status"] = domain::PlanStatusAt(plan->window, ctx_.now);
+    entry["training_plan_status"] = domain::PlanStatusAt(*plan, ctx_.now);
   }
   return entry;
 }

@@ -25,8 +25,10 @@ using nlohmann::json;
 
 constexpr const char* kCurrency = "USD";
 // A plan's StatusMessage once paid, as AWS's pages show it ("Upon successful upfront payment, the
-// plan status becomes Scheduled"). Purchases complete at once here, so every plan has it.
+// plan status becomes Scheduled"), and while its payment is processed (AWS shows no text for
+// that: the emulator's own).
 constexpr const char* kPaymentConfirmed = "Payment confirmed, training plan scheduled.";
+constexpr const char* kPaymentPending = "Payment is being processed.";
 constexpr domain::ResourceKind kPlan = domain::ResourceKind::kTrainingPlan;
 
 void PutWindow(json& out, const domain::Window& window, const char* start_member,
@@ -67,7 +69,7 @@ json OfferingJson(const domain::Offering& offering) {
 json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
               const domain::Holdings& holdings) {
   const int used = holdings.OnPlan(plan.arn);
-  const std::string status = domain::PlanStatusAt(plan.window, now);
+  const std::string status = domain::PlanStatusAt(plan, now);
   json capacity = {{"ReservedCapacityArn", ReservedCapacityArn(caller, plan.reserved_capacity_id)},
                    {"ReservedCapacityType", "Instance"},
                    {"InstanceType", plan.pool.instance_type},
@@ -78,7 +80,7 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
   json out = {{"TrainingPlanArn", plan.arn},
               {"TrainingPlanName", plan.name},
               {"Status", status},
-              {"StatusMessage", kPaymentConfirmed},
+              {"StatusMessage", now < plan.paid_at ? kPaymentPending : kPaymentConfirmed},
               {"UpfrontFee", plan.upfront_fee},
               {"CurrencyCode", kCurrency},
               {"TotalInstanceCount", plan.instance_count},
@@ -106,6 +108,19 @@ json ExtensionOfferingJson(const domain::Offering& offering) {
           {"CurrencyCode", kCurrency}};
 }
 
+// "The plan must not have any extensions in Payment Pending status." (Training plans extension)
+domain::Status CheckNoPendingExtension(const Plan& plan, TimePoint now) {
+  for (const Plan::Extension& extension : plan.extensions) {
+    if (now < extension.paid_at) {
+      return domain::ValidationException(
+          "Training plan " + domain::Excerpt(plan.name) + " has an extension (" +
+          domain::Excerpt(extension.offering_id) +
+          ") whose payment is pending; it can be extended again once that payment completes.");
+    }
+  }
+  return domain::Ok();
+}
+
 // Extension offerings for a plan: windows that start when it ends, in its zone.
 Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
   const std::string arn = in["TrainingPlanArn"];
@@ -128,6 +143,7 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
     if (auto ok = domain::CheckExtensionTime(plan.arn, plan.window.end, ctx.now); !ok) {
       return ok.error();
     }
+    if (auto unpaid = CheckNoPendingExtension(plan, ctx.now); !unpaid) return unpaid.error();
     for (const domain::Offering& offering :
          domain::SearchExtensionOfferings(ctx.ledger, ctx.capacity, plan.arn, plan.pool,
                                           plan.instance_count, plan.window.end, durations)) {
@@ -198,7 +214,8 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
     return domain::ResourceInUse("Training plan " + domain::Excerpt(name) + " already exists.");
   }
   const domain::Offering offering = found->second.offering;
-  if (auto in_time = domain::CheckPurchaseLeadTime(offering_id, offering.window.start, ctx.now);
+  const TimePoint paid_at = ctx.now + ctx.hosting.plan_payment_delay;
+  if (auto in_time = domain::CheckPurchaseLeadTime(offering_id, offering.window.start, paid_at);
       !in_time) {
     return in_time.error();
   }
@@ -220,6 +237,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   plan.target_resources = offering.target_resources;
   plan.upfront_fee = domain::FormatFee(offering.upfront_fee);
   plan.reserved_capacity_id = ReservedCapacityId(plan.arn, ctx.now);
+  plan.paid_at = paid_at;
 
   const std::string arn = plan.arn;
   ctx.edit.Add(Edit::InsertPlan{key,
@@ -248,7 +266,7 @@ Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
   const int used = ctx.holdings.OnPlan(plan.arn);
   json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id)},
               {"ReservedCapacityType", "Instance"},
-              {"Status", domain::PlanStatusAt(plan.window, ctx.now)},
+              {"Status", domain::PlanStatusAt(plan, ctx.now)},
               {"AvailabilityZone", plan.pool.availability_zone},
               {"InstanceType", plan.pool.instance_type},
               {"TotalInstanceCount", plan.instance_count},
@@ -263,8 +281,9 @@ json ExtensionJson(const Plan::Extension& extension, const Plan& plan, TimePoint
               {"ExtendedAt", WriteTimestamp(extension.extended_at)},
               {"StartDate", WriteTimestamp(extension.window.start)},
               {"EndDate", WriteTimestamp(extension.window.end)},
-              {"Status", domain::PlanStatusAt(extension.window, now)},
-              {"PaymentStatus", "Completed"},
+              {"Status", std::string(domain::ToString(
+                             domain::PurchaseStatusOf(extension.window, extension.paid_at, now)))},
+              {"PaymentStatus", now < extension.paid_at ? "Pending" : "Completed"},
               {"DurationHours", domain::DurationHours(extension.window)},
               {"UpfrontFee", extension.upfront_fee},
               {"CurrencyCode", kCurrency}};
@@ -298,8 +317,14 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
     return domain::ResourceLimitExceeded("The capacity of extension offering " +
                                          domain::Excerpt(offering_id) + " is no longer available.");
   }
+  const TimePoint paid_at = ctx.now + ctx.hosting.plan_payment_delay;
+  if (auto in_time = domain::CheckPurchaseLeadTime(offering_id, offering.window.start, paid_at);
+      !in_time) {
+    return in_time.error();
+  }
+  if (auto unpaid = CheckNoPendingExtension(plan, ctx.now); !unpaid) return unpaid.error();
   const Plan::Extension extension{offering_id, ctx.now, offering.window,
-                                  domain::FormatFee(offering.upfront_fee)};
+                                  domain::FormatFee(offering.upfront_fee), paid_at};
   plan.extensions.push_back(extension);
   plan.window.end = offering.window.end;
   plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
@@ -335,6 +360,8 @@ Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) 
 // The plan status a window phase shows as.
 domain::PlanStatus StatusOfPhase(store::WindowPhase phase) {
   switch (phase) {
+    case store::WindowPhase::kUnpaid:
+      return domain::PlanStatus::kPending;
     case store::WindowPhase::kBefore:
       return domain::PlanStatus::kScheduled;
     case store::WindowPhase::kDuring:
@@ -345,12 +372,14 @@ domain::PlanStatus StatusOfPhase(store::WindowPhase phase) {
   return domain::PlanStatus::kExpired;
 }
 
-constexpr std::array<store::WindowPhase, 3> kPhases = {
-    store::WindowPhase::kBefore, store::WindowPhase::kDuring, store::WindowPhase::kAfter};
+// In the order of ListQuery::PlanWindow::phase_rank.
+constexpr std::array<store::WindowPhase, 4> kPhases = {
+    store::WindowPhase::kBefore, store::WindowPhase::kDuring, store::WindowPhase::kAfter,
+    store::WindowPhase::kUnpaid};
 
 // Sorting by Status orders plans by the status names, as a sort by any other text member does.
-std::array<int64_t, 3> PhaseRanksByStatusName() {
-  std::array<int64_t, 3> ranks{};
+std::array<int64_t, 4> PhaseRanksByStatusName() {
+  std::array<int64_t, 4> ranks{};
   for (size_t i = 0; i < kPhases.size(); ++i) {
     for (const store::WindowPhase other : kPhases) {
       if (ToString(StatusOfPhase(other)) < ToString(StatusOfPhase(kPhases[i]))) ++ranks[i];
@@ -389,7 +418,7 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
     }
   }
   json summaries = json::array();
-  if (status_filtered && window.phases.empty()) {  // Pending or Failed: no plan here is either
+  if (status_filtered && window.phases.empty()) {  // Failed: no purchase fails here
     return json{{"TrainingPlanSummaries", std::move(summaries)}};
   }
   auto page = Paginate<store::ResourceRow>(kSpec, *request,
@@ -459,7 +488,7 @@ void AddPlanState(const StateQuery& query, json& entries) {
                        {"in_use", ctx.holdings.OnPlan(plan.arn)},
                        {"start", domain::FormatIso8601(plan.window.start)},
                        {"end", domain::FormatIso8601(plan.window.end)},
-                       {"status", domain::PlanStatusAt(plan.window, ctx.now)},
+                       {"status", domain::PlanStatusAt(plan, ctx.now)},
                        {"target_resources", plan.target_resources}});
   }
 }
@@ -472,7 +501,8 @@ void AddPlanState(const StateQuery& query, json& entries) {
 std::vector<store::StateStore::KindStatusCount> CountPlansByStatus(const Context& ctx) {
   std::map<std::string, long long> by_status;
   for (const store::PlanCapacity& plan : ctx.store.AllPlanCapacity()) {
-    ++by_status[domain::PlanStatusAt({plan.start, plan.end}, ctx.now)];
+    ++by_status[std::string(
+        domain::ToString(domain::PurchaseStatusOf({plan.start, plan.end}, plan.paid, ctx.now)))];
   }
   std::vector<store::StateStore::KindStatusCount> counts;
   for (const auto& [status, count] : by_status) {

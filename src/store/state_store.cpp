@@ -470,7 +470,7 @@ void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& cap
   WriteScope transaction(*this);
   Prepared put_lease = Prepare(
       "INSERT OR REPLACE INTO plan_capacity VALUES (:account, :region, :name_key, :arn, :zone, "
-      ":type, :count, :start_ms, :end_ms)");
+      ":type, :count, :start_ms, :end_ms, :paid_ms)");
   SQLite::Statement& put = *put_lease;
   put.bind(":account", key.account);
   put.bind(":region", key.region);
@@ -481,6 +481,7 @@ void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& cap
   put.bind(":count", capacity.instance_count);
   put.bind(":start_ms", ToMillis(capacity.start));
   put.bind(":end_ms", ToMillis(capacity.end));
+  put.bind(":paid_ms", ToMillis(capacity.paid));
   put.exec();
   transaction.Commit();
 }
@@ -491,8 +492,11 @@ ListPage StateStore::List(const ListQuery& query) const {
   // so a page costs a keyset seek, not a sort of every plan), then each row by its key.
   const bool plans = query.plan.has_value();
   std::string sql = std::string("SELECT ") + kQualifiedRowColumns + ", ";
-  // The phase of the plan's window at :now, as 0 (before), 1 (during) or 2 (after).
-  const char* phase = "(CASE WHEN :now < p.start_ms THEN 0 WHEN :now < p.end_ms THEN 1 ELSE 2 END)";
+  // The phase of the plan's window at :now, as 3 (not paid yet), 0 (before), 1 (during) or 2
+  // (after): the values of WindowPhase.
+  const char* phase =
+      "(CASE WHEN :now < p.paid_ms THEN 3 WHEN :now < p.start_ms THEN 0 WHEN :now < p.end_ms THEN "
+      "1 ELSE 2 END)";
   std::string sort_value;
   switch (query.sort) {
     case SortField::kName:
@@ -509,7 +513,8 @@ ListPage StateStore::List(const ListQuery& query) const {
       break;
     case SortField::kPlanPhase:
       sort_value = std::string("(CASE ") + phase +
-                   " WHEN 0 THEN :rank_before WHEN 1 THEN :rank_during ELSE :rank_after END)";
+                   " WHEN 0 THEN :rank_before WHEN 1 THEN :rank_during WHEN 2 THEN :rank_after"
+                   " ELSE :rank_unpaid END)";
       break;
   }
   if ((query.sort == SortField::kPlanStart || query.sort == SortField::kPlanPhase) && !plans) {
@@ -570,6 +575,7 @@ ListPage StateStore::List(const ListQuery& query) const {
       statement.bind(":rank_before", query.plan->phase_rank[0]);
       statement.bind(":rank_during", query.plan->phase_rank[1]);
       statement.bind(":rank_after", query.plan->phase_rank[2]);
+      statement.bind(":rank_unpaid", query.plan->phase_rank[3]);
     }
   }
   if (query.name_contains) statement.bind(":contains", NameKey(*query.name_contains));
@@ -612,15 +618,16 @@ ListPage StateStore::List(const ListQuery& query) const {
 
 std::vector<PlanCapacity> StateStore::AllPlanCapacity() const {
   Prepared statement_lease = Prepare(
-      "SELECT arn, region, availability_zone, instance_type, instance_count, start_ms, end_ms "
-      "FROM plan_capacity");
+      "SELECT arn, region, availability_zone, instance_type, instance_count, start_ms, end_ms, "
+      "paid_ms FROM plan_capacity");
   SQLite::Statement& statement = *statement_lease;
   std::vector<PlanCapacity> plans;
   while (statement.executeStep()) {
     plans.push_back({statement.getColumn(0).getString(), statement.getColumn(1).getString(),
                      statement.getColumn(2).getString(), statement.getColumn(3).getString(),
                      statement.getColumn(4).getInt(), FromMillis(statement.getColumn(5).getInt64()),
-                     FromMillis(statement.getColumn(6).getInt64())});
+                     FromMillis(statement.getColumn(6).getInt64()),
+                     FromMillis(statement.getColumn(7).getInt64())});
   }
   return plans;
 }

@@ -88,8 +88,9 @@ struct HeldStretch {
 };
 
 // kPlanStart and kPlanPhase sort training plans by their reserved window (ListQuery::plan).
-// Where a moment stands against a window [start, end).
-enum class WindowPhase { kBefore = 0, kDuring = 1, kAfter = 2 };
+// Where a moment stands against a window [start, end) whose purchase is paid at `paid`: before
+// the payment completes, then before, during or after the window.
+enum class WindowPhase { kBefore = 0, kDuring = 1, kAfter = 2, kUnpaid = 3 };
 
 // The capacity a training plan reserves: its pool, window and instance count.
 struct PlanCapacity {
@@ -100,6 +101,7 @@ struct PlanCapacity {
   int instance_count = 0;
   TimePoint start{};
   TimePoint end{};
+  TimePoint paid{};  // when the purchase's payment completes
 };
 
 enum class SortField { kName, kCreationTime, kStatus, kPlanStart, kPlanPhase };
@@ -123,9 +125,10 @@ struct ListQuery {
     std::optional<TimePoint> start_after;   // strictly after
     std::optional<TimePoint> start_before;  // strictly before
     std::vector<WindowPhase> phases;        // in any of them; empty: any phase
-    // The sort value of each phase (kBefore, kDuring, kAfter) under SortField::kPlanPhase, so
-    // the caller decides how phases order (e.g. by the names it shows for them).
-    std::array<int64_t, 3> phase_rank{0, 1, 2};
+    // The sort value of each phase (kBefore, kDuring, kAfter, kUnpaid) under
+    // SortField::kPlanPhase, so the caller decides how phases order (e.g. by the names it shows
+    // for them).
+    std::array<int64_t, 4> phase_rank{0, 1, 2, 3};
   };
   std::optional<PlanWindow> plan;
   SortField sort = SortField::kCreationTime;

@@ -207,7 +207,7 @@ TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
   query.plan->phases.clear();
   query.plan->start_before.reset();
   query.sort = SortField::kPlanPhase;
-  query.plan->phase_rank = {2, 0, 1};  // during, after, before
+  query.plan->phase_rank = {2, 0, 1, 3};  // during, after, before (unpaid last)
   page = store.List(query);
   std::vector<std::string> order;
   for (const ResourceRow& row : page.rows) order.push_back(row.key.name);
@@ -241,9 +241,11 @@ TEST(StateStore, MigrationsFourAndFiveFillPlanCapacityFromPlansSoldBeforeThenLea
     sqlite3_close(db);
   }
   StateStore store(path);
-  EXPECT_EQ(store.SchemaVersion(), 5);
+  EXPECT_EQ(store.SchemaVersion(), 6);
   EXPECT_EQ(PlanArnsEnding(store),
             (std::vector<std::string>{"sold-before@us-east-1ax2:1000-3000"}));
+  // Migration 6: a plan sold before payments took time was paid when it was bought.
+  EXPECT_EQ(store.AllPlanCapacity().at(0).paid, TimePoint{});
   // Migration 5 dropped migration 4's triggers: a row written now reserves nothing by itself.
   ASSERT_TRUE(store.Insert(PlanRowWithItsWindowInTheDocument("sold-after"), {}));
   EXPECT_EQ(store.AllPlanCapacity().size(), 1u);

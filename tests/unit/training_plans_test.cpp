@@ -139,6 +139,95 @@ TEST_F(TrainingPlansTest, APlanStartingAtOnceMustBeBoughtFiveMinutesBeforeItStar
                 "before the plan starts. Search for offerings again.");
 }
 
+// "When created, the plan initially enters a Pending state and remains there until the reservation
+// process is complete." "Once the payment transaction is completed and the requested reserved
+// capacities are secured, the training plan is set to the Scheduled state" (Reserve the best
+// training plan). --plan-payment-seconds sets how long that takes on the clock.
+TEST_F(TrainingPlansTest, APurchaseIsPendingUntilItsPaymentCompletes) {
+  hosting_.plan_payment_delay = Millis{600'000};
+  Open();
+  const json offering = Search(7, 1)["TrainingPlanOfferings"][0];
+  const std::string arn =
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "paying"},
+            {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "paying"}});
+  EXPECT_EQ(plan["Status"], "Pending");
+  EXPECT_EQ(plan["StatusMessage"], "Payment is being processed.");
+  const json& summary = plan["ReservedCapacitySummaries"][0];
+  EXPECT_EQ(summary["Status"], "Pending");
+  EXPECT_EQ(Call("DescribeReservedCapacity",
+                 {{"ReservedCapacityArn", summary["ReservedCapacityArn"]}})["Status"],
+            "Pending");
+  auto listed = [this](const std::string& status) {
+    return Call("ListTrainingPlans",
+                {{"Filters", {{{"Name", "Status"}, {"Value", status}}}}})["TrainingPlanSummaries"]
+        .size();
+  };
+  EXPECT_EQ(listed("Pending"), 1u);
+  EXPECT_EQ(listed("Scheduled"), 0u);
+  EXPECT_EQ(Admin("GET", "/_emulator/state")["plans"][0]["status"], "Pending");
+
+  Advance(599);
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "paying"}})["Status"], "Pending");
+  Advance(1);
+  plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "paying"}});
+  EXPECT_EQ(plan["Status"], "Scheduled");
+  EXPECT_EQ(plan["StatusMessage"], "Payment confirmed, training plan scheduled.");
+  EXPECT_EQ(listed("Pending"), 0u);
+  EXPECT_EQ(listed("Scheduled"), 1u);
+
+  // Extensions are paid the same way: Pending and PaymentStatus Pending, as the extension page's
+  // ExtendTrainingPlan sample shows, and "The plan must not have any extensions in Payment
+  // Pending status" to be extended again.
+  Advance(kPlanDayOffset - 600);  // the plan starts: an extension can be searched for
+  const json extension_offering =
+      Call("SearchTrainingPlanOfferings",
+           {{"TrainingPlanArn", arn}})["TrainingPlanExtensionOfferings"][0];
+  const json extended = Call(
+      "ExtendTrainingPlan",
+      {{"TrainingPlanExtensionOfferingId", extension_offering["TrainingPlanExtensionOfferingId"]}});
+  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["Status"], "Pending");
+  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["PaymentStatus"], "Pending");
+  const json again = Call("SearchTrainingPlanOfferings", {{"TrainingPlanArn", arn}}, 400);
+  EXPECT_EQ(again["__type"], "ValidationException");
+  EXPECT_EQ(again["message"],
+            "Training plan paying has an extension (" +
+                extension_offering["TrainingPlanExtensionOfferingId"].get<std::string>() +
+                ") whose payment is pending; it can be extended again once "
+                "that payment completes.");
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "paying"}})["Status"], "Active");
+  Advance(600);
+  const json history = Call("DescribeTrainingPlanExtensionHistory", {{"TrainingPlanArn", arn}});
+  EXPECT_EQ(history["TrainingPlanExtensions"][0]["Status"], "Scheduled");
+  EXPECT_EQ(history["TrainingPlanExtensions"][0]["PaymentStatus"], "Completed");
+  EXPECT_FALSE(Call("SearchTrainingPlanOfferings",
+                    {{"TrainingPlanArn", arn}})["TrainingPlanExtensionOfferings"]
+                   .empty());
+}
+
+// The payment counts against AWS's 5 minutes: a plan that starts in 30 minutes cannot be bought
+// with a payment that completes 26 minutes from now.
+TEST_F(TrainingPlansTest, APaymentMustCompleteFiveMinutesBeforeThePlanStarts) {
+  hosting_.plan_payment_delay = Millis{26 * 60'000};
+  Open();
+  const json offerings = Call("SearchTrainingPlanOfferings", {{"InstanceType", "ml.p5.48xlarge"},
+                                                              {"DurationHours", 24},
+                                                              {"TargetResources", {"endpoint"}}});
+  const json& soonest = offerings["TrainingPlanOfferings"][0];
+  ASSERT_EQ(soonest["ReservedCapacityOfferings"][0]["StartTime"], kStartSeconds + 1800);
+  EXPECT_EQ(Call("CreateTrainingPlan",
+                 {{"TrainingPlanName", "late"},
+                  {"TrainingPlanOfferingId", soonest["TrainingPlanOfferingId"]}},
+                 400)["__type"],
+            "ValidationException");
+  const json later = Search(1);  // from 11:30: in time
+  Call("CreateTrainingPlan",
+       {{"TrainingPlanName", "in-time"},
+        {"TrainingPlanOfferingId", later["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"]}});
+  EXPECT_EQ(Call("ListTrainingPlans", json::object())["TrainingPlanSummaries"].size(), 1u);
+}
+
 // "You can reserve a training plan up to 8 weeks (56 days) in advance of the start date."
 TEST_F(TrainingPlansTest, PlansStartAtMost56DaysAhead) {
   const json offerings = Search(1, 1, kPlanStartSeconds + 54 * kDay, kPlanStartSeconds + 70 * kDay);
