@@ -11,7 +11,8 @@
 # is checked against the page's sample output in kind, and in every value that is not a
 # placeholder ("tpo-SHA-256-hash-value", "xxxx.xx", "name"). Where a page contradicts itself or
 # the model, the comment says so and the test follows the model and the overview page's rules.
-# The clock starts at the search sample's own time, 2025-01-21T11:08:27-08:00 (19:08:27 UTC).
+# The clock starts at the search sample's own time, 2025-01-21T11:08:27-08:00 (19:08:27 UTC), and
+# payments take a minute of it, so that the Pending states the pages describe can be seen.
 set -uo pipefail
 
 CLI_TEST_TAG=aws-examples
@@ -26,7 +27,7 @@ cat >"$CAPACITY" <<'EOF'
 EOF
 T0=$(date +%s.%N)
 start_server_or_exit --clock-start 2025-01-21T19:08:27Z --frozen-clock --capacity "$CAPACITY" \
-  --account-id "$ACCOUNT"
+  --account-id "$ACCOUNT" --plan-payment-seconds 60
 
 # ---------------------------------------------------------------- Search training plan offerings
 # The page's command; it has no "\" after the --start-time-after line, which would make the
@@ -83,6 +84,12 @@ expect_eq "create: the answer is the plan's ARN" \
   '{"TrainingPlanArn":"arn:aws:sagemaker:us-west-2:123456789012:training-plan/name"}' \
   "$(jget "$OUT" 'd')"
 PLAN_ARN="arn:aws:sagemaker:us-west-2:123456789012:training-plan/name"
+# "When created, the plan initially enters a Pending state and remains there until the
+# reservation process is complete."
+sm describe-training-plan --training-plan-name "name"
+expect_eq "create: the plan is Pending until its payment completes" 'Pending' \
+  "$(jget "$OUT" 'd["Status"]')"
+admin POST /_emulator/clock '{"advance_seconds": 60}' >/dev/null
 
 # ---------------------------------------------------------------- View training plan details
 sm describe-training-plan \
@@ -141,11 +148,9 @@ EXTENSION_ID=$(jget "$EXTENSIONS" 'd["TrainingPlanExtensionOfferings"][0]["Train
 sm extend-training-plan \
 --training-plan-extension-offering-id "$EXTENSION_ID"
 expect_success "extend: the page's command succeeds"
-# The sample answers Status and PaymentStatus "Pending" while the payment is processed. The
-# emulator's payments complete at once (a payment delay is not emulated yet), so it answers as
-# the history sample does once paid: Completed, and the status of the extension's window.
-expect_eq "extend: the extension as bought" \
-  "[[\"$EXTENSION_ID\",\"2025-01-22T11:30:00+00:00\",\"2025-01-23T11:30:00+00:00\",\"2025-01-25T11:30:00+00:00\",\"Scheduled\",\"Completed\",\"us-west-2a\",48,\"USD\"]]" \
+# The sample answers Status and PaymentStatus "Pending" while the payment is processed.
+expect_eq "extend: the extension as bought, Pending as the sample's" \
+  "[[\"$EXTENSION_ID\",\"2025-01-22T11:30:00+00:00\",\"2025-01-23T11:30:00+00:00\",\"2025-01-25T11:30:00+00:00\",\"Pending\",\"Pending\",\"us-west-2a\",48,\"USD\"]]" \
   "$(jget "$OUT" '[[e["TrainingPlanExtensionOfferingId"], e["ExtendedAt"], e["StartDate"], e["EndDate"], e["Status"], e["PaymentStatus"], e["AvailabilityZone"], e["DurationHours"], e["CurrencyCode"]] for e in d["TrainingPlanExtensions"]]')"
 
 # ---------------------------------------------------------------- View extension history
