@@ -422,6 +422,36 @@ class SageMakerBoto3Test(EmulatorTestCase):
                          "(%d extra lines); logs belong on stderr" % len(self.server.extra_stdout))
 
 
+class PlanPaymentBoto3Test(EmulatorTestCase):
+    """--plan-payment-seconds 120: a plan is Pending until its payment completes ("When created,
+    the plan initially enters a Pending state and remains there until the reservation process is
+    complete", Reserve the best training plan), then Scheduled."""
+    CAPACITY = {"regions": {REGION: {"us-west-2a": {"ml.p5.48xlarge": {"reservable": 2}}}},
+                "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}}
+    SERVER_ARGS = ("--plan-payment-seconds", "120")
+
+    def test_a_plan_is_pending_until_paid_then_scheduled(self):
+        start = CLOCK_START_DT + PLAN_DAY_END
+        offering = self.sm.search_training_plan_offerings(
+            TargetResources=["training-job"], InstanceType="ml.p5.48xlarge", InstanceCount=1,
+            DurationHours=24, StartTimeAfter=start)["TrainingPlanOfferings"][0]
+        self.sm.create_training_plan(TrainingPlanName="paying",
+                                     TrainingPlanOfferingId=offering["TrainingPlanOfferingId"])
+        plan = self.sm.describe_training_plan(TrainingPlanName="paying")
+        self.assertEqual(("Pending", "Payment is being processed."),
+                         (plan["Status"], plan["StatusMessage"]))
+        self.assertEqual("Pending", plan["ReservedCapacitySummaries"][0]["Status"])
+        pending = self.sm.list_training_plans(Filters=[{"Name": "Status", "Value": "Pending"}])
+        self.assertEqual(["paying"],
+                         [p["TrainingPlanName"] for p in pending["TrainingPlanSummaries"]])
+        self.set_clock({"advance_seconds": 120})
+        plan = self.sm.describe_training_plan(TrainingPlanName="paying")
+        self.assertEqual(("Scheduled", "Payment confirmed, training plan scheduled."),
+                         (plan["Status"], plan["StatusMessage"]))
+        self.assertEqual([], self.sm.list_training_plans(
+            Filters=[{"Name": "Status", "Value": "Pending"}])["TrainingPlanSummaries"])
+
+
 PROVISIONING_SECONDS = 600
 P5 = "ml.p5.48xlarge"
 G5 = "ml.g5.xlarge"  # not in ENDPOINT_CAPACITY: unlimited on demand
