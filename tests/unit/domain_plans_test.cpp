@@ -1,0 +1,196 @@
+// Training-plan windows and purchases as pure functions: no store, no router. Each table gives the
+// clock and the request, and the windows, statuses or refusals AWS's pages lead to:
+// "Training Plans always end at 11:30 AM UTC on the final day of the reservation"; "You can
+// reserve a training plan up to 8 weeks (56 days) in advance"; offerings "may be available to
+// start within 30 minutes of reservation"; "the payment transaction must successfully complete at
+// least 5 minutes before the desired start time" (Reserve training plans).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "domain/capacity_ledger.hpp"
+#include "domain/time_format.hpp"
+#include "domain/training_plan.hpp"
+
+namespace smemu {
+namespace {
+
+using domain::PlanStatus;
+using domain::Window;
+
+TimePoint At(const std::string& iso) {
+  const auto parsed = domain::ParseIso8601(iso);
+  EXPECT_TRUE(parsed.has_value()) << iso;
+  return parsed.value_or(TimePoint{});
+}
+
+std::string Iso(TimePoint time) { return domain::FormatIso8601(time); }
+
+TEST(PlanWindows, EveryPlanDayEndsAt1130Utc) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"2027-01-25T00:00:00Z", "2027-01-25T11:30:00Z"},
+      {"2027-01-25T11:29:59Z", "2027-01-25T11:30:00Z"},
+      {"2027-01-25T11:30:00Z", "2027-01-25T11:30:00Z"},  // a day's end is its own end
+      {"2027-01-25T11:30:01Z", "2027-01-26T11:30:00Z"},
+      {"2027-12-31T23:59:59Z", "2028-01-01T11:30:00Z"},
+      {"1970-01-01T00:00:00Z", "1970-01-01T11:30:00Z"},
+  };
+  for (const auto& [time, day_end] : cases) {
+    EXPECT_EQ(Iso(domain::PlanDayEnd(At(time))), day_end) << time;
+  }
+}
+
+TEST(PlanWindows, APlanLastsAtLeastItsHoursToAn1130) {
+  struct Case {
+    std::string start;
+    long long hours;
+    std::string end;
+  };
+  const std::vector<Case> cases = {
+      {"2025-01-21T19:39:00Z", 15, "2025-01-22T11:30:00Z"},  // the guide's 15 h 51 min
+      {"2025-01-21T19:39:00Z", 24, "2025-01-23T11:30:00Z"},
+      {"2027-01-25T11:30:00Z", 1, "2027-01-26T11:30:00Z"},  // from 11:30: whole days
+      {"2027-01-25T11:30:00Z", 24, "2027-01-26T11:30:00Z"},
+      {"2027-01-25T11:30:00Z", 25, "2027-01-27T11:30:00Z"},
+      {"2027-01-25T11:30:00Z", 168, "2027-02-01T11:30:00Z"},
+  };
+  for (const Case& c : cases) {
+    const Window window = domain::PlanWindow(At(c.start), c.hours * domain::kHour);
+    EXPECT_EQ(Iso(window.start), c.start);
+    EXPECT_EQ(Iso(window.end), c.end) << c.start << " + " << c.hours << " h";
+  }
+}
+
+TEST(PlanWindows, TheSearchStartsAtOnceOnlyWhenAskedWithinThirtyMinutes) {
+  struct Case {
+    std::string now;
+    std::optional<std::string> start_after;
+    bool start_now;
+    std::string earliest;
+  };
+  const std::vector<Case> cases = {
+      {"2027-01-25T00:00:00Z", std::nullopt, true, "2027-01-25T00:30:00Z"},
+      {"2027-01-25T00:00:01Z", std::nullopt, true, "2027-01-25T00:31:00Z"},  // whole minutes
+      {"2027-01-25T00:00:00Z", "2027-01-24T00:00:00Z", true, "2027-01-25T00:30:00Z"},  // past
+      {"2027-01-25T00:00:00Z", "2027-01-25T00:30:00Z", true, "2027-01-25T00:30:00Z"},
+      {"2027-01-25T00:00:00Z", "2027-01-25T00:30:01Z", false, "2027-01-25T00:31:00Z"},
+      {"2027-01-25T00:00:00Z", "2027-01-26T00:00:00Z", false, "2027-01-26T00:00:00Z"},
+  };
+  for (const Case& c : cases) {
+    domain::SearchInput input;
+    input.instance_type = "ml.p5.48xlarge";
+    if (c.start_after) input.start_after = At(*c.start_after);
+    const auto request = domain::MakeOfferingRequest(input, At(c.now), {});
+    ASSERT_TRUE(request.ok()) << c.now;
+    EXPECT_EQ(request->start_now, c.start_now) << c.now << " " << c.start_after.value_or("-");
+    EXPECT_EQ(Iso(request->earliest_start), c.earliest) << c.start_after.value_or("-");
+    EXPECT_EQ(request->latest_start, At(c.now) + domain::kAdvanceReservation);
+  }
+  domain::SearchInput too_far;
+  too_far.start_after = At("2027-01-25T00:00:00Z") + domain::kAdvanceReservation + Millis{1000};
+  const auto refused = domain::MakeOfferingRequest(too_far, At("2027-01-25T00:00:00Z"), {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, domain::ErrorCode::kValidationException);
+}
+
+// One zone of one ml.p5.48xlarge: the windows a search offers, as the clock and request give them.
+TEST(PlanWindows, TheOfferedWindowsFollowTheClockAndTheLedger) {
+  const domain::PoolKey pool{"us-west-2", "us-west-2a", "ml.p5.48xlarge"};
+  struct Case {
+    std::string name;
+    std::string now;
+    std::optional<std::string> start_after;
+    long long hours;
+    std::optional<Window> sold;  // a window already sold
+    std::vector<std::string> windows;
+  };
+  const std::vector<Case> cases = {
+      {"at once, a day longer, then from 11:30",
+       "2025-01-21T19:08:27Z",
+       std::nullopt,
+       15,
+       std::nullopt,
+       {"2025-01-21T19:39:00Z/2025-01-22T11:30:00Z", "2025-01-21T19:39:00Z/2025-01-23T11:30:00Z",
+        "2025-01-22T11:30:00Z/2025-01-23T11:30:00Z"}},
+      {"from 11:30 on three days",
+       "2027-01-25T00:00:00Z",
+       "2027-01-26T00:00:00Z",
+       48,
+       std::nullopt,
+       {"2027-01-26T11:30:00Z/2027-01-28T11:30:00Z", "2027-01-27T11:30:00Z/2027-01-29T11:30:00Z",
+        "2027-01-28T11:30:00Z/2027-01-30T11:30:00Z"}},
+      {"at 11:00 the soonest start is 11:30 itself",
+       "2027-01-25T11:00:00Z",
+       std::nullopt,
+       24,
+       std::nullopt,
+       {"2027-01-25T11:30:00Z/2027-01-26T11:30:00Z", "2027-01-26T11:30:00Z/2027-01-27T11:30:00Z",
+        "2027-01-27T11:30:00Z/2027-01-28T11:30:00Z"}},
+      {"a sold day moves the offers past it",
+       "2027-01-25T00:00:00Z",
+       "2027-01-26T00:00:00Z",
+       24,
+       Window{At("2027-01-26T11:30:00Z"), At("2027-01-27T11:30:00Z")},
+       {"2027-01-27T11:30:00Z/2027-01-28T11:30:00Z", "2027-01-28T11:30:00Z/2027-01-29T11:30:00Z",
+        "2027-01-29T11:30:00Z/2027-01-30T11:30:00Z"}},
+      {"no start beyond 56 days",
+       "2027-01-25T00:00:00Z",
+       "2027-03-21T00:00:00Z",
+       24,
+       std::nullopt,
+       {"2027-03-21T11:30:00Z/2027-03-22T11:30:00Z"}},
+  };
+  for (const Case& c : cases) {
+    domain::CapacityLedger ledger;
+    ledger.SetPool(pool, 1, 0);
+    if (c.sold) {
+      ASSERT_TRUE(ledger.Reserve(pool, *c.sold, 1));
+    }
+    domain::CapacityConfig config;
+    config.prices["ml.p5.48xlarge"] = {98.32, 55.0};
+    domain::SearchInput input;
+    input.instance_type = "ml.p5.48xlarge";
+    input.duration_hours = c.hours;
+    if (c.start_after) input.start_after = At(*c.start_after);
+    const auto request = domain::MakeOfferingRequest(input, At(c.now), {});
+    ASSERT_TRUE(request.ok()) << c.name;
+    std::vector<std::string> windows;
+    for (const domain::Offering& offering :
+         domain::SearchOfferings(ledger, config, "123456789012", "us-west-2", *request)) {
+      windows.push_back(Iso(offering.window.start) + "/" + Iso(offering.window.end));
+    }
+    EXPECT_EQ(windows, c.windows) << c.name;
+  }
+}
+
+TEST(PlanPurchases, APurchaseIsPendingUntilPaidThenFollowsItsWindow) {
+  const Window window{At("2027-01-25T11:30:00Z"), At("2027-01-26T11:30:00Z")};
+  const TimePoint paid = At("2027-01-25T00:10:00Z");
+  const std::vector<std::pair<std::string, PlanStatus>> cases = {
+      {"2027-01-25T00:00:00Z", PlanStatus::kPending},
+      {"2027-01-25T00:09:59Z", PlanStatus::kPending},
+      {"2027-01-25T00:10:00Z", PlanStatus::kScheduled},
+      {"2027-01-25T11:30:00Z", PlanStatus::kActive},
+      {"2027-01-26T11:30:00Z", PlanStatus::kExpired},
+  };
+  for (const auto& [now, status] : cases) {
+    EXPECT_EQ(domain::PurchaseStatusOf(window, paid, At(now)), status) << now;
+  }
+}
+
+TEST(PlanPurchases, ThePaymentCompletesFiveMinutesBeforeTheStart) {
+  const TimePoint start = At("2027-01-25T00:30:00Z");
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {"2027-01-25T00:00:00Z", true},
+      {"2027-01-25T00:25:00Z", true},
+      {"2027-01-25T00:25:01Z", false},
+      {"2027-01-25T00:31:00Z", false},
+  };
+  for (const auto& [paid, allowed] : cases) {
+    EXPECT_EQ(domain::CheckPurchaseLeadTime("tpo-x", start, At(paid)).ok(), allowed) << paid;
+  }
+}
+
+}  // namespace
+}  // namespace smemu
