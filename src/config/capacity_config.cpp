@@ -48,6 +48,28 @@ class Parser {
     return value.get<int>();
   }
 
+  // A pool sold as UltraServers: both members or neither; the reservable instances are whole
+  // UltraServers of the type's pattern (the model's UltraServerType).
+  std::optional<domain::UltraServerShape> UltraServer(const json& pool, const std::string& path,
+                                                      int reservable) const {
+    const bool typed = pool.contains("ultraserver_type");
+    if (typed != pool.contains("instances_per_ultraserver")) {
+      Fail(path, "ultraserver_type and instances_per_ultraserver go together");
+    }
+    if (!typed) return std::nullopt;
+    const json& type = pool.at("ultraserver_type");
+    if (!type.is_string() || type.get<std::string>().rfind("ml.", 0) != 0) {
+      Fail(Join(path, "ultraserver_type"), "must be an UltraServer type, e.g. ml.u-p6e-gb200x72");
+    }
+    const int instances = Count(pool, path, "instances_per_ultraserver");
+    if (instances < 1) Fail(Join(path, "instances_per_ultraserver"), "must be at least 1");
+    if (reservable % instances != 0) {
+      Fail(Join(path, "reservable"),
+           "must be a whole number of UltraServers (a multiple of instances_per_ultraserver)");
+    }
+    return domain::UltraServerShape{type.get<std::string>(), instances};
+  }
+
   double Price(const json& prices, const std::string& path, const char* field) const {
     if (!prices.contains(field)) Fail(Join(path, field), "is required");
     const json& value = prices.at(field);
@@ -119,7 +141,9 @@ domain::CapacityConfig ParseCapacityConfig(std::string_view text, const std::str
         const std::string path = zone_path + "." + type;
         parser.CheckInstanceType(type, path);
         parser.Object(pool, path);
-        parser.OnlyKeys(pool, path, {"reservable", "on_demand"});
+        parser.OnlyKeys(
+            pool, path,
+            {"reservable", "on_demand", "ultraserver_type", "instances_per_ultraserver"});
         const int reservable = parser.Count(pool, path, "reservable");
         if (reservable > 0 && !Parser::IsReservable(type)) {
           parser.Fail(path + ".reservable", "must be 0: training plans cannot reserve " + type +
@@ -128,8 +152,10 @@ domain::CapacityConfig ParseCapacityConfig(std::string_view text, const std::str
         if (reservable > 0 && !config.prices.count(type)) {
           parser.Fail(path, "has reservable instances but no entry in prices");
         }
-        config.pools.push_back(
-            {{region, zone, type}, reservable, parser.Count(pool, path, "on_demand")});
+        config.pools.push_back({{region, zone, type},
+                                reservable,
+                                parser.Count(pool, path, "on_demand"),
+                                parser.UltraServer(pool, path, reservable)});
       }
     }
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,10 +12,20 @@
 
 namespace smemu::domain {
 
+// A pool whose reservable instances are sold only as whole UltraServers ("You can only purchase
+// UltraServers in full units"): `instances` of the pool's instance type under one NVLink domain.
+struct UltraServerShape {
+  std::string type;   // e.g. ml.u-p6e-gb200x72
+  int instances = 0;  // per UltraServer, e.g. 18
+
+  bool operator==(const UltraServerShape&) const = default;
+};
+
 struct PoolSpec {
   PoolKey key;
   int reservable = 0;
   int on_demand = 0;
+  std::optional<UltraServerShape> ultraserver;  // sold as UltraServers only
 };
 
 struct Prices {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "domain/aws_names.hpp"
 #include "domain/time_format.hpp"
@@ -21,6 +22,7 @@ std::string OfferingId(const std::string& salt, const Offering& offering,
                           std::to_string(offering.window.start.time_since_epoch().count()) + "|" +
                           std::to_string(offering.window.end.time_since_epoch().count());
   for (const auto& target : offering.target_resources) canonical += "|" + target;
+  if (offering.ultraservers) canonical += "|ultraserver|" + offering.ultraservers->type;
   return prefix + Sha256Hex(canonical);
 }
 
@@ -103,9 +105,32 @@ Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint 
   OfferingRequest request;
   request.instance_types =
       input.instance_type ? std::vector<std::string>{*input.instance_type} : all_instance_types;
-  const long long count = input.instance_count.value_or(1);
-  if (auto sold = CheckPlanInstanceCount(count); !sold) return sold.error();
-  request.instance_count = static_cast<int>(count);
+  if (input.ultraserver_count && !input.ultraserver_type) {
+    return ValidationException("UltraServerCount needs UltraServerType.");
+  }
+  if (input.ultraserver_type) {
+    // "You can only purchase UltraServers in full units": counted in UltraServers, not instances.
+    if (input.instance_count) {
+      return ValidationException(
+          "An UltraServer search counts UltraServers: give UltraServerCount, not InstanceCount.");
+    }
+    // "You can use UltraServers for both SageMaker HyperPod and SageMaker training jobs."
+    for (const std::string& target : input.target_resources) {
+      if (target != WireName(PlanTarget::kTrainingJob) &&
+          target != WireName(PlanTarget::kHyperPodCluster)) {
+        return ValidationException(
+            "UltraServer plans are sold for training-job and "
+            "hyperpod-cluster only; got TargetResources " +
+            target + ".");
+      }
+    }
+    request.ultraserver_type = input.ultraserver_type;
+    request.ultraserver_count = static_cast<int>(input.ultraserver_count.value_or(1));
+  } else {
+    const long long count = input.instance_count.value_or(1);
+    if (auto sold = CheckPlanInstanceCount(count); !sold) return sold.error();
+    request.instance_count = static_cast<int>(count);
+  }
   auto duration = PlanDuration(input.duration_hours.value_or(kMinDurationHours));
   if (!duration) return duration.error();
   request.duration = *duration;
@@ -123,7 +148,8 @@ Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint 
         "advance of the start date.");
   }
   const TimePoint soonest = CeilToMinute(now + kMinimumLeadTime);
-  request.start_now = request.start_after <= soonest;
+  // UltraServer plans start at 11:30 UTC only, as the guide's one UltraServer sample shows.
+  request.start_now = request.start_after <= soonest && !request.ultraserver_type;
   request.earliest_start = std::max(soonest, CeilToMinute(request.start_after));
   request.target_resources =
       input.target_resources.empty()
@@ -171,27 +197,61 @@ std::vector<Window> PoolWindows(const CapacityLedger& ledger, const PoolKey& poo
 
 }  // namespace
 
+namespace {
+
+// The pools a search looks in, with the UltraServers each offering of it would hold: pools of
+// the request's instance types not sold as UltraServers, or the pools of its UltraServer type.
+std::vector<std::pair<PoolKey, std::optional<UltraServers>>> PoolsToSearch(
+    const CapacityLedger& ledger, const CapacityConfig& config, const std::string& region,
+    const OfferingRequest& request) {
+  std::vector<std::pair<PoolKey, std::optional<UltraServers>>> pools;
+  if (request.ultraserver_type) {
+    for (const PoolSpec& spec : config.pools) {
+      if (spec.key.region != region || !spec.ultraserver ||
+          spec.ultraserver->type != *request.ultraserver_type) {
+        continue;
+      }
+      pools.emplace_back(spec.key, UltraServers{spec.ultraserver->type, request.ultraserver_count,
+                                                spec.ultraserver->instances, 0});
+    }
+    return pools;
+  }
+  std::set<PoolKey> ultraserver_pools;
+  for (const PoolSpec& spec : config.pools) {
+    if (spec.ultraserver) ultraserver_pools.insert(spec.key);
+  }
+  for (const std::string& type : request.instance_types) {
+    for (const PoolKey& pool : ledger.PoolsOf(region, type)) {
+      if (!ultraserver_pools.contains(pool)) pools.emplace_back(pool, std::nullopt);
+    }
+  }
+  return pools;
+}
+
+}  // namespace
+
 std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const CapacityConfig& config,
                                       const std::string& account, const std::string& region,
                                       const OfferingRequest& request) {
   std::vector<Offering> offerings;
-  for (const std::string& type : request.instance_types) {
-    auto price = config.prices.find(type);
+  for (const auto& [pool, ultraservers] : PoolsToSearch(ledger, config, region, request)) {
+    auto price = config.prices.find(pool.instance_type);
     if (price == config.prices.end()) continue;
-    for (const PoolKey& pool : ledger.PoolsOf(region, type)) {
-      for (const Window& window : PoolWindows(ledger, pool, request)) {
-        Offering offering;
-        offering.pool = pool;
-        offering.instance_count = request.instance_count;
-        offering.window = window;
-        offering.target_resources = request.target_resources;
-        offering.requested_start_after = request.start_after;
-        offering.requested_end_before = request.end_before;
-        offering.upfront_fee =
-            Hours(offering.window) * request.instance_count * price->second.plan_hourly;
-        offering.id = OfferingId(account, offering);
-        offerings.push_back(std::move(offering));
-      }
+    OfferingRequest in_pool = request;
+    if (ultraservers) in_pool.instance_count = ultraservers->count * ultraservers->instances_per;
+    for (const Window& window : PoolWindows(ledger, pool, in_pool)) {
+      Offering offering;
+      offering.pool = pool;
+      offering.instance_count = in_pool.instance_count;
+      offering.window = window;
+      offering.target_resources = request.target_resources;
+      offering.ultraservers = ultraservers;
+      offering.requested_start_after = request.start_after;
+      offering.requested_end_before = request.end_before;
+      offering.upfront_fee =
+          Hours(offering.window) * offering.instance_count * price->second.plan_hourly;
+      offering.id = OfferingId(account, offering);
+      offerings.push_back(std::move(offering));
     }
   }
   std::stable_sort(offerings.begin(), offerings.end(), [](const Offering& a, const Offering& b) {
@@ -226,6 +286,20 @@ std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
 PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now) {
   if (now < paid_at) return PlanStatus::kPending;
   return PlanStatusOf(window, now);
+}
+
+int UsableInstances(const Plan& plan) {
+  return plan.instance_count - (plan.ultraservers ? plan.ultraservers->Spares() : 0);
+}
+
+Result<int> SparesPerUltraServer(std::optional<long long> requested, const UltraServers& offered) {
+  const long long spares = requested.value_or(1);
+  if (spares < 0 || spares >= offered.instances_per) {
+    return ValidationException("SpareInstanceCountPerUltraServer must be from 0 to " +
+                               std::to_string(offered.instances_per - 1) + " for " + offered.type +
+                               "; got " + std::to_string(spares) + ".");
+  }
+  return static_cast<int>(spares);
 }
 
 std::string PlanStatusAt(const Plan& plan, TimePoint now) {

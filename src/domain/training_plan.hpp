@@ -38,9 +38,25 @@ enum class PlanTarget { kEndpoint, kTrainingJob, kHyperPodCluster };
 // The TargetResources value: endpoint, training-job, hyperpod-cluster.
 std::string_view WireName(PlanTarget target);
 
+// An UltraServer offering or plan: how many, of which type, of how many instances each.
+struct UltraServers {
+  std::string type;       // e.g. ml.u-p6e-gb200x72
+  int count = 0;          // UltraServers
+  int instances_per = 0;  // instances in each, e.g. 18
+  int spares_per =
+      0;  // a plan's spare instances per UltraServer (SpareInstanceCountPerUltraServer)
+
+  int Spares() const { return count * spares_per; }
+  bool operator==(const UltraServers&) const = default;
+};
+
 struct OfferingRequest {
   std::vector<std::string> instance_types;  // every type to search, in order
   int instance_count = 1;
+  // An UltraServer search (UltraServerType and UltraServerCount): instance_types and
+  // instance_count are then taken from the pools of that type.
+  std::optional<std::string> ultraserver_type;
+  int ultraserver_count = 0;
   TimePoint start_after{};              // as requested, never before the search
   std::optional<TimePoint> end_before;  // as requested
   TimePoint earliest_start{};           // the first minute a plan may start
@@ -62,6 +78,7 @@ struct Offering {
   int instance_count = 0;
   Window window;
   std::vector<std::string> target_resources;
+  std::optional<UltraServers> ultraservers;  // an UltraServer offering
   TimePoint requested_start_after{};
   std::optional<TimePoint> requested_end_before;
   double upfront_fee = 0;
@@ -75,6 +92,8 @@ struct SearchInput {
   std::optional<TimePoint> end_before;
   std::optional<long long> duration_hours;
   std::vector<std::string> target_resources;
+  std::optional<std::string> ultraserver_type;
+  std::optional<long long> ultraserver_count;
 };
 Result<OfferingRequest> MakeOfferingRequest(const SearchInput& input, TimePoint now,
                                             const std::vector<std::string>& all_instance_types);
@@ -139,6 +158,7 @@ struct Plan {
   std::string upfront_fee;  // everything paid: the plan and its extensions
   std::string reserved_capacity_id;
   TimePoint paid_at{};  // when the purchase's payment completes: Pending until then
+  std::optional<UltraServers> ultraservers;  // an UltraServer plan
   struct Extension {
     std::string offering_id;
     TimePoint extended_at;
@@ -151,6 +171,12 @@ struct Plan {
 
 // The plan's status at `now`, its payment included.
 std::string PlanStatusAt(const Plan& plan, TimePoint now);
+// The instances endpoints, jobs and clusters can use: an UltraServer plan keeps its spares ("We
+// recommend that you keep one spare instance per UltraServer").
+int UsableInstances(const Plan& plan);
+// SpareInstanceCountPerUltraServer of a purchase: "Default is 1"; from 0 to one less than an
+// UltraServer's instances.
+Result<int> SparesPerUltraServer(std::optional<long long> requested, const UltraServers& offered);
 
 // Whole hours of a window and the minutes left over.
 long long DurationHours(const Window& window);

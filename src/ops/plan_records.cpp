@@ -33,6 +33,12 @@ json PlanDoc(const Plan& plan) {
                }()}};
   // Plans stored before payments took time have none: paid when bought.
   if (plan.paid_at != TimePoint{}) doc["PaidMs"] = codec::Ms(plan.paid_at);
+  if (const auto& ultraservers = plan.ultraservers) {
+    doc["UltraServers"] = {{"Type", ultraservers->type},
+                           {"Count", ultraservers->count},
+                           {"InstancesPer", ultraservers->instances_per},
+                           {"SparesPer", ultraservers->spares_per}};
+  }
   return doc;
 }
 
@@ -49,6 +55,12 @@ Plan DecodePlan(const store::ResourceRow& row) {
   plan.reserved_capacity_id = doc.at("ReservedCapacityId");
   // Plans stored before payments took time were paid when they were bought.
   if (doc.contains("PaidMs")) plan.paid_at = codec::At(doc.at("PaidMs"));
+  if (doc.contains("UltraServers")) {
+    const json& ultraservers = doc.at("UltraServers");
+    plan.ultraservers =
+        domain::UltraServers{ultraservers.at("Type"), ultraservers.at("Count"),
+                             ultraservers.at("InstancesPer"), ultraservers.at("SparesPer")};
+  }
   for (const json& e : doc.value("Extensions", json::array())) {
     plan.extensions.push_back({e.at("OfferingId"),
                                codec::At(e.at("ExtendedAtMs")),
@@ -165,8 +177,8 @@ std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& 
 }
 
 domain::PlanFacts FactsOf(const Plan& plan) {
-  return {plan.window,           plan.instance_count,         plan.pool.instance_type,
-          plan.target_resources, plan.pool.availability_zone, plan.arn};
+  return {plan.window,           domain::UsableInstances(plan), plan.pool.instance_type,
+          plan.target_resources, plan.pool.availability_zone,   plan.arn};
 }
 
 }  // namespace smemu::ops

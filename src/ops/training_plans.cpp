@@ -45,11 +45,19 @@ void PutZone(json& out, const std::string& zone) {
   if (auto id = domain::AvailabilityZoneId(zone)) out["AvailabilityZoneId"] = *id;
 }
 
+// ReservedCapacityType, and for UltraServers their type and count.
+void PutCapacityType(json& out, const std::optional<domain::UltraServers>& ultraservers) {
+  out["ReservedCapacityType"] = ultraservers ? "UltraServer" : "Instance";
+  if (!ultraservers) return;
+  out["UltraServerType"] = ultraservers->type;
+  out["UltraServerCount"] = ultraservers->count;
+}
+
 json OfferingJson(const domain::Offering& offering) {
-  json capacity = {{"ReservedCapacityType", "Instance"},
-                   {"InstanceType", offering.pool.instance_type},
+  json capacity = {{"InstanceType", offering.pool.instance_type},
                    {"InstanceCount", offering.instance_count},
                    {"AvailabilityZone", offering.pool.availability_zone}};
+  PutCapacityType(capacity, offering.ultraservers);
   PutWindow(capacity, offering.window, "StartTime", "EndTime");
   json out = {{"TrainingPlanOfferingId", offering.id},
               {"TargetResources", offering.target_resources},
@@ -71,10 +79,10 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
   const int used = holdings.OnPlan(plan.arn);
   const std::string status = domain::PlanStatusAt(plan, now);
   json capacity = {{"ReservedCapacityArn", ReservedCapacityArn(caller, plan.reserved_capacity_id)},
-                   {"ReservedCapacityType", "Instance"},
                    {"InstanceType", plan.pool.instance_type},
                    {"TotalInstanceCount", plan.instance_count},
                    {"Status", status}};
+  PutCapacityType(capacity, plan.ultraservers);
   PutZone(capacity, plan.pool.availability_zone);
   PutWindow(capacity, plan.window, "StartTime", "EndTime");
   json out = {{"TrainingPlanArn", plan.arn},
@@ -84,11 +92,12 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
               {"UpfrontFee", plan.upfront_fee},
               {"CurrencyCode", kCurrency},
               {"TotalInstanceCount", plan.instance_count},
-              {"AvailableInstanceCount", std::max(0, plan.instance_count - used)},
+              {"AvailableInstanceCount", std::max(0, domain::UsableInstances(plan) - used)},
               {"InUseInstanceCount", used},
               {"TargetResources", plan.target_resources},
               {"ReservedCapacitySummaries", json::array({capacity})}};
   PutWindow(out, plan.window, "StartTime", "EndTime");
+  if (plan.ultraservers) out["TotalUltraServerCount"] = plan.ultraservers->count;
   return out;
 }
 
@@ -157,10 +166,6 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
 }
 
 Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
-  if (in.contains("UltraServerType") || in.contains("UltraServerCount")) {
-    return domain::ValidationException(
-        "UltraServer offerings are not emulated; search by InstanceType and InstanceCount.");
-  }
   if (in.contains("TrainingPlanArn")) return SearchExtensionOfferings(in, ctx);
   domain::SearchInput search;
   if (in.contains("InstanceType")) search.instance_type = in["InstanceType"].get<std::string>();
@@ -169,6 +174,10 @@ Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
   search.start_after = OptionalTimestamp(in, "StartTimeAfter");
   search.end_before = OptionalTimestamp(in, "EndTimeBefore");
   search.target_resources = in.value("TargetResources", std::vector<std::string>{});
+  if (in.contains("UltraServerType")) search.ultraserver_type = in["UltraServerType"];
+  if (in.contains("UltraServerCount")) {
+    search.ultraserver_count = in["UltraServerCount"].get<long long>();
+  }
   auto request = domain::MakeOfferingRequest(search, ctx.now, AllInstanceTypes(ctx));
   if (!request) return request.error();
   // An account whose reserved-capacity quota cannot take the plan is refused at the search
@@ -238,6 +247,16 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   plan.upfront_fee = domain::FormatFee(offering.upfront_fee);
   plan.reserved_capacity_id = ReservedCapacityId(plan.arn, ctx.now);
   plan.paid_at = paid_at;
+  if (offering.ultraservers) {
+    auto spares = domain::SparesPerUltraServer(
+        in.contains("SpareInstanceCountPerUltraServer")
+            ? std::optional<long long>(in["SpareInstanceCountPerUltraServer"].get<long long>())
+            : std::nullopt,
+        *offering.ultraservers);
+    if (!spares) return spares.error();
+    plan.ultraservers = offering.ultraservers;
+    plan.ultraservers->spares_per = *spares;
+  }
 
   const std::string arn = plan.arn;
   ctx.edit.Add(Edit::InsertPlan{key,
@@ -252,7 +271,13 @@ Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
   const std::string name = in.at("TrainingPlanName");
   const auto plan = LoadPlan(ctx.store, KeyOf(ctx.caller, kPlan, name));
   if (!plan) return NotFound(ctx.caller, kPlan, name);
-  return PlanJson(ctx.caller, *plan, ctx.now, ctx.holdings);
+  json out = PlanJson(ctx.caller, *plan, ctx.now, ctx.holdings);
+  if (plan->ultraservers) {  // DescribeTrainingPlan's members, not the summaries'
+    // No instance turns unhealthy here (fault injection is not emulated yet): every spare waits.
+    out["AvailableSpareInstanceCount"] = plan->ultraservers->Spares();
+    out["UnhealthyInstanceCount"] = 0;
+  }
+  return out;
 }
 
 Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
@@ -265,13 +290,20 @@ Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
   const Plan& plan = *found;
   const int used = ctx.holdings.OnPlan(plan.arn);
   json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id)},
-              {"ReservedCapacityType", "Instance"},
               {"Status", domain::PlanStatusAt(plan, ctx.now)},
               {"AvailabilityZone", plan.pool.availability_zone},
               {"InstanceType", plan.pool.instance_type},
               {"TotalInstanceCount", plan.instance_count},
-              {"AvailableInstanceCount", plan.instance_count - used},
+              {"AvailableInstanceCount", std::max(0, domain::UsableInstances(plan) - used)},
               {"InUseInstanceCount", used}};
+  out["ReservedCapacityType"] = plan.ultraservers ? "UltraServer" : "Instance";
+  if (plan.ultraservers) {
+    out["UltraServerSummary"] = {{"UltraServerType", plan.ultraservers->type},
+                                 {"InstanceType", plan.pool.instance_type},
+                                 {"UltraServerCount", plan.ultraservers->count},
+                                 {"AvailableSpareInstanceCount", plan.ultraservers->Spares()},
+                                 {"UnhealthyInstanceCount", 0}};
+  }
   PutWindow(out, plan.window, "StartTime", "EndTime");
   return out;
 }

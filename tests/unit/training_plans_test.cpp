@@ -228,6 +228,133 @@ TEST_F(TrainingPlansTest, APaymentMustCompleteFiveMinutesBeforeThePlanStarts) {
   EXPECT_EQ(Call("ListTrainingPlans", json::object())["TrainingPlanSummaries"].size(), 1u);
 }
 
+// "UltraServers are available only in the Dallas Local Zone (us-east-1-dfw-2a)"; "the P6e-GB200
+// UltraServer connects up to 18 p6e-gb200.36xlarge instances"; "You can only purchase
+// UltraServers in full units"; "We recommend that you keep one spare instance per UltraServer"
+// (Reserve training plans). The guide's UltraServer search sample: one offering of 18 instances
+// from 11:30 UTC the next day.
+class UltraServerPlansTest : public EmulatorFixture {
+ protected:
+  UltraServerPlansTest() {
+    capacity_ = R"({"regions": {"us-west-2": {
+        "us-west-2-dfw-2a": {"ml.p6e-gb200.36xlarge": {"reservable": 36,
+            "ultraserver_type": "ml.u-p6e-gb200x72", "instances_per_ultraserver": 18}},
+        "us-west-2a": {"ml.p6e-gb200.36xlarge": {"reservable": 4}}}},
+      "prices": {"ml.p6e-gb200.36xlarge": {"on_demand_hourly": 188.62, "plan_hourly": 105.63}}})";
+    Open();
+  }
+
+  json SearchUltraServers(int count, const json& targets = {"hyperpod-cluster"}) {
+    return Call("SearchTrainingPlanOfferings", {{"UltraServerType", "ml.u-p6e-gb200x72"},
+                                                {"UltraServerCount", count},
+                                                {"DurationHours", 24},
+                                                {"TargetResources", targets}});
+  }
+};
+
+TEST_F(UltraServerPlansTest, SearchedAndBoughtInWholeUltraServersWithSpares) {
+  const json offerings = SearchUltraServers(2)["TrainingPlanOfferings"];
+  ASSERT_EQ(offerings.size(), 3u);  // one zone holds them: three days from 11:30
+  const json& capacity = offerings[0]["ReservedCapacityOfferings"][0];
+  EXPECT_EQ(capacity["ReservedCapacityType"], "UltraServer");
+  EXPECT_EQ(capacity["UltraServerType"], "ml.u-p6e-gb200x72");
+  EXPECT_EQ(capacity["UltraServerCount"], 2);
+  EXPECT_EQ(capacity["InstanceType"], "ml.p6e-gb200.36xlarge");
+  EXPECT_EQ(capacity["InstanceCount"], 36);
+  EXPECT_EQ(capacity["AvailabilityZone"], "us-west-2-dfw-2a");
+  EXPECT_EQ(capacity["StartTime"], kPlanStartSeconds);  // no start at once for UltraServers
+  // "the number of spares that you reserve doesn't affect pricing": 36 x 24 h x 105.63.
+  EXPECT_EQ(offerings[0]["UpfrontFee"], "91264.32");
+  EXPECT_EQ(SearchUltraServers(3)["TrainingPlanOfferings"], json::array());  // only 2 in the zone
+  // An instance search never sells a piece of an UltraServer.
+  const json instances = Call("SearchTrainingPlanOfferings",
+                              {{"InstanceType", "ml.p6e-gb200.36xlarge"}, {"InstanceCount", 4}});
+  for (const json& offering : instances["TrainingPlanOfferings"]) {
+    EXPECT_EQ(offering["ReservedCapacityOfferings"][0]["AvailabilityZone"], "us-west-2a");
+    EXPECT_EQ(offering["ReservedCapacityOfferings"][0]["ReservedCapacityType"], "Instance");
+  }
+
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "gb200"},
+                              {"TrainingPlanOfferingId", offerings[0]["TrainingPlanOfferingId"]}});
+  const json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "gb200"}});
+  EXPECT_EQ(plan["TotalUltraServerCount"], 2);
+  EXPECT_EQ(plan["TotalInstanceCount"], 36);
+  EXPECT_EQ(plan["AvailableSpareInstanceCount"], 2);  // "Default is 1" spare per UltraServer
+  EXPECT_EQ(plan["AvailableInstanceCount"], 34);      // the spares are kept
+  EXPECT_EQ(plan["UnhealthyInstanceCount"], 0);
+  const json& summary = plan["ReservedCapacitySummaries"][0];
+  EXPECT_EQ(summary["ReservedCapacityType"], "UltraServer");
+  EXPECT_EQ(summary["UltraServerCount"], 2);
+  EXPECT_FALSE(summary.contains("AvailabilityZoneId"));  // the model's pattern cannot hold dfw2
+  const json reserved =
+      Call("DescribeReservedCapacity", {{"ReservedCapacityArn", summary["ReservedCapacityArn"]}});
+  EXPECT_EQ(reserved["ReservedCapacityType"], "UltraServer");
+  EXPECT_EQ(reserved["UltraServerSummary"], json({{"UltraServerType", "ml.u-p6e-gb200x72"},
+                                                  {"InstanceType", "ml.p6e-gb200.36xlarge"},
+                                                  {"UltraServerCount", 2},
+                                                  {"AvailableSpareInstanceCount", 2},
+                                                  {"UnhealthyInstanceCount", 0}}));
+  EXPECT_EQ(Call("ListTrainingPlans",
+                 json::object())["TrainingPlanSummaries"][0]["TotalUltraServerCount"],
+            2);
+}
+
+TEST_F(UltraServerPlansTest, SparesAreChosenAtPurchaseAndKeptFromUse) {
+  const json offering = SearchUltraServers(1)["TrainingPlanOfferings"][0];
+  const std::string id = offering["TrainingPlanOfferingId"];
+  for (const long long spares : {-1LL, 18LL}) {
+    const json refused = Call("CreateTrainingPlan",
+                              {{"TrainingPlanName", "bad"},
+                               {"TrainingPlanOfferingId", id},
+                               {"SpareInstanceCountPerUltraServer", spares}},
+                              400);
+    EXPECT_EQ(refused["__type"], "ValidationException") << spares;
+  }
+  const std::string arn =
+      Call("CreateTrainingPlan", {{"TrainingPlanName", "no-spares"},
+                                  {"TrainingPlanOfferingId", id},
+                                  {"SpareInstanceCountPerUltraServer", 3}})["TrainingPlanArn"];
+  const json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "no-spares"}});
+  EXPECT_EQ(plan["AvailableSpareInstanceCount"], 3);
+  EXPECT_EQ(plan["AvailableInstanceCount"], 15);
+  // A HyperPod group on the plan can take 15 instances, not the spares.
+  Advance(kPlanDayOffset);
+  auto group = [&](int count) {
+    return json{{"InstanceGroupName", "workers"},
+                {"InstanceType", "ml.p6e-gb200.36xlarge"},
+                {"InstanceCount", count},
+                {"ExecutionRole", "arn:aws:iam::123456789012:role/r"},
+                {"TrainingPlanArn", arn},
+                {"LifeCycleConfig", {{"SourceS3Uri", "s3://b/l"}, {"OnCreate", "on_create.sh"}}}};
+  };
+  EXPECT_EQ(Call("CreateCluster", {{"ClusterName", "too-big"}, {"InstanceGroups", {group(16)}}},
+                 400)["__type"],
+            "ValidationException");
+  Call("CreateCluster", {{"ClusterName", "gb200"}, {"InstanceGroups", {group(15)}}});
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "no-spares"}})["InUseInstanceCount"],
+            15);
+}
+
+TEST_F(UltraServerPlansTest, SearchRefusals) {
+  const std::vector<std::pair<json, std::string>> cases = {
+      {{{"UltraServerCount", 1}}, "UltraServerCount needs UltraServerType."},
+      {{{"UltraServerType", "ml.u-p6e-gb200x72"}, {"InstanceCount", 18}},
+       "An UltraServer search counts UltraServers: give UltraServerCount, not InstanceCount."},
+      {{{"UltraServerType", "ml.u-p6e-gb200x72"}, {"TargetResources", {"endpoint"}}},
+       "UltraServer plans are sold for training-job and hyperpod-cluster only; got "
+       "TargetResources endpoint."},
+  };
+  for (const auto& [input, message] : cases) {
+    const json refused = Call("SearchTrainingPlanOfferings", input, 400);
+    EXPECT_EQ(refused["__type"], "ValidationException") << input;
+    EXPECT_EQ(refused["message"], message) << input;
+  }
+  // An UltraServer type no pool has: nothing to offer.
+  EXPECT_EQ(Call("SearchTrainingPlanOfferings",
+                 {{"UltraServerType", "ml.u-p6e-gb200x36"}})["TrainingPlanOfferings"],
+            json::array());
+}
+
 // "You can reserve a training plan up to 8 weeks (56 days) in advance of the start date."
 TEST_F(TrainingPlansTest, PlansStartAtMost56DaysAhead) {
   const json offerings = Search(1, 1, kPlanStartSeconds + 54 * kDay, kPlanStartSeconds + 70 * kDay);
