@@ -389,6 +389,50 @@ Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) 
   return out;
 }
 
+// The UltraServers of a reserved capacity, each with its counts and health. The plan's instances
+// in use fill the UltraServers in order, each up to its instances less its spares. No instance
+// turns unhealthy here (fault injection is not emulated yet), so every UltraServer is OK.
+Result<json> ListUltraServersByReservedCapacity(const json& in, Context& ctx) {
+  const std::string arn = in.at("ReservedCapacityArn");
+  const auto not_found =
+      domain::ResourceNotFound("Reserved capacity " + domain::Excerpt(arn) + " not found.");
+  if (arn.rfind(ReservedCapacityArn(ctx.caller, ""), 0) != 0) return not_found;
+  const auto found = PlanByReservationArn(ctx, arn);
+  if (!found) return not_found;
+  const Plan& plan = *found;
+  static const ListSpec kSpec{"ListUltraServersByReservedCapacity",
+                              {{"UltraServerOrder", std::nullopt, /*numeric=*/true}},
+                              /*descending_by_default=*/false};
+  auto request = ReadListRequest(in, kSpec);
+  if (!request) return request.error();
+  std::vector<Positioned<json>> ultraservers;
+  if (const auto& shape = plan.ultraservers) {
+    int unplaced = ctx.holdings.OnPlan(plan.arn);
+    const int usable_each = shape->instances_per - shape->spares_per;
+    for (int i = 0; i < shape->count; ++i) {
+      const int in_use = std::min(unplaced, usable_each);
+      unplaced -= in_use;
+      const std::string id = plan.reserved_capacity_id + "-us" + std::to_string(i + 1);
+      ultraservers.push_back({{static_cast<int64_t>(i), id},
+                              {{"UltraServerId", id},
+                               {"UltraServerType", shape->type},
+                               {"AvailabilityZone", plan.pool.availability_zone},
+                               {"InstanceType", plan.pool.instance_type},
+                               {"TotalInstanceCount", shape->instances_per},
+                               {"ConfiguredSpareInstanceCount", shape->spares_per},
+                               {"AvailableInstanceCount", usable_each - in_use},
+                               {"InUseInstanceCount", in_use},
+                               {"AvailableSpareInstanceCount", shape->spares_per},
+                               {"UnhealthyInstanceCount", 0},
+                               {"HealthStatus", "OK"}}});
+    }
+  }
+  auto page = Paginate<json>(kSpec, *request, InMemorySource(std::move(ultraservers), false));
+  json out = {{"UltraServers", std::move(page.items)}};
+  if (page.next_token) out["NextToken"] = *page.next_token;
+  return out;
+}
+
 // The plan status a window phase shows as.
 domain::PlanStatus StatusOfPhase(store::WindowPhase phase) {
   switch (phase) {
@@ -502,6 +546,7 @@ void AddTrainingPlanHandlers(HandlerTable& table) {
   table.emplace("DescribeReservedCapacity", &DescribeReservedCapacity);
   table.emplace("ExtendTrainingPlan", &ExtendTrainingPlan);
   table.emplace("DescribeTrainingPlanExtensionHistory", &DescribeTrainingPlanExtensionHistory);
+  table.emplace("ListUltraServersByReservedCapacity", &ListUltraServersByReservedCapacity);
 }
 
 // Every plan sold, with how many of its instances are in use now.

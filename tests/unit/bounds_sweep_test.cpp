@@ -175,6 +175,8 @@ class BoundsSweep : public testing::EmulatorFixture {
         {"ExtendTrainingPlan", {{"TrainingPlanExtensionOfferingId", w.extension_offering}}},
         {"DescribeTrainingPlanExtensionHistory",
          {{"TrainingPlanArn", w.endpoint_plan}, {"MaxResults", 10}}},
+        {"ListUltraServersByReservedCapacity",
+         {{"ReservedCapacityArn", w.reserved_capacity}, {"MaxResults", 10}}},
         {"CreateEndpointConfig",
          {{"EndpointConfigName", "c3"},
           {"ProductionVariants",
@@ -402,7 +404,7 @@ TEST_F(BoundsSweep, EveryOperationAnswersValuesAtAndPastItsBoundsWithin4xx) {
           });
     swept.insert(name);
   });
-  EXPECT_GE(swept.size(), 40u);
+  EXPECT_GE(swept.size(), 41u);
   RecordProperty("requests", static_cast<int>(sent_));
   std::cout << "swept " << swept.size() << " operations with " << sent_ << " requests\n";
 }

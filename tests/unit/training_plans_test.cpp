@@ -335,6 +335,74 @@ TEST_F(UltraServerPlansTest, SparesAreChosenAtPurchaseAndKeptFromUse) {
             15);
 }
 
+// "To see the status and instances within an UltraServer ... you can see the total number of
+// available instances, instances currently in use, unhealthy instances, the number of configured
+// spares, and other information." (Reserve training plans)
+TEST_F(UltraServerPlansTest, ListUltraServersShowsEachWithItsCountsAndHealth) {
+  const json offering = SearchUltraServers(2)["TrainingPlanOfferings"][0];
+  const std::string arn =
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "gb200"},
+            {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  const std::string reserved =
+      Call("DescribeTrainingPlan",
+           {{"TrainingPlanName", "gb200"}})["ReservedCapacitySummaries"][0]["ReservedCapacityArn"];
+  Advance(kPlanDayOffset);
+  Call("CreateCluster",
+       {{"ClusterName", "gb200"},
+        {"InstanceGroups",
+         {{{"InstanceGroupName", "workers"},
+           {"InstanceType", "ml.p6e-gb200.36xlarge"},
+           {"InstanceCount", 20},
+           {"ExecutionRole", "arn:aws:iam::123456789012:role/r"},
+           {"TrainingPlanArn", arn},
+           {"LifeCycleConfig", {{"SourceS3Uri", "s3://b/l"}, {"OnCreate", "on_create.sh"}}}}}}});
+  std::vector<json> listed;
+  json input = {{"ReservedCapacityArn", reserved}, {"MaxResults", 1}};
+  for (int page = 0; page < 5; ++page) {
+    const json answer = Call("ListUltraServersByReservedCapacity", input);
+    for (const json& ultraserver : answer["UltraServers"]) listed.push_back(ultraserver);
+    if (!answer.contains("NextToken")) break;
+    input["NextToken"] = answer["NextToken"];
+  }
+  ASSERT_EQ(listed.size(), 2u);
+  // The 20 instances in use fill the first UltraServer's 17 (18 less its spare), then 3.
+  for (std::size_t i = 0; i < 2; ++i) {
+    const json& ultraserver = listed[i];
+    EXPECT_EQ(ultraserver["UltraServerType"], "ml.u-p6e-gb200x72");
+    EXPECT_EQ(ultraserver["InstanceType"], "ml.p6e-gb200.36xlarge");
+    EXPECT_EQ(ultraserver["AvailabilityZone"], "us-west-2-dfw-2a");
+    EXPECT_EQ(ultraserver["TotalInstanceCount"], 18);
+    EXPECT_EQ(ultraserver["ConfiguredSpareInstanceCount"], 1);
+    EXPECT_EQ(ultraserver["AvailableSpareInstanceCount"], 1);
+    EXPECT_EQ(ultraserver["UnhealthyInstanceCount"], 0);
+    EXPECT_EQ(ultraserver["HealthStatus"], "OK");
+  }
+  EXPECT_EQ(listed[0]["InUseInstanceCount"], 17);
+  EXPECT_EQ(listed[0]["AvailableInstanceCount"], 0);
+  EXPECT_EQ(listed[1]["InUseInstanceCount"], 3);
+  EXPECT_EQ(listed[1]["AvailableInstanceCount"], 14);
+  EXPECT_NE(listed[0]["UltraServerId"], listed[1]["UltraServerId"]);
+
+  // An instance plan has no UltraServers; an unknown reserved capacity is not found.
+  const json instances = Call("SearchTrainingPlanOfferings",
+                              {{"InstanceType", "ml.p6e-gb200.36xlarge"}, {"InstanceCount", 1}});
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "single"},
+                              {"TrainingPlanOfferingId",
+                               instances["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"]}});
+  const std::string single =
+      Call("DescribeTrainingPlan",
+           {{"TrainingPlanName", "single"}})["ReservedCapacitySummaries"][0]["ReservedCapacityArn"];
+  EXPECT_EQ(
+      Call("ListUltraServersByReservedCapacity", {{"ReservedCapacityArn", single}})["UltraServers"],
+      json::array());
+  const json missing = Call(
+      "ListUltraServersByReservedCapacity",
+      {{"ReservedCapacityArn", "arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity/rc-x"}},
+      400);
+  EXPECT_EQ(missing["__type"], "ResourceNotFound");
+}
+
 TEST_F(UltraServerPlansTest, SearchRefusals) {
   const std::vector<std::pair<json, std::string>> cases = {
       {{{"UltraServerCount", 1}}, "UltraServerCount needs UltraServerType."},
