@@ -22,8 +22,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # The search sample shows three offerings, all in us-west-2a: one zone of ml.p4d.24xlarge.
 CAPACITY=$WORK/capacity.json
 cat >"$CAPACITY" <<'EOF'
-{"regions": {"us-west-2": {"us-west-2a": {"ml.p4d.24xlarge": {"reservable": 2, "on_demand": 0}}}},
- "prices": {"ml.p4d.24xlarge": {"on_demand_hourly": 32.77, "plan_hourly": 12.5}}}
+{"regions": {"us-west-2": {"us-west-2a": {"ml.p4d.24xlarge": {"reservable": 2, "on_demand": 0}}},
+             "us-east-1": {"us-east-1-dfw-2a": {"ml.p6e-gb200.36xlarge": {"reservable": 36,
+                 "ultraserver_type": "ml.u-p6e-gb200x72", "instances_per_ultraserver": 18}}}},
+ "prices": {"ml.p4d.24xlarge": {"on_demand_hourly": 32.77, "plan_hourly": 12.5},
+            "ml.p6e-gb200.36xlarge": {"on_demand_hourly": 188.62, "plan_hourly": 105.63}}}
 EOF
 T0=$(date +%s.%N)
 start_server_or_exit --clock-start 2025-01-21T19:08:27Z --frozen-clock --capacity "$CAPACITY" \
@@ -164,5 +167,26 @@ expect_eq "history: the extension, Active and paid, as the sample's" \
   "[[\"$EXTENSION_ID\",\"Active\",\"Completed\",48,\"us-west-2a\"]]" \
   "$(jget "$OUT" '[[e["TrainingPlanExtensionOfferingId"], e["Status"], e["PaymentStatus"], e["DurationHours"], e["AvailabilityZone"]] for e in d["TrainingPlanExtensions"]]')"
 expect_eq "history: no NextToken" '<none>' "$(jget "$OUT" 'd.get("NextToken")')"
+
+# ---------------------------------------------------------------- Search UltraServer offerings
+# The page's UltraServer search. Its UltraServer type "ml.c6i-32xlargesc" is a placeholder (the
+# model's docs name ml.u-p6e-gb200x72), a "\" is missing after --target-resources, and its dates
+# are shifted to the test's clock; UltraServers are sold "only in the Dallas Local Zone
+# (us-east-1-dfw-2a)", in us-east-1.
+sm search-training-plan-offerings \
+--ultra-server-type ml.u-p6e-gb200x72 \
+--ultra-server-count 1 \
+--duration-hours 24 \
+--target-resources hyperpod-cluster \
+--start-time-after "2025-01-23T12:00:00Z" \
+--end-time-before "2025-01-25T12:00:00Z" \
+--region us-east-1
+expect_success "UltraServer search: the page's command succeeds"
+# The sample: one offering of one UltraServer of 18 ml.p6e-gb200.36xlarge, 24 hours from 11:30 UTC.
+# Its TargetResources says training-job for a hyperpod-cluster search; the emulator shows what
+# was asked for.
+expect_eq "UltraServer search: one offering as the sample's" \
+  '[[["hyperpod-cluster"],24,0,"USD","UltraServer","ml.u-p6e-gb200x72",1,"ml.p6e-gb200.36xlarge",18,"us-east-1-dfw-2a",24,0,"2025-01-24T11:30:00+00:00","2025-01-25T11:30:00+00:00"]]' \
+  "$(jget "$OUT" '[[o["TargetResources"], o["DurationHours"], o["DurationMinutes"], o["CurrencyCode"]] + [c["ReservedCapacityType"], c["UltraServerType"], c["UltraServerCount"], c["InstanceType"], c["InstanceCount"], c["AvailabilityZone"], c["DurationHours"], c["DurationMinutes"], c["StartTime"], c["EndTime"]] for o in d["TrainingPlanOfferings"] for c in o["ReservedCapacityOfferings"]]')"
 
 summarize
