@@ -452,6 +452,42 @@ class PlanPaymentBoto3Test(EmulatorTestCase):
             Filters=[{"Name": "Status", "Value": "Pending"}])["TrainingPlanSummaries"])
 
 
+class UltraServerBoto3Test(EmulatorTestCase):
+    """UltraServer plans: bought in whole UltraServers with spares, and
+    ListUltraServersByReservedCapacity through its paginator."""
+    CAPACITY = {"regions": {REGION: {REGION + "-dfw-2a": {"ml.p6e-gb200.36xlarge": {
+        "reservable": 54, "ultraserver_type": "ml.u-p6e-gb200x72",
+        "instances_per_ultraserver": 18}}}},
+        "prices": {"ml.p6e-gb200.36xlarge": {"on_demand_hourly": 188.62, "plan_hourly": 105.63}}}
+
+    def test_an_ultraserver_plan_and_its_ultraservers(self):
+        offering = self.sm.search_training_plan_offerings(
+            UltraServerType="ml.u-p6e-gb200x72", UltraServerCount=3, DurationHours=48,
+            TargetResources=["training-job"])["TrainingPlanOfferings"][0]
+        capacity = offering["ReservedCapacityOfferings"][0]
+        self.assertEqual(("UltraServer", 3, 54), (capacity["ReservedCapacityType"],
+                                                  capacity["UltraServerCount"],
+                                                  capacity["InstanceCount"]))
+        self.sm.create_training_plan(TrainingPlanName="gb200", SpareInstanceCountPerUltraServer=2,
+                                     TrainingPlanOfferingId=offering["TrainingPlanOfferingId"])
+        plan = self.sm.describe_training_plan(TrainingPlanName="gb200")
+        self.assertEqual((3, 54, 6, 48), (plan["TotalUltraServerCount"], plan["TotalInstanceCount"],
+                                          plan["AvailableSpareInstanceCount"],
+                                          plan["AvailableInstanceCount"]))
+        reserved = plan["ReservedCapacitySummaries"][0]["ReservedCapacityArn"]
+        summary = self.sm.describe_reserved_capacity(ReservedCapacityArn=reserved)
+        self.assertEqual("ml.u-p6e-gb200x72", summary["UltraServerSummary"]["UltraServerType"])
+        paginator = self.sm.get_paginator("list_ultra_servers_by_reserved_capacity")
+        pages = list(paginator.paginate(ReservedCapacityArn=reserved,
+                                        PaginationConfig={"PageSize": 1}))
+        self.assertEqual(3, len(pages))
+        servers = [server for page in pages for server in page["UltraServers"]]
+        self.assertEqual(3, len({server["UltraServerId"] for server in servers}))
+        self.assertEqual({(18, 2, 16, "OK")},
+                         {(u["TotalInstanceCount"], u["ConfiguredSpareInstanceCount"],
+                           u["AvailableInstanceCount"], u["HealthStatus"]) for u in servers})
+
+
 PROVISIONING_SECONDS = 600
 P5 = "ml.p5.48xlarge"
 G5 = "ml.g5.xlarge"  # not in ENDPOINT_CAPACITY: unlimited on demand
