@@ -31,6 +31,7 @@ build/bench-cache/. Expects build/ (or $BUILD_DIR) to hold sagemaker-emulator, s
 micro_bench (bench/run builds them).
 """
 import argparse
+import atexit
 import concurrent.futures
 import datetime
 import hashlib
@@ -112,6 +113,19 @@ def http_status(port, path="/_emulator/health", timeout=1.0):
         return None
 
 
+# Every child still running: killed when bench.py exits, so a section that fails before it stops
+# its servers (a refused seeding request, say) leaves none behind.
+RUNNING = set()
+
+
+@atexit.register
+def kill_running():
+    for popen in list(RUNNING):
+        if popen.poll() is None:
+            popen.kill()
+            popen.wait()
+
+
 class Process:
     """A child process listening on `port`; stopped with SIGTERM (SIGKILL after 10 s)."""
 
@@ -122,6 +136,7 @@ class Process:
         self.log = tempfile.TemporaryFile()
         self.popen = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log,
                                       cwd=cwd, start_new_session=True)
+        RUNNING.add(self.popen)
         deadline = time.monotonic() + timeout
         while http_status(port, ready_path) is None:
             if self.popen.poll() is not None:
@@ -147,6 +162,7 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait()
+        RUNNING.discard(self.popen)
         self.log.seek(0)
         failed = [line for line in self.log.read().decode(errors="replace").splitlines()
                   if "response check failed" in line]
