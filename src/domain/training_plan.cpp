@@ -191,7 +191,6 @@ std::vector<Window> PoolWindows(const CapacityLedger& ledger, const PoolKey& poo
     if (window.end > last_end) break;
     if (sellable(window)) windows.push_back(window);
   }
-  if (windows.size() > kOfferingsPerZone) windows.resize(kOfferingsPerZone);
   return windows;
 }
 
@@ -302,8 +301,12 @@ Result<int> SparesPerUltraServer(std::optional<long long> requested, const Ultra
   return static_cast<int>(spares);
 }
 
+std::string PurchaseStatusAt(const Window& window, TimePoint paid_at, TimePoint now) {
+  return std::string(ToString(PurchaseStatusOf(window, paid_at, now)));
+}
+
 std::string PlanStatusAt(const Plan& plan, TimePoint now) {
-  return std::string(ToString(PurchaseStatusOf(plan.window, plan.paid_at, now)));
+  return PurchaseStatusAt(plan.window, plan.paid_at, now);
 }
 
 PlanStatus PlanStatusOf(const Window& window, TimePoint now) {

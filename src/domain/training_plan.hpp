@@ -143,6 +143,8 @@ enum class PlanStatus { kPending, kScheduled, kActive, kExpired };
 PlanStatus PlanStatusOf(const Window& window, TimePoint now);
 // A purchase's (a plan's or an extension's): Pending until `paid_at`, then as its window's.
 PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now);
+// Its wire name.
+std::string PurchaseStatusAt(const Window& window, TimePoint paid_at, TimePoint now);
 std::string_view ToString(PlanStatus status);
 // The status's wire name: "Pending", "Scheduled", "Active" or "Expired".
 std::string PlanStatusAt(const Window& window, TimePoint now);

@@ -280,13 +280,19 @@ Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
   return out;
 }
 
-Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
-  const std::string arn = in.at("ReservedCapacityArn");
+// The plan whose reserved capacity `arn` names, in the caller's account and region.
+Result<Plan> PlanOfReservedCapacity(const std::string& arn, Context& ctx) {
   const auto not_found =
       domain::ResourceNotFound("Reserved capacity " + domain::Excerpt(arn) + " not found.");
   if (arn.rfind(ReservedCapacityArn(ctx.caller, ""), 0) != 0) return not_found;
-  const auto found = PlanByReservationArn(ctx, arn);
+  auto found = PlanByReservationArn(ctx, arn);
   if (!found) return not_found;
+  return std::move(*found);
+}
+
+Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
+  const auto found = PlanOfReservedCapacity(in.at("ReservedCapacityArn"), ctx);
+  if (!found) return found.error();
   const Plan& plan = *found;
   const int used = ctx.holdings.OnPlan(plan.arn);
   json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id)},
@@ -313,8 +319,7 @@ json ExtensionJson(const Plan::Extension& extension, const Plan& plan, TimePoint
               {"ExtendedAt", WriteTimestamp(extension.extended_at)},
               {"StartDate", WriteTimestamp(extension.window.start)},
               {"EndDate", WriteTimestamp(extension.window.end)},
-              {"Status", std::string(domain::ToString(
-                             domain::PurchaseStatusOf(extension.window, extension.paid_at, now)))},
+              {"Status", domain::PurchaseStatusAt(extension.window, extension.paid_at, now)},
               {"PaymentStatus", now < extension.paid_at ? "Pending" : "Completed"},
               {"DurationHours", domain::DurationHours(extension.window)},
               {"UpfrontFee", extension.upfront_fee},
@@ -393,12 +398,8 @@ Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) 
 // in use fill the UltraServers in order, each up to its instances less its spares. No instance
 // turns unhealthy here (fault injection is not emulated yet), so every UltraServer is OK.
 Result<json> ListUltraServersByReservedCapacity(const json& in, Context& ctx) {
-  const std::string arn = in.at("ReservedCapacityArn");
-  const auto not_found =
-      domain::ResourceNotFound("Reserved capacity " + domain::Excerpt(arn) + " not found.");
-  if (arn.rfind(ReservedCapacityArn(ctx.caller, ""), 0) != 0) return not_found;
-  const auto found = PlanByReservationArn(ctx, arn);
-  if (!found) return not_found;
+  const auto found = PlanOfReservedCapacity(in.at("ReservedCapacityArn"), ctx);
+  if (!found) return found.error();
   const Plan& plan = *found;
   static const ListSpec kSpec{"ListUltraServersByReservedCapacity",
                               {{"UltraServerOrder", std::nullopt, /*numeric=*/true}},
@@ -578,8 +579,7 @@ void AddPlanState(const StateQuery& query, json& entries) {
 std::vector<store::StateStore::KindStatusCount> CountPlansByStatus(const Context& ctx) {
   std::map<std::string, long long> by_status;
   for (const store::PlanCapacity& plan : ctx.store.AllPlanCapacity()) {
-    ++by_status[std::string(
-        domain::ToString(domain::PurchaseStatusOf({plan.start, plan.end}, plan.paid, ctx.now)))];
+    ++by_status[domain::PurchaseStatusAt({plan.start, plan.end}, plan.paid, ctx.now)];
   }
   std::vector<store::StateStore::KindStatusCount> counts;
   for (const auto& [status, count] : by_status) {

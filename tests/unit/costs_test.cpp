@@ -219,13 +219,7 @@ class CostsTest : public EmulatorFixture {
               {"DurationHours", days * 24},
               {"StartTimeAfter", kPlanStartSeconds},
               {"TargetResources", std::move(targets)}})["TrainingPlanOfferings"][0];
-    const std::string arn =
-        Call("CreateTrainingPlan",
-             {{"TrainingPlanName", name},
-              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
-    // The plan starts at 11:30 UTC; what a test does next happens from its first minute on.
-    Advance(kPlanDayOffset);
-    return arn;
+    return BuyThenStartTheDay(name, offering);
   }
 
   void Endpoint(const std::string& name, const std::string& type, int count,

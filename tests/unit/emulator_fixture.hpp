@@ -80,6 +80,18 @@ class EmulatorFixture : public ::testing::Test {
     ASSERT_TRUE(emulator_->ChangeClock({std::nullopt, Millis{seconds * 1000}, std::nullopt}).ok());
   }
 
+  // Buys `offering` (an element of TrainingPlanOfferings) as plan `name`, then moves the clock on
+  // to kPlanStartSeconds, 11:30 UTC, when plans of the first day start: what a test does next
+  // happens from their first minute. Returns the plan's ARN.
+  std::string BuyThenStartTheDay(const std::string& name, const json& offering) {
+    const std::string arn =
+        Call("CreateTrainingPlan",
+             {{"TrainingPlanName", name},
+              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    AdvanceTo(kPlanStartSeconds);
+    return arn;
+  }
+
   // Moves the clock on to `seconds` since the epoch, unless it is there or later already.
   void AdvanceTo(long long seconds) {
     const auto state = emulator_->ChangeClock({});

@@ -22,13 +22,7 @@ class EndpointsTest : public EmulatorFixture {
                                 {"DurationHours", 168},
                                 {"StartTimeAfter", start_seconds},
                                 {"TargetResources", {"endpoint"}}})["TrainingPlanOfferings"][0];
-    const std::string arn =
-        Call("CreateTrainingPlan",
-             {{"TrainingPlanName", name},
-              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
-    // Plans start at 11:30 UTC; what a test does next happens from then on.
-    AdvanceTo(kPlanStartSeconds);
-    return arn;
+    return BuyThenStartTheDay(name, offering);
   }
 
   void Config(const std::string& name, const std::string& type, int count,

@@ -81,13 +81,7 @@ class JobsTest : public EmulatorFixture {
                                 {"DurationHours", days * 24},
                                 {"StartTimeAfter", start_after},
                                 {"TargetResources", {"training-job"}}})["TrainingPlanOfferings"][0];
-    const std::string arn =
-        Call("CreateTrainingPlan",
-             {{"TrainingPlanName", name},
-              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
-    // Plans start at 11:30 UTC; what a test does next happens from then on.
-    AdvanceTo(kPlanStartSeconds);
-    return arn;
+    return BuyThenStartTheDay(name, offering);
   }
 
   long long PlanEnd(const std::string& name) {
