@@ -13,6 +13,7 @@
 #include "domain/capacity_ledger.hpp"
 #include "domain/holdings.hpp"
 #include "domain/quotas.hpp"
+#include "domain/training_plan.hpp"
 
 namespace smemu::domain {
 
@@ -26,12 +27,19 @@ struct Owner {
 
 // A sold plan as the rules see it.
 struct PlanFacts {
-  Window window;
+  std::vector<Window> blocks;  // its reserved capacities' windows, in time order
   int instance_count = 0;
   std::string instance_type;
   std::vector<std::string> target_resources;  // training-job, endpoint, hyperpod-cluster
   std::string availability_zone;
   std::string arn;  // the training plan's own ARN
+
+  // From the first block's start to the last block's end.
+  Window Span() const { return {blocks.front().start, blocks.back().end}; }
+  // The block in force at `at`, or else the next one; nullopt once the last has ended.
+  std::optional<Window> BlockFrom(TimePoint at) const { return domain::BlockFrom(blocks, at); }
+  // Active inside a block, Scheduled before the last one ends, Expired after.
+  PlanStatus StatusAt(TimePoint at) const { return PlanStatusOf(blocks, at); }
 
   bool Targets(std::string_view resource) const {
     return std::find(target_resources.begin(), target_resources.end(), resource) !=

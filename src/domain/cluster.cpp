@@ -29,9 +29,10 @@ AwsError ExceedsAvailable(const GroupSpec& spec, int available) {
                                ") in training plan " + Excerpt(spec.plan_arn) + ".");
 }
 
-// From one hour before a plan ends, HyperPod takes its instances back.
+// From one hour before a reserved capacity ends, HyperPod takes its instances back.
 bool WindingDown(const PlanFacts& plan, TimePoint at) {
-  return at >= plan.window.end - kPlanWindDown;
+  const auto block = plan.BlockFrom(at);
+  return !block || at >= block->end - kPlanWindDown;
 }
 
 // Whether an update changed the group (a new group, or a new count).
@@ -59,7 +60,7 @@ void Launch(Cluster& cluster, InstanceGroup& group, TimePoint at, const Capacity
   NodeStatus status = NodeStatus::kRunning;
   if (!group.spec.plan_arn.empty()) {
     const auto plan = facts.Plan(cluster.owner, group.spec.plan_arn);
-    const PlanStatus plan_status = plan ? PlanStatusOf(plan->window, at) : PlanStatus::kExpired;
+    const PlanStatus plan_status = plan ? plan->StatusAt(at) : PlanStatus::kExpired;
     if (plan_status == PlanStatus::kExpired) return;
     if (plan_status == PlanStatus::kScheduled) status = NodeStatus::kPending;
   }
@@ -88,7 +89,7 @@ std::optional<std::string> ProvisioningFailure(const Cluster& cluster, TimePoint
       continue;
     }
     const auto plan = facts.Plan(cluster.owner, spec.plan_arn);
-    if (!plan || PlanStatusOf(plan->window, at) == PlanStatus::kExpired) {
+    if (!plan || plan->StatusAt(at) == PlanStatus::kExpired) {
       return "Instance group " + Excerpt(spec.name) + ": training plan " + Excerpt(spec.plan_arn) +
              " has expired.";
     }
@@ -137,22 +138,23 @@ void ApplyUpdate(Cluster& cluster, TimePoint at, const CapacityFacts& facts) {
   cluster.modified = at;
 }
 
-// Nodes of plan groups follow their plan's window as of `at`.
+// Nodes of plan groups follow their plan's blocks as of `at`: they leave at a block's end, and
+// between two blocks the group waits with pending nodes for the next.
 void FollowPlans(Cluster& cluster, TimePoint at, const CapacityFacts& facts) {
   for (InstanceGroup& group : cluster.groups) {
-    if (group.spec.plan_arn.empty() || group.nodes.empty()) continue;
+    if (group.spec.plan_arn.empty()) continue;
     const auto plan = facts.Plan(cluster.owner, group.spec.plan_arn);
-    const PlanStatus status = plan ? PlanStatusOf(plan->window, at) : PlanStatus::kExpired;
+    const PlanStatus status = plan ? plan->StatusAt(at) : PlanStatus::kExpired;
     if (status == PlanStatus::kExpired) {
       group.nodes.clear();  // the reservation's instances are taken back when it ends
       continue;
     }
-    if (status != PlanStatus::kActive) continue;
     const bool winding_down = WindingDown(*plan, at);
     for (ClusterNode& node : group.nodes) {
+      if (status != PlanStatus::kActive) break;
       if (winding_down && node.status != NodeStatus::kShuttingDown) {
         node.status = NodeStatus::kShuttingDown;
-        node.gone_at = plan->window.end;
+        node.gone_at = plan->BlockFrom(at)->end;
         node.plan_wind_down = true;
       } else if (!winding_down && node.plan_wind_down) {
         // The plan was extended in its last hour: its nodes carry on.
@@ -161,8 +163,12 @@ void FollowPlans(Cluster& cluster, TimePoint at, const CapacityFacts& facts) {
         node.plan_wind_down = false;
       } else if (node.status == NodeStatus::kPending) {
         node.status = NodeStatus::kRunning;
-        node.launched = std::max(node.launched, plan->window.start);
+        node.launched = std::max(node.launched, plan->BlockFrom(at)->start);
       }
+    }
+    if (at >= plan->Span().start && group.status == GroupStatus::kInService && !winding_down) {
+      // After a reserved capacity has ended, the group waits for the next with pending nodes.
+      Launch(cluster, group, at, facts);
     }
   }
 }
@@ -175,10 +181,8 @@ std::optional<TimePoint> NextTransition(const Cluster& cluster, const CapacityFa
     next = cluster.due.value_or(cluster.modified);
   }
   for (const InstanceGroup& group : cluster.groups) {
-    bool pending = false;
     for (const ClusterNode& node : group.nodes) {
       if (node.gone_at) next = Earliest(next, node.gone_at);
-      pending = pending || node.status == NodeStatus::kPending;
     }
     if (group.spec.plan_arn.empty() || group.nodes.empty()) continue;
     const auto plan = facts.Plan(cluster.owner, group.spec.plan_arn);
@@ -186,9 +190,20 @@ std::optional<TimePoint> NextTransition(const Cluster& cluster, const CapacityFa
       next = Earliest(next, cluster.modified);  // the plan is gone: its nodes leave now
       continue;
     }
-    if (pending) next = Earliest(next, plan->window.start);
-    const bool live = group.live_nodes() > 0;
-    next = Earliest(next, live ? plan->window.end - kPlanWindDown : plan->window.end);
+    // Each node follows the block it was launched for: a pending node starts when it opens, a
+    // running one starts leaving an hour before it ends.
+    for (const ClusterNode& node : group.nodes) {
+      const auto block = plan->BlockFrom(node.launched);
+      if (!block) {
+        next = Earliest(next, plan->Span().end);
+      } else if (node.status == NodeStatus::kPending) {
+        next = Earliest(next, block->start);
+      } else if (node.status == NodeStatus::kRunning) {
+        next = Earliest(next, block->end - kPlanWindDown);
+      } else {
+        next = Earliest(next, block->end);
+      }
+    }
   }
   return next;
 }
@@ -361,7 +376,9 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
           if (!plan) {
             return ValidationException("Training plan " + Excerpt(spec.plan_arn) + " has expired.");
           }
-          return WindingDownRefusal(spec.plan_arn, plan->window.end, spec.name);
+          const auto block = plan->BlockFrom(now);
+          return WindingDownRefusal(spec.plan_arn, block ? block->end : plan->Span().end,
+                                    spec.name);
         }
         group->spec.count = spec.count;
         continue;
@@ -421,7 +438,7 @@ Result<Cluster> StartUpdate(Cluster cluster, const std::vector<GroupSpec>& group
       continue;
     }
     const auto plan = facts.Plan(cluster.owner, plan_arn);
-    if (!plan || PlanStatusOf(plan->window, now) == PlanStatus::kExpired) {
+    if (!plan || plan->StatusAt(now) == PlanStatus::kExpired) {
       return ValidationException("Training plan " + Excerpt(plan_arn) + " has expired.");
     }
     const int available = plan->instance_count - holdings.OnPlan(plan_arn) + had;

@@ -78,6 +78,17 @@ void AddTo(CostLedger& ledger, const std::string& account, const std::string& re
   }
 }
 
+// The milliseconds of `plan`'s blocks between `from` and `to`.
+long long ReservedMillis(const PlanBill& plan, TimePoint from, TimePoint to) {
+  long long reserved = 0;
+  for (const Window& block : plan.blocks) {
+    if (const auto in = Clip(block.start, block.end, from, to)) {
+      reserved += MillisOf(in->first, in->second);
+    }
+  }
+  return reserved;
+}
+
 // What one option of a job costs for `ran`: its plan's fee per instance-millisecond, or the
 // type's on-demand price.
 Cents OptionCost(const JobOption& option, Millis ran, const CostInputs& inputs,
@@ -90,7 +101,7 @@ Cents OptionCost(const JobOption& option, Millis ran, const CostInputs& inputs,
   if (it == plans.end()) return 0;
   const PlanBill& plan = *it->second;
   return ShareOf(plan.fee, used,
-                 plan.instance_count * MillisOf(plan.window.start, plan.window.end));
+                 plan.instance_count * ReservedMillis(plan, TimePoint::min(), TimePoint::max()));
 }
 
 }  // namespace
@@ -135,9 +146,7 @@ CostLedger ComputeCosts(const CostInputs& inputs, TimePoint from, TimePoint to, 
   std::map<std::string, const PlanBill*> plan_by_arn;
   for (const PlanBill& plan : inputs.plans) {
     plan_by_arn[ArnKey(plan.arn)] = &plan;
-    if (!plan.reserved_capacity_arn.empty()) {
-      plan_by_arn[ArnKey(plan.reserved_capacity_arn)] = &plan;
-    }
+    for (const std::string& arn : plan.reserved_capacity_arns) plan_by_arn[ArnKey(arn)] = &plan;
   }
 
   // Each resource's use per type and source, and each plan's use, clipped to what counts.
@@ -173,8 +182,9 @@ CostLedger ComputeCosts(const CostInputs& inputs, TimePoint from, TimePoint to, 
     const auto in_range = Clip(plan.window.start, plan.window.end, from, to);
     if (!in_range) continue;
     PlanCost cost{plan, 0, 0, 0, {}, 0, {}};
-    const long long range_ms = MillisOf(in_range->first, in_range->second);
-    cost.fee_in_range = ShareOf(plan.fee, range_ms, MillisOf(plan.window.start, plan.window.end));
+    const long long range_ms = ReservedMillis(plan, from, to);
+    cost.fee_in_range =
+        ShareOf(plan.fee, range_ms, ReservedMillis(plan, TimePoint::min(), TimePoint::max()));
     cost.reserved = plan.instance_count * range_ms;
     if (const auto it = plan_use.find(&plan); it != plan_use.end()) {
       cost.use = it->second.Steps();

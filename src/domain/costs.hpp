@@ -37,14 +37,15 @@ struct HeldSpan {
 // A sold plan: what was paid for which instances and window.
 struct PlanBill {
   std::string arn;
-  std::string reserved_capacity_arn;  // resources may name the plan by this ARN too
+  std::vector<std::string> reserved_capacity_arns;  // resources may name the plan by these too
   std::string name;
   std::string account;
   PoolKey pool;
   int instance_count = 0;
-  Window window;        // with every extension bought
-  TimePoint paid_at{};  // when its purchase was paid: Pending until then
-  Cents fee = 0;        // the plan and its extensions
+  Window window;               // from its first start to its last end, extensions included
+  std::vector<Window> blocks;  // its reserved capacities' windows: what the fee pays for
+  TimePoint paid_at{};         // when its purchase was paid: Pending until then
+  Cents fee = 0;               // the plan and its extensions
 };
 
 // A job that listed more than one instance preference and started on one of them.

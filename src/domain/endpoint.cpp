@@ -89,10 +89,11 @@ Attempt Provision(const Endpoint& endpoint, std::vector<Variant> variants, TimeP
       continue;
     }
     const auto plan = facts.Plan(endpoint.owner, plan_arn);
-    const PlanStatus status = plan ? PlanStatusOf(plan->window, at) : PlanStatus::kExpired;
+    const PlanStatus status = plan ? plan->StatusAt(at) : PlanStatus::kExpired;
     if (status == PlanStatus::kExpired) return fail(Expired(plan_arn));
-    if (status == PlanStatus::kScheduled) {  // waits for the reservation's window to open
-      return Attempt{EndpointStatus::kCreating, std::move(variants), "", plan->window.start};
+    if (status == PlanStatus::kScheduled) {  // waits for the next reserved capacity to open
+      return Attempt{EndpointStatus::kCreating, std::move(variants), "",
+                     plan->BlockFrom(at)->start};
     }
     const int available =
         plan->instance_count - holdings.OnPlan(plan_arn, except) - taken.by_plan[plan_arn];
@@ -255,7 +256,7 @@ Status CheckScale(const Endpoint& endpoint, const Variant& variant, int wanted, 
     return Ok();
   }
   const auto plan = facts.Plan(endpoint.owner, plan_arn);
-  if (!plan || PlanStatusOf(plan->window, now) == PlanStatus::kExpired) {
+  if (!plan || plan->StatusAt(now) == PlanStatus::kExpired) {
     return ValidationException(Expired(plan_arn));
   }
   if (wanted > plan->instance_count) {

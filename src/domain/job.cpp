@@ -56,20 +56,24 @@ Ending EndingOf(const Job& job, const CapacityFacts& facts) {
   const TimePoint limit = start + job.max_runtime;
   if (limit < ending.at) ending = {limit, JobOutcome::kMaxRuntimeExceeded};
   if (!job.selected->plan_arn.empty()) {
+    // "When there are 30 minutes remaining in your Reserved Capacity, SageMaker training plans
+    // begin the process of terminating any running instances within that block": the block the
+    // job started in.
     const auto plan = facts.Plan(job.owner, job.selected->plan_arn);
-    const TimePoint cutoff = plan ? std::max(start, plan->window.end - kPlanJobCutoff) : start;
+    const auto block = plan ? plan->BlockFrom(start) : std::nullopt;
+    const TimePoint cutoff = block ? std::max(start, block->end - kPlanJobCutoff) : start;
     if (cutoff <= ending.at) ending = {cutoff, JobOutcome::kPlanEnded};
   }
   return ending;
 }
 
-// A plan option's window, when the option is on a plan; a plan that is gone reads as long expired.
-std::optional<Window> PlanWindow(const Job& job, const JobOption& option,
-                                 const CapacityFacts& facts) {
+// A plan option's blocks, when the option is on a plan; a plan that is gone reads as long expired.
+std::optional<std::vector<Window>> PlanBlocks(const Job& job, const JobOption& option,
+                                              const CapacityFacts& facts) {
   if (option.plan_arn.empty()) return std::nullopt;
   const auto plan = facts.Plan(job.owner, option.plan_arn);
-  if (!plan) return Window{TimePoint{}, TimePoint{}};
-  return plan->window;
+  if (!plan) return std::vector<Window>{Window{TimePoint{}, TimePoint{}}};
+  return plan->blocks;
 }
 
 // How long the job may wait for capacity, counted while pending time counts: its
@@ -87,8 +91,8 @@ std::optional<Millis> PendingLimit(const Job& job) {
 bool PendingTimeCounts(const Job& job, TimePoint at, const CapacityFacts& facts) {
   if (!PendingLimit(job)) return false;
   for (const JobOption& option : job.options) {
-    const auto window = PlanWindow(job, option, facts);
-    if (window && PlanStatusOf(*window, at) == PlanStatus::kScheduled) return false;
+    const auto blocks = PlanBlocks(job, option, facts);
+    if (blocks && PlanStatusOf(*blocks, at) == PlanStatus::kScheduled) return false;
   }
   return true;
 }
@@ -96,8 +100,8 @@ bool PendingTimeCounts(const Job& job, TimePoint at, const CapacityFacts& facts)
 // True when no option can ever run again (every one is on a plan that has ended).
 bool NoOptionLeft(const Job& job, TimePoint at, const CapacityFacts& facts) {
   for (const JobOption& option : job.options) {
-    const auto window = PlanWindow(job, option, facts);
-    if (!window || PlanStatusOf(*window, at) != PlanStatus::kExpired) return false;
+    const auto blocks = PlanBlocks(job, option, facts);
+    if (!blocks || PlanStatusOf(*blocks, at) != PlanStatus::kExpired) return false;
   }
   return true;
 }
@@ -112,9 +116,9 @@ std::optional<TimePoint> NextEvent(const Job& job, const CapacityFacts& facts) {
   };
   if (job.pending_since) consider(*job.pending_since + (*PendingLimit(job) - job.pending_accrued));
   for (const JobOption& option : job.options) {
-    if (const auto window = PlanWindow(job, option, facts)) {
-      consider(window->start);
-      consider(window->end);
+    for (const Window& block : PlanBlocks(job, option, facts).value_or(std::vector<Window>{})) {
+      consider(block.start);
+      consider(block.end);
     }
   }
   return next;
@@ -178,8 +182,8 @@ bool Fits(const Job& job, const JobOption& option, TimePoint at, const CapacityF
            option.instance_count;
   }
   const auto plan = facts.Plan(job.owner, option.plan_arn);
-  if (!plan || PlanStatusOf(plan->window, at) != PlanStatus::kActive ||
-      at >= plan->window.end - kPlanJobCutoff) {
+  if (!plan || plan->StatusAt(at) != PlanStatus::kActive ||
+      at >= plan->BlockFrom(at)->end - kPlanJobCutoff) {
     return false;
   }
   return plan->instance_count - holdings.OnPlan(option.plan_arn) >= option.instance_count;

@@ -89,10 +89,11 @@ AwsError WindingDownRefusal(const std::string& plan_arn, TimePoint end, const st
 Status AdmitOnPlan(const PlanRequest& request, const std::optional<PlanFacts>& plan,
                    TimePoint now) {
   if (!plan) return NotFound(request);
-  if (PlanStatusOf(plan->window, now) == PlanStatus::kExpired) return Expired(request, *plan);
-  if (request.target == PlanTarget::kHyperPodCluster &&
-      now >= plan->window.end - kHyperPodWindDown) {
-    return WindingDownRefusal(request.plan_arn, plan->window.end, request.part);
+  const auto block = plan->BlockFrom(now);
+  if (!block) return Expired(request, *plan);
+  // In the last hour of a reserved capacity HyperPod is taking its instances back.
+  if (request.target == PlanTarget::kHyperPodCluster && now >= block->end - kHyperPodWindDown) {
+    return WindingDownRefusal(request.plan_arn, block->end, request.part);
   }
   if (!plan->Targets(WireName(request.target))) return NotBoughtFor(request, *plan);
   if (plan->instance_type != request.instance_type) return OtherType(request, *plan);

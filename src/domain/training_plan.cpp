@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "domain/aws_names.hpp"
@@ -16,11 +17,13 @@ constexpr long long kMaxDurationHours = 4368;  // 182 days
 
 std::string OfferingId(const std::string& salt, const Offering& offering,
                        const std::string& prefix = "tpo-") {
-  std::string canonical = salt + "|" + offering.pool.region + "|" +
-                          offering.pool.availability_zone + "|" + offering.pool.instance_type +
-                          "|" + std::to_string(offering.instance_count) + "|" +
-                          std::to_string(offering.window.start.time_since_epoch().count()) + "|" +
-                          std::to_string(offering.window.end.time_since_epoch().count());
+  std::string canonical = salt + "|" + std::to_string(offering.instance_count);
+  for (const CapacityBlock& block : offering.blocks) {
+    canonical += "|" + block.pool.region + "|" + block.pool.availability_zone + "|" +
+                 block.pool.instance_type + "|" +
+                 std::to_string(block.window.start.time_since_epoch().count()) + "|" +
+                 std::to_string(block.window.end.time_since_epoch().count());
+  }
   for (const auto& target : offering.target_resources) canonical += "|" + target;
   if (offering.ultraservers) canonical += "|ultraserver|" + offering.ultraservers->type;
   return prefix + Sha256Hex(canonical);
@@ -30,11 +33,11 @@ Millis::rep RoundUp(Millis::rep value, Millis::rep step) {
   return (value + step - 1) / step * step;
 }
 
-// A window's length in hours, minutes included: a plan that starts at once is paid by the minute.
-double Hours(const Window& window) {
-  return static_cast<double>((window.end - window.start).count()) /
-         static_cast<double>(kHour.count());
+// A time in hours, minutes included: a plan that starts at once is paid by the minute.
+double Hours(Millis time) {
+  return static_cast<double>(time.count()) / static_cast<double>(kHour.count());
 }
+double Hours(const Window& window) { return Hours(window.end - window.start); }
 
 TimePoint CeilToMinute(TimePoint time) {
   constexpr Millis kMinute{60'000};
@@ -229,32 +232,126 @@ std::vector<std::pair<PoolKey, std::optional<UltraServers>>> PoolsToSearch(
 
 }  // namespace
 
+namespace {
+
+using SearchPool = std::pair<PoolKey, std::optional<UltraServers>>;
+
+// The offering of `blocks` for `request`, priced and named.
+Offering MakeOffering(std::vector<CapacityBlock> blocks, const OfferingRequest& request,
+                      const std::optional<UltraServers>& ultraservers, int instance_count,
+                      double hourly, const std::string& account) {
+  Offering offering;
+  offering.blocks = std::move(blocks);
+  offering.instance_count = instance_count;
+  offering.target_resources = request.target_resources;
+  offering.ultraservers = ultraservers;
+  offering.requested_start_after = request.start_after;
+  offering.requested_end_before = request.end_before;
+  offering.upfront_fee = Hours(ReservedTime(offering.blocks)) * instance_count * hourly;
+  offering.id = OfferingId(account, offering);
+  return offering;
+}
+
+// Whether a second block may be in another zone: "HyperPod offerings stay in one zone",
+// training-job offerings may span zones. The emulator keeps endpoint plans in one zone too.
+bool MaySpanZones(const OfferingRequest& request) {
+  return std::all_of(
+      request.target_resources.begin(), request.target_resources.end(),
+      [](const std::string& target) { return target == WireName(PlanTarget::kTrainingJob); });
+}
+
+// The earliest block of `days` plan days that starts at 11:30 UTC at or after `from`, ends by
+// `last_end` and lies in one of `free`'s stretches.
+std::optional<Window> FirstFit(const std::vector<Window>& free, TimePoint from, long long days,
+                               TimePoint last_end) {
+  for (const Window& stretch : free) {
+    const TimePoint start = PlanDayEnd(std::max(from, stretch.start));
+    const Window block{start, start + days * kDay};
+    if (block.end > last_end) return std::nullopt;
+    if (block.end <= stretch.end) return block;
+  }
+  return std::nullopt;
+}
+
+// Plans of two blocks for `request` when no single block can hold it, from 11:30 UTC only. For
+// each free stretch of a pool, the first block is as long as the stretch allows (less than the
+// whole plan) and the second the rest, at the earliest in the same pool or, for training jobs,
+// any pool of the type; the earliest to end first.
+std::vector<Offering> TwoBlockOfferings(const CapacityLedger& ledger,
+                                        const std::vector<SearchPool>& pools,
+                                        const CapacityConfig& config, const std::string& account,
+                                        const OfferingRequest& request) {
+  const long long days = RoundUp(request.duration.count(), kDay.count()) / kDay.count();
+  if (days < 2) return {};
+  const TimePoint first_start = PlanDayEnd(request.earliest_start);
+  const TimePoint last_end =
+      request.end_before.value_or(PlanWindow(request.latest_start, request.duration).end + kDay);
+  if (first_start >= last_end) return {};
+  std::map<PoolKey, std::vector<Window>> free;
+  for (const auto& [pool, ultraservers] : pools) {
+    const int count =
+        ultraservers ? ultraservers->count * ultraservers->instances_per : request.instance_count;
+    free[pool] = ledger.FreeStretches(pool, {first_start, last_end}, count);
+  }
+  std::vector<Offering> offerings;
+  for (const auto& [pool, ultraservers] : pools) {
+    const auto price = config.prices.find(pool.instance_type);
+    if (price == config.prices.end()) continue;
+    for (const Window& stretch : free[pool]) {
+      const TimePoint start = PlanDayEnd(stretch.start);
+      if (start > request.latest_start) break;
+      const long long fits = (stretch.end - start) / kDay;
+      if (fits < 1) continue;
+      const Window first{start, start + std::min(fits, days - 1) * kDay};
+      const long long rest = days - (first.end - first.start) / kDay;
+      std::optional<CapacityBlock> second;
+      for (const auto& [other, other_ultraservers] : pools) {
+        if (other.instance_type != pool.instance_type || other_ultraservers != ultraservers ||
+            (other != pool && !MaySpanZones(request))) {
+          continue;
+        }
+        const auto block = FirstFit(free[other], first.end, rest, last_end);
+        // Prefer the earliest end, then the first block's own zone.
+        if (block && (!second || block->end < second->window.end ||
+                      (block->end == second->window.end && other == pool))) {
+          second = CapacityBlock{other, *block, ""};
+        }
+      }
+      if (!second) continue;
+      const int count =
+          ultraservers ? ultraservers->count * ultraservers->instances_per : request.instance_count;
+      offerings.push_back(MakeOffering({{pool, first, ""}, *second}, request, ultraservers, count,
+                                       price->second.plan_hourly, account));
+    }
+  }
+  std::stable_sort(offerings.begin(), offerings.end(), [](const Offering& a, const Offering& b) {
+    return std::make_pair(a.Span().end, a.Span().start) <
+           std::make_pair(b.Span().end, b.Span().start);
+  });
+  if (offerings.size() > kSplitOfferings) offerings.resize(kSplitOfferings);
+  return offerings;
+}
+
+}  // namespace
+
 std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const CapacityConfig& config,
                                       const std::string& account, const std::string& region,
                                       const OfferingRequest& request) {
   std::vector<Offering> offerings;
-  for (const auto& [pool, ultraservers] : PoolsToSearch(ledger, config, region, request)) {
+  const std::vector<SearchPool> pools = PoolsToSearch(ledger, config, region, request);
+  for (const auto& [pool, ultraservers] : pools) {
     auto price = config.prices.find(pool.instance_type);
     if (price == config.prices.end()) continue;
     OfferingRequest in_pool = request;
     if (ultraservers) in_pool.instance_count = ultraservers->count * ultraservers->instances_per;
     for (const Window& window : PoolWindows(ledger, pool, in_pool)) {
-      Offering offering;
-      offering.pool = pool;
-      offering.instance_count = in_pool.instance_count;
-      offering.window = window;
-      offering.target_resources = request.target_resources;
-      offering.ultraservers = ultraservers;
-      offering.requested_start_after = request.start_after;
-      offering.requested_end_before = request.end_before;
-      offering.upfront_fee =
-          Hours(offering.window) * offering.instance_count * price->second.plan_hourly;
-      offering.id = OfferingId(account, offering);
-      offerings.push_back(std::move(offering));
+      offerings.push_back(MakeOffering({{pool, window, ""}}, request, ultraservers,
+                                       in_pool.instance_count, price->second.plan_hourly, account));
     }
   }
+  if (offerings.empty()) return TwoBlockOfferings(ledger, pools, config, account, request);
   std::stable_sort(offerings.begin(), offerings.end(), [](const Offering& a, const Offering& b) {
-    return a.window.start < b.window.start;
+    return a.Span().start < b.Span().start;
   });
   if (offerings.size() > kMaxOfferings) offerings.resize(kMaxOfferings);
   return offerings;
@@ -272,14 +369,51 @@ std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
     const Window window{plan_end, plan_end + duration};
     if (ledger.FreeReservable(pool, window) < count) continue;
     Offering offering;
-    offering.pool = pool;
+    offering.blocks = {{pool, window, ""}};
     offering.instance_count = count;
-    offering.window = window;
     offering.upfront_fee = Hours(window) * count * price->second.plan_hourly;
     offering.id = OfferingId(plan_arn, offering, "tpeo-");
     offerings.push_back(std::move(offering));
   }
   return offerings;
+}
+
+std::vector<Window> WindowsOf(const std::vector<CapacityBlock>& blocks) {
+  std::vector<Window> windows;
+  windows.reserve(blocks.size());
+  for (const CapacityBlock& block : blocks) windows.push_back(block.window);
+  return windows;
+}
+
+Window SpanOf(const std::vector<CapacityBlock>& blocks) {
+  if (blocks.empty()) return {};
+  return {blocks.front().window.start, blocks.back().window.end};
+}
+
+Millis ReservedTime(const std::vector<CapacityBlock>& blocks) {
+  Millis time{0};
+  for (const CapacityBlock& block : blocks) time += block.window.end - block.window.start;
+  return time;
+}
+
+const CapacityBlock* Plan::BlockWithId(std::string_view id) const {
+  for (const CapacityBlock& block : blocks) {
+    if (block.id == id) return &block;
+  }
+  return nullptr;
+}
+
+PlanStatus PlanStatusOf(const std::vector<Window>& blocks, TimePoint now) {
+  const auto block = BlockFrom(blocks, now);
+  if (!block) return PlanStatus::kExpired;
+  return now < block->start ? PlanStatus::kScheduled : PlanStatus::kActive;
+}
+
+std::optional<Window> BlockFrom(const std::vector<Window>& blocks, TimePoint now) {
+  for (const Window& block : blocks) {
+    if (now < block.end) return block;
+  }
+  return std::nullopt;
 }
 
 PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now) {
@@ -305,8 +439,13 @@ std::string PurchaseStatusAt(const Window& window, TimePoint paid_at, TimePoint 
   return std::string(ToString(PurchaseStatusOf(window, paid_at, now)));
 }
 
+std::string PurchaseStatusAt(const std::vector<Window>& blocks, TimePoint paid_at, TimePoint now) {
+  if (now < paid_at) return std::string(ToString(PlanStatus::kPending));
+  return std::string(ToString(PlanStatusOf(blocks, now)));
+}
+
 std::string PlanStatusAt(const Plan& plan, TimePoint now) {
-  return PurchaseStatusAt(plan.window, plan.paid_at, now);
+  return PurchaseStatusAt(WindowsOf(plan.blocks), plan.paid_at, now);
 }
 
 PlanStatus PlanStatusOf(const Window& window, TimePoint now) {
@@ -340,12 +479,18 @@ std::string PlanStatusAt(const Window& window, TimePoint now) {
   return std::string(ToString(PlanStatusOf(window, now)));
 }
 
-long long DurationHours(const Window& window) {
-  return std::chrono::duration_cast<std::chrono::hours>(window.end - window.start).count();
-}
+long long DurationHours(const Window& window) { return DurationHours(window.end - window.start); }
 
 long long DurationMinutes(const Window& window) {
-  return std::chrono::duration_cast<std::chrono::minutes>(window.end - window.start).count() % 60;
+  return DurationMinutes(window.end - window.start);
+}
+
+long long DurationHours(Millis time) {
+  return std::chrono::duration_cast<std::chrono::hours>(time).count();
+}
+
+long long DurationMinutes(Millis time) {
+  return std::chrono::duration_cast<std::chrono::minutes>(time).count() % 60;
 }
 
 std::string FormatFee(double fee) {

@@ -72,16 +72,35 @@ TimePoint PlanDayEnd(TimePoint time);
 // 11:30 UTC that gives it that long.
 Window PlanWindow(TimePoint start, Millis duration);
 
+// One reserved capacity: instances of one pool (region, zone, type) over one window. "A plan can
+// consist of one or more Reserved Capacities" (CreateTrainingPlan); a search offers plans of one
+// or two, and "Multiple Reserved Capacity blocks in a single training plan may be discontinuous".
+struct CapacityBlock {
+  PoolKey pool;
+  Window window;
+  std::string id;  // a plan's reserved capacity id ("rc-..."); empty in an offering
+
+  bool operator==(const CapacityBlock&) const = default;
+};
+
+// The windows of `blocks`, in their (time) order.
+std::vector<Window> WindowsOf(const std::vector<CapacityBlock>& blocks);
+// From the first block's start to the last block's end.
+Window SpanOf(const std::vector<CapacityBlock>& blocks);
+// The blocks' time together, gaps left out: what a plan's DurationHours counts.
+Millis ReservedTime(const std::vector<CapacityBlock>& blocks);
+
 struct Offering {
   std::string id;  // "tpo-" + SHA-256 of the content, so equal searches give equal ids
-  PoolKey pool;
+  std::vector<CapacityBlock> blocks;  // one or two, in time order, all of one instance type
   int instance_count = 0;
-  Window window;
   std::vector<std::string> target_resources;
   std::optional<UltraServers> ultraservers;  // an UltraServer offering
   TimePoint requested_start_after{};
   std::optional<TimePoint> requested_end_before;
   double upfront_fee = 0;
+
+  Window Span() const { return SpanOf(blocks); }
 };
 
 // Reads and checks the search parameters. `region` and `now` fill the defaults.
@@ -121,11 +140,17 @@ Status CheckPurchaseLeadTime(const std::string& offering, TimePoint start, TimeP
 
 // Offerings for `request` in `region`, per zone at most kOfferingsPerZone: a plan that starts at
 // once and the same plan a day longer when the request allows a start at once, then plans from
-// 11:30 UTC on the following days; all sorted by start time, at most kMaxOfferings. `account`
-// salts the ids.
+// 11:30 UTC on the following days; all sorted by start time, at most kMaxOfferings. When no
+// single block can hold the request anywhere, up to kSplitOfferings plans of two blocks, the
+// earliest to end first (TwoBlockOfferings). `account` salts the ids.
 std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const CapacityConfig& config,
                                       const std::string& account, const std::string& region,
                                       const OfferingRequest& request);
+
+// "SageMaker training plans don't return a 'no capacity' result if a single continuous Reserved
+// Capacity block meeting all criteria is unavailable. Instead, it automatically attempts to
+// fulfill the request using two separate Reserved Capacity blocks": at most this many.
+constexpr std::size_t kSplitOfferings = 3;
 
 // Extension offerings for a plan of `count` instances in `pool` that ends at `plan_end`: windows of
 // each of `durations` that start when the plan ends and are free throughout. Ids start "tpeo-".
@@ -141,10 +166,17 @@ std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
 // (CheckPurchaseLeadTime), so what uses a plan goes by the window alone.
 enum class PlanStatus { kPending, kScheduled, kActive, kExpired };
 PlanStatus PlanStatusOf(const Window& window, TimePoint now);
+// A plan of several blocks (in time order): Active inside one, Scheduled before the last one ends
+// ("from Scheduled to Active when a Reserved Capacity period begins, and then back to Scheduled
+// when waiting for the next"), Expired after.
+PlanStatus PlanStatusOf(const std::vector<Window>& blocks, TimePoint now);
+// The block in force at `now`, or else the next one; nullopt once the last has ended.
+std::optional<Window> BlockFrom(const std::vector<Window>& blocks, TimePoint now);
 // A purchase's (a plan's or an extension's): Pending until `paid_at`, then as its window's.
 PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now);
-// Its wire name.
+// Its wire name, for a purchase of one window or of several blocks.
 std::string PurchaseStatusAt(const Window& window, TimePoint paid_at, TimePoint now);
+std::string PurchaseStatusAt(const std::vector<Window>& blocks, TimePoint paid_at, TimePoint now);
 std::string_view ToString(PlanStatus status);
 // The status's wire name: "Pending", "Scheduled", "Active" or "Expired".
 std::string PlanStatusAt(const Window& window, TimePoint now);
@@ -153,13 +185,13 @@ std::string PlanStatusAt(const Window& window, TimePoint now);
 struct Plan {
   std::string name;
   std::string arn;
-  PoolKey pool;
-  int instance_count = 0;
-  Window window;
+  // Its reserved capacities, in time order, all of one instance type and region. An extension
+  // lengthens the last one.
+  std::vector<CapacityBlock> blocks;
+  int instance_count = 0;  // in each block
   std::vector<std::string> target_resources;
   std::string upfront_fee;  // everything paid: the plan and its extensions
-  std::string reserved_capacity_id;
-  TimePoint paid_at{};  // when the purchase's payment completes: Pending until then
+  TimePoint paid_at{};      // when the purchase's payment completes: Pending until then
   std::optional<UltraServers> ultraservers;  // an UltraServer plan
   struct Extension {
     std::string offering_id;
@@ -169,6 +201,12 @@ struct Plan {
     TimePoint paid_at{};  // Pending, and its PaymentStatus Pending, until then
   };
   std::vector<Extension> extensions;
+
+  const std::string& Region() const { return blocks.front().pool.region; }
+  const std::string& InstanceType() const { return blocks.front().pool.instance_type; }
+  Window Span() const { return SpanOf(blocks); }
+  // The block whose reserved capacity id is `id`; nullptr when none is.
+  const CapacityBlock* BlockWithId(std::string_view id) const;
 };
 
 // The plan's status at `now`, its payment included.
@@ -180,9 +218,11 @@ int UsableInstances(const Plan& plan);
 // UltraServer's instances.
 Result<int> SparesPerUltraServer(std::optional<long long> requested, const UltraServers& offered);
 
-// Whole hours of a window and the minutes left over.
+// Whole hours of a window (or a time) and the minutes left over.
 long long DurationHours(const Window& window);
 long long DurationMinutes(const Window& window);
+long long DurationHours(Millis time);
+long long DurationMinutes(Millis time);
 
 // "1234.50"
 std::string FormatFee(double fee);

@@ -93,7 +93,7 @@ json GroupJson(const ClusterRecord& record, const domain::InstanceGroup& group,
   if (!group.spec.plan_arn.empty()) {
     out["TrainingPlanArn"] = group.spec.plan_arn;
     const auto plan = facts.Plan(record.cluster.owner, group.spec.plan_arn);
-    out["TrainingPlanStatus"] = plan ? domain::PlanStatusAt(plan->window, now) : "Expired";
+    out["TrainingPlanStatus"] = plan ? std::string(ToString(plan->StatusAt(now))) : "Expired";
   }
   return out;
 }

@@ -18,13 +18,16 @@ std::vector<domain::PlanBill> PlanBills(const Context& ctx,
     const domain::Plan plan = PlanFromRow(row);
     domain::PlanBill bill;
     bill.arn = plan.arn;
-    bill.reserved_capacity_arn =
-        ReservedCapacityArn({row.key.account, row.key.region, {}}, plan.reserved_capacity_id);
+    for (const domain::CapacityBlock& block : plan.blocks) {
+      bill.reserved_capacity_arns.push_back(
+          ReservedCapacityArn({row.key.account, row.key.region, {}}, block.id));
+    }
     bill.name = plan.name;
     bill.account = row.key.account;
-    bill.pool = plan.pool;
+    bill.pool = plan.blocks.front().pool;
     bill.instance_count = plan.instance_count;
-    bill.window = plan.window;
+    bill.window = plan.Span();
+    bill.blocks = domain::WindowsOf(plan.blocks);
     bill.paid_at = plan.paid_at;
     // Fees are stored as the API shows them ("1234.50"), exact to the cent.
     bill.fee = domain::ParseCents(plan.upfront_fee).value_or(0);

@@ -52,7 +52,9 @@ struct Applier {
     SaveCluster(writer, now, change.record);
   }
   void operator()(const Edit::InsertPlan& change) const {
-    Reserve(writer, change.reservation, change.plan.arn);
+    for (const Reservation& reservation : change.reservations) {
+      Reserve(writer, reservation, change.plan.arn);
+    }
     Inserted(InsertPlan(writer.store, change.key, change.plan, change.tags, now), change.key);
   }
   void operator()(const Edit::SavePlan& change) const {

@@ -66,7 +66,7 @@ class Edit {
     store::ResourceKey key;
     Plan plan;
     store::Tags tags;
-    Reservation reservation;
+    std::vector<Reservation> reservations;  // one per reserved capacity
   };
   struct SavePlan {  // an extension
     store::ResourceKey key;

@@ -94,7 +94,7 @@ domain::Result<std::vector<JobOption>> TrainingPreferences(const json& resources
     const std::string arn = resources["TrainingPlanArn"];
     const auto plan = PlanByReservationArn(ctx, arn);
     auto match = std::find_if(options.begin(), options.end(), [&](const JobOption& option) {
-      return plan && option.instance_type == plan->pool.instance_type;
+      return plan && option.instance_type == plan->InstanceType();
     });
     if (match == options.end()) {
       // No preference has the plan's type: report it as a mismatch with the first preference.

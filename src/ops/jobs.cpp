@@ -439,10 +439,15 @@ void AddJobState(const JobFamily& family, const StateQuery& query, json& entries
     // training jobs; AWS's sample reads it as whole epoch seconds).
     if (job.phase == domain::JobPhase::kRunning && job.selected &&
         !job.selected->plan_arn.empty()) {
-      if (const auto plan = PlanByArn(query.ctx().store, job.owner, job.selected->plan_arn)) {
+      // The reserved capacity the job runs in: the one in force when it started.
+      const auto plan = PlanByArn(query.ctx().store, job.owner, job.selected->plan_arn);
+      const auto block = plan && job.start
+                             ? domain::BlockFrom(domain::WindowsOf(plan->blocks), *job.start)
+                             : std::nullopt;
+      if (block) {
         entry["environment"] = {{std::string(kCapacityBlockExpirationVariable),
                                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                                    plan->window.end.time_since_epoch())
+                                                    block->end.time_since_epoch())
                                                     .count())}};
       }
     }

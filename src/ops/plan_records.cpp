@@ -10,14 +10,29 @@ using nlohmann::json;
 namespace {
 
 json PlanDoc(const Plan& plan) {
+  // A plan of one reserved capacity keeps the layout plans had before they could have more, so
+  // that rows stored before read back byte for byte.
+  auto put_block = [](json& out, const domain::CapacityBlock& block) {
+    out["AvailabilityZone"] = block.pool.availability_zone;
+    out["StartMs"] = codec::Ms(block.window.start);
+    out["EndMs"] = codec::Ms(block.window.end);
+    out["ReservedCapacityId"] = block.id;
+  };
+  json blocks = json::object();
+  if (plan.blocks.size() == 1) {
+    put_block(blocks, plan.blocks.front());
+  } else {
+    json list = json::array();
+    for (const domain::CapacityBlock& block : plan.blocks) {
+      list.push_back(json::object());
+      put_block(list.back(), block);
+    }
+    blocks["Blocks"] = std::move(list);
+  }
   json doc = {{"TargetResources", plan.target_resources},
-              {"InstanceType", plan.pool.instance_type},
+              {"InstanceType", plan.InstanceType()},
               {"InstanceCount", plan.instance_count},
-              {"AvailabilityZone", plan.pool.availability_zone},
-              {"StartMs", codec::Ms(plan.window.start)},
-              {"EndMs", codec::Ms(plan.window.end)},
               {"UpfrontFee", plan.upfront_fee},
-              {"ReservedCapacityId", plan.reserved_capacity_id},
               {"Extensions", [&] {
                  json list = json::array();
                  for (const auto& e : plan.extensions) {
@@ -31,6 +46,7 @@ json PlanDoc(const Plan& plan) {
                  }
                  return list;
                }()}};
+  doc.update(blocks);
   // Plans stored before payments took time have none: paid when bought.
   if (plan.paid_at != TimePoint{}) doc["PaidMs"] = codec::Ms(plan.paid_at);
   if (const auto& ultraservers = plan.ultraservers) {
@@ -47,12 +63,21 @@ Plan DecodePlan(const store::ResourceRow& row) {
   Plan plan;
   plan.name = row.key.name;
   plan.arn = row.arn;
-  plan.pool = {row.key.region, doc.at("AvailabilityZone"), doc.at("InstanceType")};
+  const std::string instance_type = doc.at("InstanceType");
+  auto block_of = [&](const json& block) {
+    return domain::CapacityBlock{{row.key.region, block.at("AvailabilityZone"), instance_type},
+                                 {codec::At(block.at("StartMs")), codec::At(block.at("EndMs"))},
+                                 block.at("ReservedCapacityId")};
+  };
+  if (doc.contains("Blocks")) {
+    for (const json& block : doc.at("Blocks")) plan.blocks.push_back(block_of(block));
+  } else {  // stored before plans had several reserved capacities: its one block at the top
+    plan.blocks.push_back(block_of(doc));
+  }
+  if (plan.blocks.empty()) throw std::runtime_error("a training plan without reserved capacity");
   plan.instance_count = doc.at("InstanceCount");
-  plan.window = {codec::At(doc.at("StartMs")), codec::At(doc.at("EndMs"))};
   plan.target_resources = doc.at("TargetResources").get<std::vector<std::string>>();
   plan.upfront_fee = doc.at("UpfrontFee");
-  plan.reserved_capacity_id = doc.at("ReservedCapacityId");
   // Plans stored before payments took time were paid when they were bought.
   if (doc.contains("PaidMs")) plan.paid_at = codec::At(doc.at("PaidMs"));
   if (doc.contains("UltraServers")) {
@@ -90,11 +115,11 @@ store::ResourceRow EncodePlan(const store::ResourceKey& key, const Plan& plan, T
 }
 
 store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, const Plan& plan,
-                                          TimePoint created) {
+                                          const domain::CapacityBlock& block, TimePoint created) {
   const Caller owner{plan_key.account, plan_key.region, ""};
-  return {{plan_key.account, plan_key.region, domain::kCapacityKind, plan.reserved_capacity_id},
-          ReservedCapacityArn(owner, plan.reserved_capacity_id),
-          domain::PlanStatusAt(plan, created),
+  return {{plan_key.account, plan_key.region, domain::kCapacityKind, block.id},
+          ReservedCapacityArn(owner, block.id),
+          domain::PurchaseStatusAt(block.window, plan.paid_at, created),
           created,
           created,
           json{{"TrainingPlanName", plan.name}}.dump()};
@@ -102,25 +127,40 @@ store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, co
 
 namespace {
 
+// The store keeps a plan's span and, for a plan of two blocks, the gap between them and the
+// second block's zone: what the ledger's rebuild and ListTrainingPlans' statuses need.
 store::PlanCapacity CapacityOf(const Plan& plan) {
-  return {plan.arn,
-          plan.pool.region,
-          plan.pool.availability_zone,
-          plan.pool.instance_type,
-          plan.instance_count,
-          plan.window.start,
-          plan.window.end,
-          plan.paid_at};
+  if (plan.blocks.size() > 2) {
+    throw std::logic_error("the store keeps plans of one or two reserved capacities");
+  }
+  const domain::Window span = plan.Span();
+  store::PlanCapacity capacity{plan.arn,
+                               plan.Region(),
+                               plan.blocks.front().pool.availability_zone,
+                               plan.InstanceType(),
+                               plan.instance_count,
+                               span.start,
+                               span.end,
+                               plan.paid_at,
+                               std::nullopt};
+  if (plan.blocks.size() == 2) {
+    capacity.second =
+        store::PlanCapacity::SecondBlock{plan.blocks[0].window.end, plan.blocks[1].window.start,
+                                         plan.blocks[1].pool.availability_zone};
+  }
+  return capacity;
 }
 
 }  // namespace
 
 bool InsertPlan(store::StateStore& store, const store::ResourceKey& key, const Plan& plan,
                 const store::Tags& tags, TimePoint now) {
-  if (!store.InsertAll({{EncodePlan(key, plan, now, now), tags},
-                        {EncodeReservedCapacity(key, plan, now), {}}})) {
-    return false;
+  std::vector<std::pair<store::ResourceRow, store::Tags>> rows{
+      {EncodePlan(key, plan, now, now), tags}};
+  for (const domain::CapacityBlock& block : plan.blocks) {
+    rows.push_back({EncodeReservedCapacity(key, plan, block, now), {}});
   }
+  if (!store.InsertAll(rows)) return false;
   store.PutPlanCapacity(key, CapacityOf(plan));
   return true;
 }
@@ -176,9 +216,21 @@ std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& 
   return PlanByReservationArn(ctx.store, OwnerOf(ctx.caller), arn);
 }
 
+std::vector<domain::CapacityBlock> StoredBlocks(const store::PlanCapacity& plan) {
+  const domain::PoolKey first{plan.region, plan.availability_zone, plan.instance_type};
+  if (!plan.second) return {{first, {plan.start, plan.end}, ""}};
+  return {
+      {first, {plan.start, plan.second->gap_start}, ""},
+      {{plan.region, plan.second->zone, plan.instance_type}, {plan.second->gap_end, plan.end}, ""}};
+}
+
 domain::PlanFacts FactsOf(const Plan& plan) {
-  return {plan.window,           domain::UsableInstances(plan), plan.pool.instance_type,
-          plan.target_resources, plan.pool.availability_zone,   plan.arn};
+  return {domain::WindowsOf(plan.blocks),
+          domain::UsableInstances(plan),
+          plan.InstanceType(),
+          plan.target_resources,
+          plan.blocks.front().pool.availability_zone,
+          plan.arn};
 }
 
 }  // namespace smemu::ops

@@ -22,9 +22,10 @@ using domain::Plan;
 store::ResourceRow EncodePlan(const store::ResourceKey& key, const Plan& plan, TimePoint created,
                               TimePoint modified);
 Plan PlanFromRow(const store::ResourceRow& row);
-// A plan's reserved capacity: a row of its own that names the plan, so that its ARN finds it.
+// Each reserved capacity of a plan: a row of its own that names the plan, so that its ARN finds
+// it.
 store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, const Plan& plan,
-                                          TimePoint created);
+                                          const domain::CapacityBlock& block, TimePoint created);
 
 // The plan repository's writes, in the caller's write scope: the plan's row, its reserved
 // capacity's row, and what it reserves (the store's plan_capacity columns, which the ledger's
@@ -50,6 +51,9 @@ std::optional<Plan> PlanByArn(const Context& ctx, const std::string& arn);
 std::optional<Plan> PlanByReservationArn(const store::StateStore& store, const domain::Owner& owner,
                                          const std::string& arn);
 std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& arn);
+
+// The reserved capacities the store's columns of a plan describe (ids left empty).
+std::vector<domain::CapacityBlock> StoredBlocks(const store::PlanCapacity& plan);
 
 // What the lifecycle rules see of a plan.
 domain::PlanFacts FactsOf(const Plan& plan);

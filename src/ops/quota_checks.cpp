@@ -78,9 +78,9 @@ const QuotaUsage::LivePlans& QuotaUsage::Plans() {
   plans_ = LivePlans{};
   for (const store::ResourceRow& row : ctx_.store.AllOf(account_, region_, domain::kPlanKind)) {
     const domain::Plan plan = PlanFromRow(row);
-    if (domain::PlanStatusOf(plan.window, ctx_.now) == domain::PlanStatus::kExpired) continue;
+    if (plan.Span().end <= ctx_.now) continue;  // expired
     ++plans_->count;
-    plans_->instances[plan.pool.instance_type] += plan.instance_count;
+    plans_->instances[plan.InstanceType()] += plan.instance_count;
   }
   return *plans_;
 }

@@ -97,7 +97,7 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
   const domain::Variant& variant = **chosen;
   if (variant.reservation) {
     const auto plan = StoreCapacityFacts(ctx).Plan(endpoint.owner, variant.plan_arn());
-    if (!plan || domain::PlanStatusOf(plan->window, ctx.now) == domain::PlanStatus::kExpired) {
+    if (!plan || plan->StatusAt(ctx.now) == domain::PlanStatus::kExpired) {
       return domain::ModelError(
           "Endpoint capacity reservation has expired. Please update endpoint configuration.");
     }

@@ -39,6 +39,17 @@ void PutWindow(json& out, const domain::Window& window, const char* start_member
   out[end_member] = WriteTimestamp(window.end);
 }
 
+// A plan's or an offering's StartTime and EndTime span its blocks; its DurationHours and
+// DurationMinutes count their time together, without the gap between them (the request's
+// DurationHours, as a one-block plan's).
+void PutBlocksWindow(json& out, const std::vector<domain::CapacityBlock>& blocks,
+                     const char* start_member, const char* end_member) {
+  PutWindow(out, domain::SpanOf(blocks), start_member, end_member);
+  const Millis reserved = domain::ReservedTime(blocks);
+  out["DurationHours"] = domain::DurationHours(reserved);
+  out["DurationMinutes"] = domain::DurationMinutes(reserved);
+}
+
 // AvailabilityZoneId beside AvailabilityZone, where the zone has one (domain::AvailabilityZoneId).
 void PutZone(json& out, const std::string& zone) {
   out["AvailabilityZone"] = zone;
@@ -54,19 +65,24 @@ void PutCapacityType(json& out, const std::optional<domain::UltraServers>& ultra
 }
 
 json OfferingJson(const domain::Offering& offering) {
-  json capacity = {{"InstanceType", offering.pool.instance_type},
-                   {"InstanceCount", offering.instance_count},
-                   {"AvailabilityZone", offering.pool.availability_zone}};
-  PutCapacityType(capacity, offering.ultraservers);
-  PutWindow(capacity, offering.window, "StartTime", "EndTime");
+  json capacities = json::array();
+  for (const domain::CapacityBlock& block : offering.blocks) {
+    json capacity = {{"InstanceType", block.pool.instance_type},
+                     {"InstanceCount", offering.instance_count},
+                     {"AvailabilityZone", block.pool.availability_zone}};
+    PutCapacityType(capacity, offering.ultraservers);
+    PutWindow(capacity, block.window, "StartTime", "EndTime");
+    capacities.push_back(std::move(capacity));
+  }
   json out = {{"TrainingPlanOfferingId", offering.id},
               {"TargetResources", offering.target_resources},
               {"RequestedStartTimeAfter", WriteTimestamp(offering.requested_start_after)},
-              {"DurationHours", domain::DurationHours(offering.window)},
-              {"DurationMinutes", domain::DurationMinutes(offering.window)},
               {"UpfrontFee", domain::FormatFee(offering.upfront_fee)},
               {"CurrencyCode", kCurrency},
-              {"ReservedCapacityOfferings", json::array({capacity})}};
+              {"ReservedCapacityOfferings", std::move(capacities)}};
+  const Millis reserved = domain::ReservedTime(offering.blocks);
+  out["DurationHours"] = domain::DurationHours(reserved);
+  out["DurationMinutes"] = domain::DurationMinutes(reserved);
   if (offering.requested_end_before) {
     out["RequestedEndTimeBefore"] = WriteTimestamp(*offering.requested_end_before);
   }
@@ -78,13 +94,17 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
               const domain::Holdings& holdings) {
   const int used = holdings.OnPlan(plan.arn);
   const std::string status = domain::PlanStatusAt(plan, now);
-  json capacity = {{"ReservedCapacityArn", ReservedCapacityArn(caller, plan.reserved_capacity_id)},
-                   {"InstanceType", plan.pool.instance_type},
-                   {"TotalInstanceCount", plan.instance_count},
-                   {"Status", status}};
-  PutCapacityType(capacity, plan.ultraservers);
-  PutZone(capacity, plan.pool.availability_zone);
-  PutWindow(capacity, plan.window, "StartTime", "EndTime");
+  json capacities = json::array();
+  for (const domain::CapacityBlock& block : plan.blocks) {
+    json capacity = {{"ReservedCapacityArn", ReservedCapacityArn(caller, block.id)},
+                     {"InstanceType", block.pool.instance_type},
+                     {"TotalInstanceCount", plan.instance_count},
+                     {"Status", domain::PurchaseStatusAt(block.window, plan.paid_at, now)}};
+    PutCapacityType(capacity, plan.ultraservers);
+    PutZone(capacity, block.pool.availability_zone);
+    PutWindow(capacity, block.window, "StartTime", "EndTime");
+    capacities.push_back(std::move(capacity));
+  }
   json out = {{"TrainingPlanArn", plan.arn},
               {"TrainingPlanName", plan.name},
               {"Status", status},
@@ -95,8 +115,8 @@ json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
               {"AvailableInstanceCount", std::max(0, domain::UsableInstances(plan) - used)},
               {"InUseInstanceCount", used},
               {"TargetResources", plan.target_resources},
-              {"ReservedCapacitySummaries", json::array({capacity})}};
-  PutWindow(out, plan.window, "StartTime", "EndTime");
+              {"ReservedCapacitySummaries", std::move(capacities)}};
+  PutBlocksWindow(out, plan.blocks, "StartTime", "EndTime");
   if (plan.ultraservers) out["TotalUltraServerCount"] = plan.ultraservers->count;
   return out;
 }
@@ -108,11 +128,12 @@ std::vector<std::string> AllInstanceTypes(const Context& ctx) {
 }
 
 json ExtensionOfferingJson(const domain::Offering& offering) {
+  const domain::CapacityBlock& block = offering.blocks.front();
   return {{"TrainingPlanExtensionOfferingId", offering.id},
-          {"AvailabilityZone", offering.pool.availability_zone},
-          {"StartDate", WriteTimestamp(offering.window.start)},
-          {"EndDate", WriteTimestamp(offering.window.end)},
-          {"DurationHours", domain::DurationHours(offering.window)},
+          {"AvailabilityZone", block.pool.availability_zone},
+          {"StartDate", WriteTimestamp(block.window.start)},
+          {"EndDate", WriteTimestamp(block.window.end)},
+          {"DurationHours", domain::DurationHours(block.window)},
           {"UpfrontFee", domain::FormatFee(offering.upfront_fee)},
           {"CurrencyCode", kCurrency}};
 }
@@ -130,7 +151,8 @@ domain::Status CheckNoPendingExtension(const Plan& plan, TimePoint now) {
   return domain::Ok();
 }
 
-// Extension offerings for a plan: windows that start when it ends, in its zone.
+// Extension offerings for a plan: windows that start when it ends, in its last block's zone (an
+// extension lengthens the last reserved capacity).
 Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
   const std::string arn = in["TrainingPlanArn"];
   const std::optional<Plan> found = PlanByArn(ctx, arn);
@@ -148,14 +170,15 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
     durations = {*duration};
   }
   json extensions = json::array();
-  if (plan.window.end > ctx.now) {  // an expired plan can no longer be extended
-    if (auto ok = domain::CheckExtensionTime(plan.arn, plan.window.end, ctx.now); !ok) {
+  const domain::CapacityBlock& last = plan.blocks.back();
+  if (last.window.end > ctx.now) {  // an expired plan can no longer be extended
+    if (auto ok = domain::CheckExtensionTime(plan.arn, last.window.end, ctx.now); !ok) {
       return ok.error();
     }
     if (auto unpaid = CheckNoPendingExtension(plan, ctx.now); !unpaid) return unpaid.error();
     for (const domain::Offering& offering :
-         domain::SearchExtensionOfferings(ctx.ledger, ctx.capacity, plan.arn, plan.pool,
-                                          plan.instance_count, plan.window.end, durations)) {
+         domain::SearchExtensionOfferings(ctx.ledger, ctx.capacity, plan.arn, last.pool,
+                                          plan.instance_count, last.window.end, durations)) {
       ctx.offerings.Remember(offering.id, {offering, ctx.caller.account, ctx.caller.region,
                                            ctx.now + domain::kOfferingLifetime, plan.name});
       extensions.push_back(ExtensionOfferingJson(offering));
@@ -202,10 +225,12 @@ Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
   return json{{"TrainingPlanOfferings", std::move(offerings)}};
 }
 
-std::string ReservedCapacityId(const std::string& plan_arn, TimePoint created) {
-  return "rc-" +
-         domain::Sha256Hex(plan_arn + "|" + std::to_string(created.time_since_epoch().count()))
-             .substr(0, 16);
+// The id of a plan's reserved capacity `index` (from 0). The first keeps the form ids had when
+// plans had one reserved capacity.
+std::string ReservedCapacityId(const std::string& plan_arn, TimePoint created, std::size_t index) {
+  std::string salt = plan_arn + "|" + std::to_string(created.time_since_epoch().count());
+  if (index > 0) salt += "|" + std::to_string(index);
+  return "rc-" + domain::Sha256Hex(salt).substr(0, 16);
 }
 
 Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
@@ -224,28 +249,33 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   }
   const domain::Offering offering = found->second.offering;
   const TimePoint paid_at = ctx.now + ctx.hosting.plan_payment_delay;
-  if (auto in_time = domain::CheckPurchaseLeadTime(offering_id, offering.window.start, paid_at);
+  if (auto in_time = domain::CheckPurchaseLeadTime(offering_id, offering.Span().start, paid_at);
       !in_time) {
     return in_time.error();
   }
-  if (auto allowed = CheckPlanQuotas(ctx, offering.pool.instance_type, offering.instance_count);
-      !allowed) {
+  const std::string& instance_type = offering.blocks.front().pool.instance_type;
+  if (auto allowed = CheckPlanQuotas(ctx, instance_type, offering.instance_count); !allowed) {
     return allowed.error();
   }
-  if (ctx.ledger.FreeReservable(offering.pool, offering.window) < offering.instance_count) {
-    return domain::ResourceLimitExceeded("The capacity of training plan offering " +
-                                         domain::Excerpt(offering_id) +
-                                         " is no longer available. Search for offerings again.");
+  std::vector<Reservation> reservations;
+  for (const domain::CapacityBlock& block : offering.blocks) {
+    if (ctx.ledger.FreeReservable(block.pool, block.window) < offering.instance_count) {
+      return domain::ResourceLimitExceeded("The capacity of training plan offering " +
+                                           domain::Excerpt(offering_id) +
+                                           " is no longer available. Search for offerings again.");
+    }
+    reservations.push_back({block.pool, block.window, offering.instance_count});
   }
   Plan plan;
   plan.name = name;
   plan.arn = SageMakerArn(ctx.caller, domain::kPlanKind, name);
-  plan.pool = offering.pool;
+  plan.blocks = offering.blocks;
+  for (std::size_t i = 0; i < plan.blocks.size(); ++i) {
+    plan.blocks[i].id = ReservedCapacityId(plan.arn, ctx.now, i);
+  }
   plan.instance_count = offering.instance_count;
-  plan.window = offering.window;
   plan.target_resources = offering.target_resources;
   plan.upfront_fee = domain::FormatFee(offering.upfront_fee);
-  plan.reserved_capacity_id = ReservedCapacityId(plan.arn, ctx.now);
   plan.paid_at = paid_at;
   if (offering.ultraservers) {
     auto spares = domain::SparesPerUltraServer(
@@ -259,10 +289,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   }
 
   const std::string arn = plan.arn;
-  ctx.edit.Add(Edit::InsertPlan{key,
-                                std::move(plan),
-                                ReadTags(in),
-                                {offering.pool, offering.window, offering.instance_count}});
+  ctx.edit.Add(Edit::InsertPlan{key, std::move(plan), ReadTags(in), std::move(reservations)});
   // The offering stays valid until it expires: it can be bought again while capacity lasts.
   return json{{"TrainingPlanArn", arn}};
 }
@@ -281,36 +308,50 @@ Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
 }
 
 // The plan whose reserved capacity `arn` names, in the caller's account and region.
-Result<Plan> PlanOfReservedCapacity(const std::string& arn, Context& ctx) {
+// A reserved capacity and the plan it belongs to.
+struct ReservedCapacityOfPlan {
+  Plan plan;
+  domain::CapacityBlock block;
+};
+
+// The plan whose reserved capacity `arn` names, in the caller's account and region.
+Result<ReservedCapacityOfPlan> PlanOfReservedCapacity(const std::string& arn, Context& ctx) {
   const auto not_found =
       domain::ResourceNotFound("Reserved capacity " + domain::Excerpt(arn) + " not found.");
-  if (arn.rfind(ReservedCapacityArn(ctx.caller, ""), 0) != 0) return not_found;
+  const std::string prefix = ReservedCapacityArn(ctx.caller, "");
+  if (arn.rfind(prefix, 0) != 0) return not_found;
   auto found = PlanByReservationArn(ctx, arn);
   if (!found) return not_found;
-  return std::move(*found);
+  const domain::CapacityBlock* block = found->BlockWithId(arn.substr(prefix.size()));
+  if (block == nullptr) return not_found;
+  const domain::CapacityBlock copy = *block;
+  return ReservedCapacityOfPlan{std::move(*found), copy};
 }
 
 Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
   const auto found = PlanOfReservedCapacity(in.at("ReservedCapacityArn"), ctx);
   if (!found) return found.error();
-  const Plan& plan = *found;
-  const int used = ctx.holdings.OnPlan(plan.arn);
-  json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, plan.reserved_capacity_id)},
-              {"Status", domain::PlanStatusAt(plan, ctx.now)},
-              {"AvailabilityZone", plan.pool.availability_zone},
-              {"InstanceType", plan.pool.instance_type},
+  const Plan& plan = found->plan;
+  const domain::CapacityBlock& block = found->block;
+  // What runs on the plan runs on the reserved capacity in force.
+  const bool in_force = domain::PlanStatusOf(block.window, ctx.now) == domain::PlanStatus::kActive;
+  const int used = in_force ? ctx.holdings.OnPlan(plan.arn) : 0;
+  json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, block.id)},
+              {"Status", domain::PurchaseStatusAt(block.window, plan.paid_at, ctx.now)},
+              {"AvailabilityZone", block.pool.availability_zone},
+              {"InstanceType", block.pool.instance_type},
               {"TotalInstanceCount", plan.instance_count},
               {"AvailableInstanceCount", std::max(0, domain::UsableInstances(plan) - used)},
               {"InUseInstanceCount", used}};
   out["ReservedCapacityType"] = plan.ultraservers ? "UltraServer" : "Instance";
   if (plan.ultraservers) {
     out["UltraServerSummary"] = {{"UltraServerType", plan.ultraservers->type},
-                                 {"InstanceType", plan.pool.instance_type},
+                                 {"InstanceType", block.pool.instance_type},
                                  {"UltraServerCount", plan.ultraservers->count},
                                  {"AvailableSpareInstanceCount", plan.ultraservers->Spares()},
                                  {"UnhealthyInstanceCount", 0}};
   }
-  PutWindow(out, plan.window, "StartTime", "EndTime");
+  PutWindow(out, block.window, "StartTime", "EndTime");
   return out;
 }
 
@@ -324,7 +365,7 @@ json ExtensionJson(const Plan::Extension& extension, const Plan& plan, TimePoint
               {"DurationHours", domain::DurationHours(extension.window)},
               {"UpfrontFee", extension.upfront_fee},
               {"CurrencyCode", kCurrency}};
-  PutZone(out, plan.pool.availability_zone);
+  PutZone(out, plan.blocks.back().pool.availability_zone);
   return out;
 }
 
@@ -345,28 +386,29 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
     return NotFound(ctx.caller, kPlan, key.name);
   }
   Plan plan = PlanFromRow(*row);
-  if (plan.window.end != offering.window.start) {
+  domain::CapacityBlock& last = plan.blocks.back();
+  const domain::Window window = offering.Span();
+  if (last.window.end != window.start) {
     return domain::ValidationException("Training plan " + domain::Excerpt(plan.name) +
                                        " no longer ends where this extension offering starts; "
                                        "search for extension offerings again.");
   }
-  if (ctx.ledger.FreeReservable(plan.pool, offering.window) < plan.instance_count) {
+  if (ctx.ledger.FreeReservable(last.pool, window) < plan.instance_count) {
     return domain::ResourceLimitExceeded("The capacity of extension offering " +
                                          domain::Excerpt(offering_id) + " is no longer available.");
   }
   const TimePoint paid_at = ctx.now + ctx.hosting.plan_payment_delay;
-  if (auto in_time = domain::CheckPurchaseLeadTime(offering_id, offering.window.start, paid_at);
-      !in_time) {
+  if (auto in_time = domain::CheckPurchaseLeadTime(offering_id, window.start, paid_at); !in_time) {
     return in_time.error();
   }
   if (auto unpaid = CheckNoPendingExtension(plan, ctx.now); !unpaid) return unpaid.error();
-  const Plan::Extension extension{offering_id, ctx.now, offering.window,
+  const Plan::Extension extension{offering_id, ctx.now, window,
                                   domain::FormatFee(offering.upfront_fee), paid_at};
   plan.extensions.push_back(extension);
-  plan.window.end = offering.window.end;
+  last.window.end = window.end;
+  const Reservation reservation{last.pool, window, plan.instance_count};
   plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
   json extensions = json::array({ExtensionJson(extension, plan, ctx.now)});
-  const Reservation reservation{plan.pool, offering.window, plan.instance_count};
   ctx.edit.Add(Edit::SavePlan{row->key, std::move(plan), row->created, reservation});
   ctx.offerings.erase(found);
   return json{{"TrainingPlanExtensions", std::move(extensions)}};
@@ -400,7 +442,8 @@ Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) 
 Result<json> ListUltraServersByReservedCapacity(const json& in, Context& ctx) {
   const auto found = PlanOfReservedCapacity(in.at("ReservedCapacityArn"), ctx);
   if (!found) return found.error();
-  const Plan& plan = *found;
+  const Plan& plan = found->plan;
+  const domain::CapacityBlock& block = found->block;
   static const ListSpec kSpec{"ListUltraServersByReservedCapacity",
                               {{"UltraServerOrder", std::nullopt, /*numeric=*/true}},
                               /*descending_by_default=*/false};
@@ -408,17 +451,19 @@ Result<json> ListUltraServersByReservedCapacity(const json& in, Context& ctx) {
   if (!request) return request.error();
   std::vector<Positioned<json>> ultraservers;
   if (const auto& shape = plan.ultraservers) {
-    int unplaced = ctx.holdings.OnPlan(plan.arn);
+    const bool in_force =
+        domain::PlanStatusOf(block.window, ctx.now) == domain::PlanStatus::kActive;
+    int unplaced = in_force ? ctx.holdings.OnPlan(plan.arn) : 0;
     const int usable_each = shape->instances_per - shape->spares_per;
     for (int i = 0; i < shape->count; ++i) {
       const int in_use = std::min(unplaced, usable_each);
       unplaced -= in_use;
-      const std::string id = plan.reserved_capacity_id + "-us" + std::to_string(i + 1);
+      const std::string id = block.id + "-us" + std::to_string(i + 1);
       ultraservers.push_back({{static_cast<int64_t>(i), id},
                               {{"UltraServerId", id},
                                {"UltraServerType", shape->type},
-                               {"AvailabilityZone", plan.pool.availability_zone},
-                               {"InstanceType", plan.pool.instance_type},
+                               {"AvailabilityZone", block.pool.availability_zone},
+                               {"InstanceType", block.pool.instance_type},
                                {"TotalInstanceCount", shape->instances_per},
                                {"ConfiguredSpareInstanceCount", shape->spares_per},
                                {"AvailableInstanceCount", usable_each - in_use},
@@ -527,12 +572,10 @@ void OfferingBook::ForgetExpired(TimePoint now) {
 
 std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store) {
   std::vector<PlanCommitment> commitments;
-  for (store::PlanCapacity& plan : store.AllPlanCapacity()) {
-    commitments.push_back(
-        {std::move(plan.arn),
-         {std::move(plan.region), std::move(plan.availability_zone), std::move(plan.instance_type)},
-         {plan.start, plan.end},
-         plan.instance_count});
+  for (const store::PlanCapacity& plan : store.AllPlanCapacity()) {
+    for (const domain::CapacityBlock& block : StoredBlocks(plan)) {
+      commitments.push_back({plan.arn, block.pool, block.window, plan.instance_count});
+    }
   }
   return commitments;
 }
@@ -556,18 +599,28 @@ void AddPlanState(const StateQuery& query, json& entries) {
   for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kPlanKind)) {
     if (!query.Shows(row.key.account)) continue;
     const Plan plan = PlanFromRow(row);
+    json blocks = json::array();
+    for (const domain::CapacityBlock& block : plan.blocks) {
+      blocks.push_back({{"reserved_capacity_id", block.id},
+                        {"availability_zone", block.pool.availability_zone},
+                        {"start", domain::FormatIso8601(block.window.start)},
+                        {"end", domain::FormatIso8601(block.window.end)},
+                        {"status", domain::PurchaseStatusAt(block.window, plan.paid_at, ctx.now)}});
+    }
+    const domain::Window span = plan.Span();
     entries.push_back({{"name", plan.name},
                        {"arn", plan.arn},
                        {"account", row.key.account},
-                       {"region", plan.pool.region},
-                       {"availability_zone", plan.pool.availability_zone},
-                       {"instance_type", plan.pool.instance_type},
+                       {"region", plan.Region()},
+                       {"availability_zone", plan.blocks.front().pool.availability_zone},
+                       {"instance_type", plan.InstanceType()},
                        {"instance_count", plan.instance_count},
                        {"in_use", ctx.holdings.OnPlan(plan.arn)},
-                       {"start", domain::FormatIso8601(plan.window.start)},
-                       {"end", domain::FormatIso8601(plan.window.end)},
+                       {"start", domain::FormatIso8601(span.start)},
+                       {"end", domain::FormatIso8601(span.end)},
                        {"status", domain::PlanStatusAt(plan, ctx.now)},
-                       {"target_resources", plan.target_resources}});
+                       {"target_resources", plan.target_resources},
+                       {"reserved_capacities", std::move(blocks)}});
   }
 }
 
@@ -577,14 +630,19 @@ void AddPlanState(const StateQuery& query, json& entries) {
 // account's plan quotas.
 // A plan's status, and its reserved capacity's, follow the clock: counted from the windows.
 std::vector<store::StateStore::KindStatusCount> CountPlansByStatus(const Context& ctx) {
-  std::map<std::string, long long> by_status;
+  std::map<std::string, long long> plans;
+  std::map<std::string, long long> capacities;
   for (const store::PlanCapacity& plan : ctx.store.AllPlanCapacity()) {
-    ++by_status[domain::PurchaseStatusAt({plan.start, plan.end}, plan.paid, ctx.now)];
+    const std::vector<domain::CapacityBlock> blocks = StoredBlocks(plan);
+    ++plans[domain::PurchaseStatusAt(domain::WindowsOf(blocks), plan.paid, ctx.now)];
+    for (const domain::CapacityBlock& block : blocks) {
+      ++capacities[domain::PurchaseStatusAt(block.window, plan.paid, ctx.now)];
+    }
   }
   std::vector<store::StateStore::KindStatusCount> counts;
-  for (const auto& [status, count] : by_status) {
-    counts.push_back({domain::kPlanKind, status, count});
-    counts.push_back({domain::kCapacityKind, status, count});  // one per plan
+  for (const auto& [status, count] : plans) counts.push_back({domain::kPlanKind, status, count});
+  for (const auto& [status, count] : capacities) {
+    counts.push_back({domain::kCapacityKind, status, count});
   }
   return counts;
 }

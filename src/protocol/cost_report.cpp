@@ -73,7 +73,7 @@ json PlanJson(const domain::PlanCost& cost, TimePoint now) {
           {"instance_count", plan.instance_count},
           {"start_time", Iso(plan.window.start)},
           {"end_time", Iso(plan.window.end)},
-          {"status", domain::PurchaseStatusAt(plan.window, plan.paid_at, now)},
+          {"status", domain::PurchaseStatusAt(plan.blocks, plan.paid_at, now)},
           {"upfront_fee", Dollars(plan.fee)},
           {"fee_in_range", Dollars(cost.fee_in_range)},
           {"reserved_instance_hours", InstanceHours(cost.reserved)},

@@ -470,7 +470,7 @@ void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& cap
   WriteScope transaction(*this);
   Prepared put_lease = Prepare(
       "INSERT OR REPLACE INTO plan_capacity VALUES (:account, :region, :name_key, :arn, :zone, "
-      ":type, :count, :start_ms, :end_ms, :paid_ms)");
+      ":type, :count, :start_ms, :end_ms, :paid_ms, :gap_start_ms, :gap_end_ms, :second_zone)");
   SQLite::Statement& put = *put_lease;
   put.bind(":account", key.account);
   put.bind(":region", key.region);
@@ -482,6 +482,9 @@ void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& cap
   put.bind(":start_ms", ToMillis(capacity.start));
   put.bind(":end_ms", ToMillis(capacity.end));
   put.bind(":paid_ms", ToMillis(capacity.paid));
+  put.bind(":gap_start_ms", capacity.second ? ToMillis(capacity.second->gap_start) : 0);
+  put.bind(":gap_end_ms", capacity.second ? ToMillis(capacity.second->gap_end) : 0);
+  put.bind(":second_zone", capacity.second ? capacity.second->zone : std::string());
   put.exec();
   transaction.Commit();
 }
@@ -492,11 +495,11 @@ ListPage StateStore::List(const ListQuery& query) const {
   // so a page costs a keyset seek, not a sort of every plan), then each row by its key.
   const bool plans = query.plan.has_value();
   std::string sql = std::string("SELECT ") + kQualifiedRowColumns + ", ";
-  // The phase of the plan's window at :now, as 3 (not paid yet), 0 (before), 1 (during) or 2
-  // (after): the values of WindowPhase.
+  // The phase of the plan's window at :now, as 3 (not paid yet), 0 (before, or between its two
+  // blocks), 1 (during) or 2 (after): the values of WindowPhase.
   const char* phase =
-      "(CASE WHEN :now < p.paid_ms THEN 3 WHEN :now < p.start_ms THEN 0 WHEN :now < p.end_ms THEN "
-      "1 ELSE 2 END)";
+      "(CASE WHEN :now < p.paid_ms THEN 3 WHEN :now < p.start_ms THEN 0 WHEN :now >= "
+      "p.gap_start_ms AND :now < p.gap_end_ms THEN 0 WHEN :now < p.end_ms THEN 1 ELSE 2 END)";
   std::string sort_value;
   switch (query.sort) {
     case SortField::kName:
@@ -619,7 +622,7 @@ ListPage StateStore::List(const ListQuery& query) const {
 std::vector<PlanCapacity> StateStore::AllPlanCapacity() const {
   Prepared statement_lease = Prepare(
       "SELECT arn, region, availability_zone, instance_type, instance_count, start_ms, end_ms, "
-      "paid_ms FROM plan_capacity");
+      "paid_ms, gap_start_ms, gap_end_ms, second_zone FROM plan_capacity");
   SQLite::Statement& statement = *statement_lease;
   std::vector<PlanCapacity> plans;
   while (statement.executeStep()) {
@@ -627,7 +630,12 @@ std::vector<PlanCapacity> StateStore::AllPlanCapacity() const {
                      statement.getColumn(2).getString(), statement.getColumn(3).getString(),
                      statement.getColumn(4).getInt(), FromMillis(statement.getColumn(5).getInt64()),
                      FromMillis(statement.getColumn(6).getInt64()),
-                     FromMillis(statement.getColumn(7).getInt64())});
+                     FromMillis(statement.getColumn(7).getInt64()), std::nullopt});
+    if (std::string zone = statement.getColumn(10).getString(); !zone.empty()) {
+      plans.back().second =
+          PlanCapacity::SecondBlock{FromMillis(statement.getColumn(8).getInt64()),
+                                    FromMillis(statement.getColumn(9).getInt64()), std::move(zone)};
+    }
   }
   return plans;
 }

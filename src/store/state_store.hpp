@@ -102,6 +102,14 @@ struct PlanCapacity {
   TimePoint start{};
   TimePoint end{};
   TimePoint paid{};  // when the purchase's payment completes
+  // A plan of two reserved capacities: the first ends at gap_start, the second starts at gap_end
+  // (the same moment when they meet) in `zone`. The first is in availability_zone.
+  struct SecondBlock {
+    TimePoint gap_start{};
+    TimePoint gap_end{};
+    std::string zone;
+  };
+  std::optional<SecondBlock> second;
 };
 
 enum class SortField { kName, kCreationTime, kStatus, kPlanStart, kPlanPhase };

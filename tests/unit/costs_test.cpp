@@ -65,12 +65,13 @@ TEST(CostArithmetic, FeesParseExactlyToTheCent) {
 PlanBill WeekPlan() {
   PlanBill plan;
   plan.arn = "arn:aws:sagemaker:us-west-2:123456789012:training-plan/week";
-  plan.reserved_capacity_arn = "arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity/rc";
+  plan.reserved_capacity_arns = {"arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity/rc"};
   plan.name = "week";
   plan.account = kAccount;
   plan.pool = {kRegion, "us-west-2a", kP5};
   plan.instance_count = 2;
   plan.window = {kStart, Hours(168)};
+  plan.blocks = {plan.window};
   plan.fee = 1'848'000;
   return plan;
 }

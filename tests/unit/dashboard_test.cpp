@@ -136,18 +136,23 @@ TEST_F(DashboardTest, TheStateShowsEverythingSettledToTheClock) {
               "instance_type": "ml.p5.48xlarge", "total": 1, "in_use": 1}])"))
       << "the job holds the one on-demand p5";
   ASSERT_EQ(state["plans"].size(), 1u);
-  EXPECT_EQ(state["plans"][0], json({{"name", "p5-week"},
-                                     {"arn", plan},
-                                     {"account", "123456789012"},
-                                     {"region", "us-west-2"},
-                                     {"availability_zone", "us-west-2a"},
-                                     {"instance_type", "ml.p5.48xlarge"},
-                                     {"instance_count", 2},
-                                     {"in_use", 1},
-                                     {"start", "2027-01-25T11:30:00Z"},
-                                     {"end", "2027-02-01T11:30:00Z"},
-                                     {"status", "Active"},
-                                     {"target_resources", {"endpoint"}}}));
+  EXPECT_EQ(state["plans"][0],
+            json({{"name", "p5-week"},
+                  {"arn", plan},
+                  {"account", "123456789012"},
+                  {"region", "us-west-2"},
+                  {"availability_zone", "us-west-2a"},
+                  {"instance_type", "ml.p5.48xlarge"},
+                  {"instance_count", 2},
+                  {"in_use", 1},
+                  {"start", "2027-01-25T11:30:00Z"},
+                  {"end", "2027-02-01T11:30:00Z"},
+                  {"status", "Active"},
+                  {"target_resources", {"endpoint"}},
+                  {"reserved_capacities", state["plans"][0]["reserved_capacities"]}}));
+  EXPECT_EQ(state["plans"][0]["reserved_capacities"].size(), 1u);
+  EXPECT_EQ(state["plans"][0]["reserved_capacities"][0]["start"], "2027-01-25T11:30:00Z");
+  EXPECT_EQ(state["plans"][0]["reserved_capacities"][0]["status"], "Active");
   ASSERT_EQ(state["endpoints"].size(), 1u);
   EXPECT_EQ(state["endpoints"][0]["status"], "InService");
   EXPECT_EQ(state["endpoints"][0]["variants"],

@@ -20,12 +20,19 @@ class FakeFacts : public domain::CapacityFacts {
                       const std::string& instance_type = "ml.p5.48xlarge",
                       std::vector<std::string> targets = {"training-job", "endpoint",
                                                           "hyperpod-cluster"}) {
-    plans_[arn] = domain::PlanFacts{{Hour(start_hour), Hour(end_hour)},
+    plans_[arn] = domain::PlanFacts{{{Hour(start_hour), Hour(end_hour)}},
                                     count,
                                     instance_type,
                                     std::move(targets),
                                     "us-west-2a",
                                     arn};
+    return *this;
+  }
+  // A plan of two reserved capacities: [start_hour, gap_start) and [gap_end, end_hour).
+  FakeFacts& WithTwoBlockPlan(const std::string& arn, int count, int start_hour, int gap_start,
+                              int gap_end, int end_hour) {
+    WithPlan(arn, count, start_hour, end_hour);
+    plans_[arn].blocks = {{Hour(start_hour), Hour(gap_start)}, {Hour(gap_end), Hour(end_hour)}};
     return *this;
   }
   FakeFacts& WithQuotas(domain::QuotaTable quotas) {

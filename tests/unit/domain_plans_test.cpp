@@ -158,7 +158,7 @@ TEST(PlanWindows, TheOfferedWindowsFollowTheClockAndTheLedger) {
     std::vector<std::string> windows;
     for (const domain::Offering& offering :
          domain::SearchOfferings(ledger, config, "123456789012", "us-west-2", *request)) {
-      windows.push_back(Iso(offering.window.start) + "/" + Iso(offering.window.end));
+      windows.push_back(Iso(offering.Span().start) + "/" + Iso(offering.Span().end));
     }
     EXPECT_EQ(windows, c.windows) << c.name;
   }

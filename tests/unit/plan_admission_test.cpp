@@ -24,7 +24,7 @@ constexpr const char* kP5 = "ml.p5.48xlarge";
 
 domain::PlanFacts Plan(std::vector<std::string> targets, TimePoint start = kNow - domain::kHour,
                        TimePoint end = kNow + domain::kDay) {
-  return {{start, end}, 2, kP5, std::move(targets), "us-west-2a", kPlanArn};
+  return {{{start, end}}, 2, kP5, std::move(targets), "us-west-2a", kPlanArn};
 }
 
 struct Case {

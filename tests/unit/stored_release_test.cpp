@@ -396,6 +396,7 @@ constexpr AddedMember kAddedSinceTheRelease[] = {
     {"environment", nullptr},  // the state view's running jobs on plans: the block's expiry (29)
     {"StatusMessage", "DescribeTrainingPlan"},  // "Payment confirmed, training plan scheduled."
     {"StatusMessage", "ListTrainingPlans"},
+    {"reserved_capacities", nullptr},  // the state view's plans: each reserved capacity (29)
 };
 
 void LeaveOutAddedMembers(json& value, const std::string& target) {
