@@ -6,6 +6,7 @@
 // least 5 minutes before the desired start time" (Reserve training plans).
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -190,6 +191,136 @@ TEST(PlanPurchases, ThePaymentCompletesFiveMinutesBeforeTheStart) {
   for (const auto& [paid, allowed] : cases) {
     EXPECT_EQ(domain::CheckPurchaseLeadTime("tpo-x", start, At(paid)).ok(), allowed) << paid;
   }
+}
+
+// ---- Plans of two reserved capacities
+
+// "SageMaker training plans don't return a 'no capacity' result if a single continuous Reserved
+// Capacity block meeting all criteria is unavailable. Instead, it automatically attempts to
+// fulfill the request using two separate Reserved Capacity blocks" (Reserve training plans).
+// Each case gives pools of one instance, the days already sold in each, and the offerings as
+// "zone start/end + zone start/end", best (earliest to end) first.
+TEST(TwoBlockPlans, WhenNoSingleBlockFitsTheSearchOffersTwo) {
+  struct Sold {
+    std::string zone;
+    std::string from;
+    std::string to;
+  };
+  struct Case {
+    std::string name;
+    std::vector<std::string> zones;
+    std::vector<Sold> sold;
+    std::string target;
+    std::vector<std::string> offerings;
+  };
+  // Every case: three days (72 hours) asked on 2027-01-25 for 2027-01-26 on, ending by
+  // 2027-02-06T11:30:00Z.
+  const std::vector<Case> cases = {
+      {"one zone sold every third day: two days then one, the earliest to end first",
+       {"us-west-2a"},
+       {{"us-west-2a", "2027-01-28T11:30:00Z", "2027-01-29T11:30:00Z"},
+        {"us-west-2a", "2027-01-31T11:30:00Z", "2027-02-01T11:30:00Z"},
+        {"us-west-2a", "2027-02-03T11:30:00Z", "2027-02-04T11:30:00Z"}},
+       "hyperpod-cluster",
+       {"us-west-2a 2027-01-26T11:30:00Z/2027-01-28T11:30:00Z + "
+        "us-west-2a 2027-01-29T11:30:00Z/2027-01-30T11:30:00Z",
+        "us-west-2a 2027-01-29T11:30:00Z/2027-01-31T11:30:00Z + "
+        "us-west-2a 2027-02-01T11:30:00Z/2027-02-02T11:30:00Z",
+        "us-west-2a 2027-02-01T11:30:00Z/2027-02-03T11:30:00Z + "
+        "us-west-2a 2027-02-04T11:30:00Z/2027-02-05T11:30:00Z"}},
+      {"a training-job plan may go on in another zone",
+       {"us-west-2a", "us-west-2b"},
+       {{"us-west-2a", "2027-01-28T11:30:00Z", "2027-02-07T11:30:00Z"},
+        {"us-west-2b", "2027-01-26T11:30:00Z", "2027-01-28T11:30:00Z"},
+        {"us-west-2b", "2027-01-29T11:30:00Z", "2027-01-30T11:30:00Z"},
+        {"us-west-2b", "2027-01-31T11:30:00Z", "2027-02-07T11:30:00Z"}},
+       "training-job",
+       {"us-west-2a 2027-01-26T11:30:00Z/2027-01-28T11:30:00Z + "
+        "us-west-2b 2027-01-28T11:30:00Z/2027-01-29T11:30:00Z"}},
+      {"a HyperPod plan stays in one zone (\"HyperPod offerings stay in one zone\")",
+       {"us-west-2a", "us-west-2b"},
+       {{"us-west-2a", "2027-01-28T11:30:00Z", "2027-02-07T11:30:00Z"},
+        {"us-west-2b", "2027-01-26T11:30:00Z", "2027-01-28T11:30:00Z"},
+        {"us-west-2b", "2027-01-29T11:30:00Z", "2027-01-30T11:30:00Z"},
+        {"us-west-2b", "2027-01-31T11:30:00Z", "2027-02-07T11:30:00Z"}},
+       "hyperpod-cluster",
+       {}},
+      {"a single block wins when there is one",
+       {"us-west-2a"},
+       {{"us-west-2a", "2027-01-28T11:30:00Z", "2027-01-29T11:30:00Z"}},
+       "training-job",
+       {"us-west-2a 2027-01-29T11:30:00Z/2027-02-01T11:30:00Z",
+        "us-west-2a 2027-01-30T11:30:00Z/2027-02-02T11:30:00Z",
+        "us-west-2a 2027-01-31T11:30:00Z/2027-02-03T11:30:00Z"}},
+  };
+  for (const Case& c : cases) {
+    domain::CapacityLedger ledger;
+    for (const std::string& zone : c.zones) {
+      ledger.SetPool({"us-west-2", zone, "ml.p5.48xlarge"}, 1, 0);
+    }
+    for (const Sold& sold : c.sold) {
+      ASSERT_TRUE(ledger.Reserve({"us-west-2", sold.zone, "ml.p5.48xlarge"},
+                                 {At(sold.from), At(sold.to)}, 1))
+          << c.name;
+    }
+    domain::CapacityConfig config;
+    config.prices["ml.p5.48xlarge"] = {98.32, 55.0};
+    domain::SearchInput input;
+    input.instance_type = "ml.p5.48xlarge";
+    input.duration_hours = 72;
+    input.start_after = At("2027-01-26T00:00:00Z");
+    input.end_before = At("2027-02-06T11:30:00Z");
+    input.target_resources = {c.target};
+    const auto request = domain::MakeOfferingRequest(input, At("2027-01-25T00:00:00Z"), {});
+    ASSERT_TRUE(request.ok()) << c.name;
+    std::vector<std::string> offerings;
+    for (const domain::Offering& offering :
+         domain::SearchOfferings(ledger, config, "123456789012", "us-west-2", *request)) {
+      std::string blocks;
+      for (const domain::CapacityBlock& block : offering.blocks) {
+        blocks += (blocks.empty() ? "" : " + ") + block.pool.availability_zone + " " +
+                  Iso(block.window.start) + "/" + Iso(block.window.end);
+      }
+      offerings.push_back(blocks);
+      // Paid for the three days reserved, not for the gap: 72 h x 55.00.
+      EXPECT_DOUBLE_EQ(offering.upfront_fee, 72 * 55.0) << c.name;
+      EXPECT_EQ(domain::ReservedTime(offering.blocks), 72 * domain::kHour) << c.name;
+    }
+    EXPECT_EQ(offerings, c.offerings) << c.name;
+  }
+}
+
+// "For plans with multiple discontinuous reserved capacities, the status reverts to Scheduled
+// between active periods, until the start date of the next reserved capacity." (View training
+// plan details)
+TEST(TwoBlockPlans, APlanIsScheduledBetweenItsBlocks) {
+  const std::vector<Window> blocks = {{At("2027-01-26T11:30:00Z"), At("2027-01-28T11:30:00Z")},
+                                      {At("2027-01-29T11:30:00Z"), At("2027-01-30T11:30:00Z")}};
+  struct Case {
+    std::string now;
+    PlanStatus status;
+    std::optional<std::string> block_from;  // the block in force, or the next
+  };
+  const std::vector<Case> cases = {
+      {"2027-01-25T00:00:00Z", PlanStatus::kScheduled, "2027-01-26T11:30:00Z"},
+      {"2027-01-26T11:30:00Z", PlanStatus::kActive, "2027-01-26T11:30:00Z"},
+      {"2027-01-28T11:29:59Z", PlanStatus::kActive, "2027-01-26T11:30:00Z"},
+      {"2027-01-28T11:30:00Z", PlanStatus::kScheduled, "2027-01-29T11:30:00Z"},
+      {"2027-01-29T11:30:00Z", PlanStatus::kActive, "2027-01-29T11:30:00Z"},
+      {"2027-01-30T11:30:00Z", PlanStatus::kExpired, std::nullopt},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(domain::PlanStatusOf(blocks, At(c.now)), c.status) << c.now;
+    const auto block = domain::BlockFrom(blocks, At(c.now));
+    EXPECT_EQ(block ? std::optional<std::string>(Iso(block->start)) : std::nullopt, c.block_from)
+        << c.now;
+  }
+  EXPECT_EQ(
+      domain::PurchaseStatusAt(blocks, At("2027-01-25T00:10:00Z"), At("2027-01-25T00:00:00Z")),
+      "Pending");
+  EXPECT_EQ(
+      domain::PurchaseStatusAt(blocks, At("2027-01-25T00:10:00Z"), At("2027-01-28T12:00:00Z")),
+      "Scheduled");
 }
 
 }  // namespace
