@@ -187,10 +187,15 @@ search_day 2027-03-01T11:30:00Z 2027-03-02T11:30:00Z
 expect_success "capacity: a search with nothing free still succeeds"
 expect_eq "capacity: with every zone sold, the list is empty" '[]' "$(jget "$OUT" 'd.get("TrainingPlanOfferings")')"
 # Two-day plans from 28 February to 3 March (28 Feb-2 Mar and 1-3 Mar) all overlap the sold day.
+# "SageMaker training plans don't return a 'no capacity' result if a single continuous Reserved
+# Capacity block meeting all criteria is unavailable. Instead, it automatically attempts to fulfill
+# the request using two separate Reserved Capacity blocks": the day before and the day after.
 sm search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 48 \
   --start-time-after 2027-02-28T11:30:00Z --end-time-before 2027-03-03T11:30:00Z
 expect_success "capacity: a search of two-day plans around the sold day succeeds"
-expect_eq "capacity: no plan overlapping the sold day is offered" '[]' "$(offers "$OUT")"
+expect_eq "capacity: each zone offers the day before and the day after as two reserved capacities" \
+  "[\"us-west-2a@2027-02-28T11:30:00$TS+us-west-2a@2027-03-02T11:30:00$TS\",\"us-west-2b@2027-02-28T11:30:00$TS+us-west-2b@2027-03-02T11:30:00$TS\"]" \
+  "$(jget "$OUT" '["+".join(r["AvailabilityZone"] + "@" + r["StartTime"] for r in o["ReservedCapacityOfferings"]) for o in d["TrainingPlanOfferings"]]')"
 search_day 2027-02-28T11:30:00Z 2027-03-01T11:30:00Z
 expect_eq "capacity: the day before, ending when the sold one starts, is offered in both zones" \
   "[\"us-west-2a@2027-02-28T11:30:00$TS\",\"us-west-2b@2027-02-28T11:30:00$TS\"]" "$(offers "$OUT")"

@@ -484,7 +484,7 @@ test('a plan bought to start at once is Scheduled until its start 30 minutes out
 
 // ------------------------------------------------------------------------------------ capacity
 
-test('capacity runs out: a sold zone is no longer offered for that window, then nothing is', async () => {
+test('capacity runs out: a sold zone is no longer offered for that window, then nothing is, then two blocks around it', async () => {
   await withEmulator(async ({ sm }) => {
     const start = P0 + 7 * DAY;
     const window = { InstanceType: P5, StartTimeAfter: at(start), EndTimeBefore: at(start + DAY) };
@@ -501,11 +501,18 @@ test('capacity runs out: a sold zone is no longer offered for that window, then 
     await buyWindow(sm, 'zone-b-1', start, { zone: 'us-west-2b' });
     assert.deepEqual(await search(sm, window), []);
 
-    // Overlapping windows are sold out too (two days from the day before, or from that day); the
-    // windows before and after are untouched.
-    assert.deepEqual(await search(sm, {
+    // No two days in a row are left around the sold day: "it automatically attempts to fulfill the
+    // request using two separate Reserved Capacity blocks", so each zone offers the day before and
+    // the day after as one plan of two reserved capacities. The windows before and after are
+    // untouched.
+    const split = await search(sm, {
       InstanceType: P5, DurationHours: 48, StartTimeAfter: at(start - DAY), EndTimeBefore: at(start + 2 * DAY),
-    }), []);
+    });
+    assert.deepEqual(split.map((o) => o.ReservedCapacityOfferings.map((rc) => slotTo(rc.AvailabilityZone, rc.StartTime.getTime(), rc.EndTime.getTime()))), [
+      [slot('us-west-2a', start - DAY, 24), slot('us-west-2a', start + DAY, 24)],
+      [slot('us-west-2b', start - DAY, 24), slot('us-west-2b', start + DAY, 24)],
+    ]);
+    assert.deepEqual(split.map((o) => [o.DurationHours, o.UpfrontFee]), [[48, '2640.00'], [48, '2640.00']], 'the two days, not the gap');
     assert.deepEqual(slots(await search(sm, { InstanceType: P5, StartTimeAfter: at(start + DAY), EndTimeBefore: at(start + 2 * DAY) })),
       [slot('us-west-2a', start + DAY, 24), slot('us-west-2b', start + DAY, 24)]);
     assert.deepEqual(slots(await search(sm, { InstanceType: P5, StartTimeAfter: at(start - DAY), EndTimeBefore: at(start) })),
