@@ -452,6 +452,53 @@ class PlanPaymentBoto3Test(EmulatorTestCase):
             Filters=[{"Name": "Status", "Value": "Pending"}])["TrainingPlanSummaries"])
 
 
+class TwoBlockPlanBoto3Test(EmulatorTestCase):
+    """A plan of two reserved capacities: "SageMaker training plans don't return a 'no capacity'
+    result if a single continuous Reserved Capacity block meeting all criteria is unavailable.
+    Instead, it automatically attempts to fulfill the request using two separate Reserved Capacity
+    blocks" (Reserve training plans). One instance, with day 2 sold to another plan."""
+    CAPACITY = {"regions": {REGION: {"us-west-2a": {"ml.p5.48xlarge": {"reservable": 1}}}},
+                "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}}
+
+    def search(self, days, first_day, last_day):
+        start = CLOCK_START_DT + PLAN_DAY_END
+        return self.sm.search_training_plan_offerings(
+            TargetResources=["training-job"], InstanceType="ml.p5.48xlarge", InstanceCount=1,
+            DurationHours=days * 24, StartTimeAfter=start + datetime.timedelta(days=first_day),
+            EndTimeBefore=start + datetime.timedelta(days=last_day))["TrainingPlanOfferings"]
+
+    def test_a_plan_of_two_reserved_capacities(self):
+        day_two = self.search(1, 2, 3)[0]
+        self.sm.create_training_plan(TrainingPlanName="day-two",
+                                     TrainingPlanOfferingId=day_two["TrainingPlanOfferingId"])
+        offerings = self.search(3, 0, 5)
+        self.assertEqual(1, len(offerings))
+        start = CLOCK_START_DT + PLAN_DAY_END
+        day = lambda n: start + datetime.timedelta(days=n)
+        self.assertEqual([(day(0), day(2)), (day(3), day(4))],
+                         [(c["StartTime"], c["EndTime"])
+                          for c in offerings[0]["ReservedCapacityOfferings"]])
+        self.assertEqual((72, "3960.00"),
+                         (offerings[0]["DurationHours"], offerings[0]["UpfrontFee"]))
+        self.sm.create_training_plan(TrainingPlanName="split",
+                                     TrainingPlanOfferingId=offerings[0]["TrainingPlanOfferingId"])
+        plan = self.sm.describe_training_plan(TrainingPlanName="split")
+        self.assertEqual((day(0), day(4), 72), (plan["StartTime"], plan["EndTime"],
+                                                plan["DurationHours"]))
+        capacities = plan["ReservedCapacitySummaries"]
+        self.assertEqual(2, len({c["ReservedCapacityArn"] for c in capacities}))
+        second = self.sm.describe_reserved_capacity(
+            ReservedCapacityArn=capacities[1]["ReservedCapacityArn"])
+        self.assertEqual((day(3), day(4), "Scheduled"),
+                         (second["StartTime"], second["EndTime"], second["Status"]))
+        # "the status reverts to Scheduled between active periods" (View training plan details)
+        statuses = []
+        for moment in (day(0), day(2), day(3), day(4)):
+            self.set_clock({"now": moment.strftime("%Y-%m-%dT%H:%M:%SZ")})
+            statuses.append(self.sm.describe_training_plan(TrainingPlanName="split")["Status"])
+        self.assertEqual(["Active", "Scheduled", "Active", "Expired"], statuses)
+
+
 class UltraServerBoto3Test(EmulatorTestCase):
     """UltraServer plans: bought in whole UltraServers with spares, and
     ListUltraServersByReservedCapacity through its paginator."""
