@@ -435,6 +435,44 @@ test('the shipped walkthrough scenario (the README screenshots): before and afte
   await page.close();
 });
 
+// "Multiple Reserved Capacity blocks in a single training plan may be discontinuous": a plan of two
+// blocks is one bar of two rectangles, with the gap between them where another plan's day sits.
+test('a plan of two reserved capacities is drawn as its two blocks, the gap between them', async () => {
+  const oneP5 = writeJson(work.dir, 'one-p5.json', {
+    regions: { [REGION]: { 'us-west-2a': { [P5]: { reservable: 1, on_demand: 0 } } } },
+    prices: { [P5]: { on_demand_hourly: 98.32, plan_hourly: 55.0 } },
+  });
+  const emu = await startEmulator(['--capacity', oneP5, '--clock-start', '2027-01-15T00:00:00Z', '--frozen-clock']);
+  emulators.push(emu);
+  const sm = sagemaker(emu.url);
+  const day = (n) => new Date(Date.parse('2027-01-15T11:30:00Z') + n * DAY);
+  const search = (days, from, to) => ({
+    InstanceType: P5, InstanceCount: 1, DurationHours: days * 24, StartTimeAfter: day(from), EndTimeBefore: day(to),
+    TargetResources: ['training-job'],
+  });
+  await buyPlan(sm, 'day-three', search(1, 2, 3));
+  await buyPlan(sm, 'split', search(3, 0, 5));
+  const state = await (await fetch(`${emu.url}/_emulator/state`)).json();
+  assert.deepEqual(state.plans.find((p) => p.name === 'split').reserved_capacities.map((b) => [b.start, b.end]), [
+    ['2027-01-15T11:30:00Z', '2027-01-17T11:30:00Z'], ['2027-01-18T11:30:00Z', '2027-01-19T11:30:00Z'],
+  ]);
+
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(`${emu.url}/_emulator/ui`);
+  const split = page.locator('[data-testid=plan-bar][data-plan=split] [data-testid=plan-block]');
+  await split.first().waitFor();
+  assert.equal(await split.count(), 2);
+  const [first, second] = [await boxOf(split.nth(0)), await boxOf(split.nth(1))];
+  const between = await boxOf(page.locator('[data-testid=plan-bar][data-plan=day-three] [data-testid=plan-block]'));
+  assert.ok(first.x + first.width <= between.x + 1 && between.x + between.width <= second.x + 1,
+    `the other plan's day sits in the gap: ${JSON.stringify([first, between, second])}`);
+  assert.ok(Math.abs(first.width - 2 * second.width) < 2, 'two days, then one');
+  assert.deepEqual(errors, [], 'no script errors in the page');
+  await page.close();
+});
+
 test('with --admin-token the page needs the token, then sends it on every call', async () => {
   const { url } = await emulator(['--admin-token', 'dash-s3cret']);
   const page = await browser.context.newPage();
