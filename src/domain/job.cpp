@@ -48,12 +48,16 @@ static_assert(kJobOutcomes.Complete());
 struct Ending {
   TimePoint at;
   JobOutcome outcome;
+  bool interruption = false;  // the job goes on in its plan's next reserved capacity
 };
 
+// When the job's current run began: its start, or when it went on after an interruption.
+TimePoint RunningSince(const Job& job) { return job.resumed.value_or(*job.start); }
+
 Ending EndingOf(const Job& job, const CapacityFacts& facts) {
-  const TimePoint start = *job.start;
-  Ending ending{start + job.run, JobOutcome::kCompleted};
-  const TimePoint limit = start + job.max_runtime;
+  const TimePoint start = RunningSince(job);
+  Ending ending{start + (job.run - job.ran), JobOutcome::kCompleted};
+  const TimePoint limit = start + (job.max_runtime - job.ran);
   if (limit < ending.at) ending = {limit, JobOutcome::kMaxRuntimeExceeded};
   if (!job.selected->plan_arn.empty()) {
     // "When there are 30 minutes remaining in your Reserved Capacity, SageMaker training plans
@@ -62,7 +66,10 @@ Ending EndingOf(const Job& job, const CapacityFacts& facts) {
     const auto plan = facts.Plan(job.owner, job.selected->plan_arn);
     const auto block = plan ? plan->BlockFrom(start) : std::nullopt;
     const TimePoint cutoff = block ? std::max(start, block->end - kPlanJobCutoff) : start;
-    if (cutoff <= ending.at) ending = {cutoff, JobOutcome::kPlanEnded};
+    if (cutoff <= ending.at) {
+      // "...if your job is interrupted between two reserved capacities": it goes on in the next.
+      ending = {cutoff, JobOutcome::kPlanEnded, block && plan->BlockFrom(block->end).has_value()};
+    }
   }
   return ending;
 }
@@ -142,6 +149,18 @@ void End(Job& job, TimePoint at, JobOutcome outcome, std::string failure_reason 
   job.modified = at;
 }
 
+// The job stops running at `at`, when its plan's reserved capacity is about to end, and waits for
+// the next one (or another of its options) with the run time it has done.
+void Interrupt(Job& job, TimePoint at, const CapacityFacts& facts) {
+  job.ran += at - RunningSince(job);
+  job.phase = JobPhase::kPending;
+  job.interrupted = at;
+  job.resumed.reset();
+  job.as_of = at;
+  job.modified = at;
+  if (PendingTimeCounts(job, at, facts)) job.pending_since = at;
+}
+
 // Brings a waiting job's pending-time account up to `at`; false when the time ran out (the job
 // has then failed at the moment it ran out).
 bool AccountPendingTime(Job& job, TimePoint at, const CapacityFacts& facts) {
@@ -193,7 +212,11 @@ bool TryStart(Job& job, TimePoint at, const CapacityFacts& facts, Holdings& hold
   for (const JobOption& option : job.options) {
     if (!Fits(job, option, at, facts, holdings)) continue;
     job.phase = JobPhase::kRunning;
-    job.start = at;
+    if (job.start) {
+      job.resumed = at;  // after an interruption
+    } else {
+      job.start = at;
+    }
     job.selected = option;
     job.pending_since.reset();
     job.modified = at;
@@ -213,6 +236,12 @@ void SettleAt(std::vector<Job>& jobs, std::vector<Job>& done, std::vector<JobEve
     } else if (job.phase == JobPhase::kRunning) {
       const Ending ending = EndingOf(job, facts);
       if (ending.at > at) continue;
+      if (ending.interruption) {
+        Interrupt(job, ending.at, facts);
+        holdings.Put(HolderOf(job));
+        events.push_back({ending.at, job.arn, JobPhase::kPending});
+        continue;
+      }
       std::string reason;
       if (ending.outcome == JobOutcome::kPlanEnded) {
         reason = "The job was stopped 30 minutes before the end of training plan " +

@@ -91,6 +91,12 @@ struct Job {
   std::optional<TimePoint> pending_since;
   std::optional<JobOption> selected;  // the option it runs on, once started
   std::optional<TimePoint> start;
+  // A job running on a plan of two reserved capacities is interrupted 30 minutes before its block
+  // ends and goes on when the next block opens: the run time done before the interruption, when
+  // it was interrupted, and when it went on.
+  Millis ran{0};
+  std::optional<TimePoint> interrupted;
+  std::optional<TimePoint> resumed;
   std::optional<TimePoint> stop;      // when a stop was asked for
   std::optional<TimePoint> stop_due;  // when the stopping job has released its instances
   std::optional<TimePoint> end;

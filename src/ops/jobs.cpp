@@ -152,6 +152,53 @@ constexpr Stage kStages[] = {
     {"Uploading", 0.9, "Uploading generated training model"},
 };
 
+// A stage of a started job on the clock; TimePoint::max() for a time not come yet.
+struct TimedStage {
+  const char* status;
+  TimePoint from;
+  TimePoint to;
+  const char* message;
+};
+
+// The stages of a started job's run on the clock. The run time is split into kStages; a job
+// interrupted between two reserved capacities of its plan is `Interrupted` from then until it
+// goes on, and the stage it was in resumes with it.
+std::vector<TimedStage> RunStages(const domain::Job& job) {
+  constexpr TimePoint kNotYet = TimePoint::max();
+  const TimePoint start = *job.start;
+  // Run time done before the interruption; the run goes on at `resumed`.
+  const std::optional<Millis> before =
+      job.interrupted ? std::optional<Millis>(*job.interrupted - start) : std::nullopt;
+  auto on_clock = [&](Millis done) {
+    if (!before || done < *before) return start + done;
+    return job.resumed ? *job.resumed + (done - *before) : kNotYet;
+  };
+  std::vector<TimedStage> stages;
+  bool interruption_shown = false;
+  auto show_interruption = [&] {
+    stages.push_back({"Interrupted", *job.interrupted, job.resumed.value_or(kNotYet),
+                      "Interrupted: the training plan's reserved capacity ended; waiting for the "
+                      "next one."});
+    interruption_shown = true;
+  };
+  for (size_t i = 0; i < std::size(kStages); ++i) {
+    const Millis from = std::chrono::duration_cast<Millis>(job.run * kStages[i].from);
+    const Millis to = i + 1 < std::size(kStages)
+                          ? std::chrono::duration_cast<Millis>(job.run * kStages[i + 1].from)
+                          : job.run;
+    if (before && !interruption_shown && from >= *before) show_interruption();
+    if (before && !interruption_shown && to > *before) {  // the stage it was interrupted in
+      stages.push_back({kStages[i].status, on_clock(from), *job.interrupted, kStages[i].message});
+      show_interruption();
+      stages.push_back(
+          {kStages[i].status, job.resumed.value_or(kNotYet), on_clock(to), kStages[i].message});
+      continue;
+    }
+    stages.push_back({kStages[i].status, on_clock(from), on_clock(to), kStages[i].message});
+  }
+  return stages;
+}
+
 json Transition(const std::string& status, TimePoint start, std::optional<TimePoint> end,
                 const std::string& message) {
   json out = {{"Status", status}, {"StartTime", WriteTimestamp(start)}, {"StatusMessage", message}};
@@ -199,20 +246,16 @@ json Transitions(const domain::Job& job, TimePoint now, std::string& current) {
     current = "Pending";
   }
   if (start) {
-    const Millis run = job.run;
-    for (size_t i = 0; i < std::size(kStages); ++i) {
-      const TimePoint from = *start + std::chrono::duration_cast<Millis>(run * kStages[i].from);
-      if (from > run_end || (from == run_end && run_over && i > 0)) break;
-      const TimePoint to =
-          i + 1 < std::size(kStages)
-              ? *start + std::chrono::duration_cast<Millis>(run * kStages[i + 1].from)
-              : *start + run;
-      const bool open = !run_over && to > now;
+    const std::vector<TimedStage> stages = RunStages(job);
+    for (size_t i = 0; i < stages.size(); ++i) {
+      const TimedStage& stage = stages[i];
+      if (stage.from > run_end || (stage.from == run_end && run_over && i > 0)) break;
+      const bool open = !run_over && stage.to > now;
       transitions.push_back(
-          Transition(kStages[i].status, from,
-                     open ? std::nullopt : std::optional<TimePoint>(std::min(to, run_end)),
-                     kStages[i].message));
-      current = kStages[i].status;
+          Transition(stage.status, stage.from,
+                     open ? std::nullopt : std::optional<TimePoint>(std::min(stage.to, run_end)),
+                     stage.message));
+      current = stage.status;
     }
   }
   if (stop) {
@@ -281,8 +324,12 @@ Result<json> DescribeTrainingJob(const json& in, Context& ctx) {
   if (job.start && job.end) {
     // Reported once the job has ended, in whole seconds; the model's minimum is 1 (a job stopped
     // in the second it started is billed one).
-    const long long seconds = std::max<long long>(
-        1, std::chrono::duration_cast<std::chrono::seconds>(*job.end - *job.start).count());
+    // The time between two reserved capacities is not training time.
+    const bool ended_interrupted = job.interrupted && !job.resumed;
+    const Millis trained =
+        job.ran + (ended_interrupted ? Millis{0} : *job.end - job.resumed.value_or(*job.start));
+    const long long seconds =
+        std::max<long long>(1, std::chrono::duration_cast<std::chrono::seconds>(trained).count());
     out["TrainingTimeInSeconds"] = seconds;
     out["BillableTimeInSeconds"] = seconds;
   }
@@ -439,11 +486,11 @@ void AddJobState(const JobFamily& family, const StateQuery& query, json& entries
     // training jobs; AWS's sample reads it as whole epoch seconds).
     if (job.phase == domain::JobPhase::kRunning && job.selected &&
         !job.selected->plan_arn.empty()) {
-      // The reserved capacity the job runs in: the one in force when it started.
+      // The reserved capacity the job runs in: the one in force when it started or went on.
       const auto plan = PlanByArn(query.ctx().store, job.owner, job.selected->plan_arn);
-      const auto block = plan && job.start
-                             ? domain::BlockFrom(domain::WindowsOf(plan->blocks), *job.start)
-                             : std::nullopt;
+      const auto block = plan && job.start ? domain::BlockFrom(domain::WindowsOf(plan->blocks),
+                                                               job.resumed.value_or(*job.start))
+                                           : std::nullopt;
       if (block) {
         entry["environment"] = {{std::string(kCapacityBlockExpirationVariable),
                                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(

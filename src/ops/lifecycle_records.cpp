@@ -129,6 +129,9 @@ std::string JobDoc(const JobRecord& record) {
   PutOptional(doc, "PendingSinceMs", job.pending_since);
   if (job.selected) doc["Selected"] = OptionDoc(*job.selected);
   PutOptional(doc, "StartMs", job.start);
+  if (job.ran != Millis{0}) doc["RanMs"] = job.ran.count();
+  PutOptional(doc, "InterruptedMs", job.interrupted);
+  PutOptional(doc, "ResumedMs", job.resumed);
   PutOptional(doc, "StopMs", job.stop);
   PutOptional(doc, "StopDueMs", job.stop_due);
   PutOptional(doc, "EndMs", job.end);
@@ -239,6 +242,9 @@ JobRecord DecodeJob(const store::ResourceRow& row) {
   job.pending_since = OptionalAt(doc, "PendingSinceMs");
   if (doc.contains("Selected")) job.selected = OptionFromDoc(doc["Selected"]);
   job.start = OptionalAt(doc, "StartMs");
+  job.ran = Millis{doc.value("RanMs", int64_t{0})};
+  job.interrupted = OptionalAt(doc, "InterruptedMs");
+  job.resumed = OptionalAt(doc, "ResumedMs");
   job.stop = OptionalAt(doc, "StopMs");
   job.stop_due = OptionalAt(doc, "StopDueMs");
   job.end = OptionalAt(doc, "EndMs");
@@ -308,12 +314,17 @@ void SaveJob(Writer& writer, const JobRecord& record, const domain::Job& before)
   // instances were held from its start to its end whatever the time of the request.
   const domain::Job& job = record.job;
   if (!job.start || !job.selected) return;
-  if (!before.start) {
-    // HolderOf(job) holds nothing once the job has ended: log what it held while it ran.
-    const domain::JobOption& option = *job.selected;
-    writer.store.LogHolds(record.key, job.arn,
-                          {{option.instance_type, option.plan_arn, option.instance_count}},
-                          *job.start);
+  // HolderOf(job) holds nothing once the job has ended or while it is interrupted: log what it
+  // held while it ran, in time order.
+  const domain::JobOption& option = *job.selected;
+  const std::vector<store::HeldCount> held = {
+      {option.instance_type, option.plan_arn, option.instance_count}};
+  if (!before.start) writer.store.LogHolds(record.key, job.arn, held, *job.start);
+  if (job.interrupted && job.interrupted != before.interrupted) {
+    writer.store.LogHolds(record.key, job.arn, {}, *job.interrupted);
+  }
+  if (job.resumed && job.resumed != before.resumed) {
+    writer.store.LogHolds(record.key, job.arn, held, *job.resumed);
   }
   if (job.end && !before.end) writer.store.LogHolds(record.key, job.arn, {}, *job.end);
 }

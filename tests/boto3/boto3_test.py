@@ -498,6 +498,37 @@ class TwoBlockPlanBoto3Test(EmulatorTestCase):
             statuses.append(self.sm.describe_training_plan(TrainingPlanName="split")["Status"])
         self.assertEqual(["Active", "Scheduled", "Active", "Expired"], statuses)
 
+    def test_a_job_interrupted_between_the_blocks_goes_on_in_the_second(self):
+        day_two = self.search(1, 2, 3)[0]
+        self.sm.create_training_plan(TrainingPlanName="day-two",
+                                     TrainingPlanOfferingId=day_two["TrainingPlanOfferingId"])
+        offering = self.search(3, 0, 5)[0]
+        plan = self.sm.create_training_plan(
+            TrainingPlanName="split",
+            TrainingPlanOfferingId=offering["TrainingPlanOfferingId"])["TrainingPlanArn"]
+        start = CLOCK_START_DT + PLAN_DAY_END
+        at = lambda moment: self.set_clock({"now": moment.strftime("%Y-%m-%dT%H:%M:%SZ")})
+        at(start)
+        self.sm.create_training_job(
+            TrainingJobName="two-days", RoleArn="arn:aws:iam::%s:role/r" % ACCOUNT,
+            AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
+            OutputDataConfig={"S3OutputPath": "s3://bucket/out"},
+            ResourceConfig={"InstanceType": "ml.p5.48xlarge", "InstanceCount": 1,
+                            "VolumeSizeInGB": 50, "TrainingPlanArn": plan},
+            StoppingCondition={"MaxRuntimeInSeconds": 5 * 86400},
+            Environment={"SAGEMAKER_EMULATOR_RUN_SECONDS": str(2 * 86400)})
+        # 30 minutes before the first block ends, the job is interrupted until the second opens.
+        at(start + datetime.timedelta(days=2, minutes=-30))
+        job = self.sm.describe_training_job(TrainingJobName="two-days")
+        self.assertEqual(("InProgress", "Interrupted"),
+                         (job["TrainingJobStatus"], job["SecondaryStatus"]))
+        at(start + datetime.timedelta(days=3, minutes=30))
+        job = self.sm.describe_training_job(TrainingJobName="two-days")
+        self.assertEqual(("Completed", 2 * 86400),
+                         (job["TrainingJobStatus"], job["TrainingTimeInSeconds"]))
+        self.assertIn("Interrupted",
+                      [step["Status"] for step in job["SecondaryStatusTransitions"]])
+
 
 class UltraServerBoto3Test(EmulatorTestCase):
     """UltraServer plans: bought in whole UltraServers with spares, and

@@ -188,34 +188,62 @@ TEST_F(TwoBlockPlansTest, EachBlockIsReservedInTheLedgerAndStaysSoAfterARestart)
 }
 
 // "When there are 30 minutes remaining in your Reserved Capacity, SageMaker training plans begin
-// the process of terminating any running instances within that Reserved Capacity" (Training plans
-// utilization for SageMaker training jobs): the first block's.
-TEST_F(TwoBlockPlansTest, AJobLosesItsInstancesAtTheFirstBlocksEndAndANewOneWaitsForTheSecond) {
+// the process of terminating any running instances within that Reserved Capacity"; checkpoints let
+// training "resume from the last saved point if your job is interrupted between two reserved
+// capacities" (Training plans utilization for SageMaker training jobs). A job of two days' run
+// time started with the first block is interrupted 30 minutes before it ends, waits through the
+// gap (its pending time not counting) and finishes its last 30 minutes in the second block; a job
+// created in the gap waits behind it.
+TEST_F(TwoBlockPlansTest, AJobInterruptedAtTheFirstBlocksEndGoesOnInTheSecond) {
   const std::string plan = BuySplit("training-job");
   AdvanceTo(Day(0));
-  Call("CreateTrainingJob", TrainingJob("long", plan, 3 * static_cast<int>(kDay)));
+  Call("CreateTrainingJob", TrainingJob("long", plan, 2 * static_cast<int>(kDay)));
   EXPECT_EQ(Job("long")["TrainingStartTime"], Day(0));
   AdvanceTo(Day(2) - 1800);
-  const json long_job = Job("long");
-  EXPECT_EQ(long_job["TrainingJobStatus"], "Failed");
-  EXPECT_EQ(long_job["TrainingEndTime"], Day(2) - 1800);
+  json long_job = Job("long");
+  EXPECT_EQ(long_job["TrainingJobStatus"], "InProgress");
+  EXPECT_EQ(long_job["SecondaryStatus"], "Interrupted");
+  EXPECT_EQ(Plan()["InUseInstanceCount"], 0);
 
   AdvanceTo(Day(2));  // between the blocks
   Call("CreateTrainingJob", TrainingJob("waiting", plan, 100));
   EXPECT_EQ(Job("waiting")["SecondaryStatus"], "Pending");
   AdvanceTo(Day(3));
-  const json waiting = Job("waiting");
-  EXPECT_EQ(waiting["TrainingStartTime"], Day(3));
+  EXPECT_EQ(Job("long")["SecondaryStatus"], "Uploading") << "the last 30 minutes of its run";
+  EXPECT_EQ(Plan()["InUseInstanceCount"], 1);
+  EXPECT_EQ(Job("waiting")["SecondaryStatus"], "Pending") << "the plan's one instance is taken";
   // The job checkpoints by the end of the block it runs in.
-  const json state = Admin("GET", "/_emulator/state");
-  bool found = false;
-  for (const json& job : state["jobs"]) {
-    if (job["name"] != "waiting") continue;
-    found = true;
-    EXPECT_EQ(job["environment"]["SAGEMAKER_CURRENT_CAPACITY_BLOCK_EXPIRATION_TIMESTAMP"],
-              std::to_string(Day(4)));
+  auto expiry_of = [&](const std::string& name) {
+    const json state = Admin("GET", "/_emulator/state");
+    for (const json& job : state["jobs"]) {
+      if (job["name"] == name)
+        return job["environment"].value("SAGEMAKER_CURRENT_CAPACITY_BLOCK_EXPIRATION_TIMESTAMP",
+                                        "");
+    }
+    return std::string();
+  };
+  EXPECT_EQ(expiry_of("long"), std::to_string(Day(4)));
+
+  AdvanceTo(Day(3) + 1800);
+  long_job = Job("long");
+  EXPECT_EQ(long_job["TrainingJobStatus"], "Completed");
+  EXPECT_EQ(long_job["TrainingEndTime"], Day(3) + 1800);
+  EXPECT_EQ(long_job["TrainingTimeInSeconds"], 2 * kDay) << "the gap is not training time";
+  std::vector<std::string> secondary;
+  for (const json& step : long_job["SecondaryStatusTransitions"]) {
+    secondary.push_back(step["Status"].get<std::string>() + "@" +
+                        std::to_string(step["StartTime"].get<long long>()));
   }
-  EXPECT_TRUE(found);
+  // Uploading (the last tenth of the run) had begun when the block's end interrupted it; it
+  // resumes with the job.
+  EXPECT_EQ(secondary, (Names{"Starting@" + std::to_string(Day(0)),
+                              "Downloading@" + std::to_string(Day(0) + kDay / 5),
+                              "Training@" + std::to_string(Day(0) + 2 * kDay / 5),
+                              "Uploading@" + std::to_string(Day(0) + 2 * kDay * 9 / 10),
+                              "Interrupted@" + std::to_string(Day(2) - 1800),
+                              "Uploading@" + std::to_string(Day(3)),
+                              "Completed@" + std::to_string(Day(3) + 1800)}));
+  EXPECT_EQ(Job("waiting")["TrainingStartTime"], Day(3) + 1800);
 }
 
 // HyperPod takes a block's instances back from its last hour; between the blocks the group waits
