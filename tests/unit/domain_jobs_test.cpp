@@ -150,6 +150,24 @@ std::vector<SchedulerCase> Cases() {
        // "When there are 30 minutes remaining in your Reserved Capacity, SageMaker training plans
        // begin the process of terminating any running instances within that Reserved Capacity."
        {{"long", {1, 2.5, JobStatus::kFailed, JobOutcome::kPlanEnded, "ml.p5.48xlarge"}}}},
+      // A plan of two blocks, hours 0-10 and 20-30. "...if your job is interrupted between two
+      // reserved capacities": it goes on in the next with what is left of its run; the gap counts
+      // neither as run time nor as pending time (MaxPendingTime 2 h).
+      {"AJobInterruptedBetweenTwoBlocksGoesOnInTheNext",
+       FakeFacts().WithTwoBlockPlan(kPlan, 2, 0, 10, 20, 30),
+       {{"across", 1, {on_plan}, 12, 24, 2}},
+       40,
+       {{"across", {1, 23.5, JobStatus::kCompleted, JobOutcome::kCompleted, "ml.p5.48xlarge"}}}},
+      {"AJobLongerThanBothBlocksFailsAtTheLastOnesEnd",
+       FakeFacts().WithTwoBlockPlan(kPlan, 2, 0, 10, 20, 30),
+       {{"too-long", 1, {on_plan}, 30, 48}},
+       40,
+       {{"too-long", {1, 29.5, JobStatus::kFailed, JobOutcome::kPlanEnded, "ml.p5.48xlarge"}}}},
+      {"AJobCreatedInTheGapWaitsForTheSecondBlock",
+       FakeFacts().WithTwoBlockPlan(kPlan, 2, 0, 10, 20, 30),
+       {{"late", 12, {on_plan}, 2, 24, 1}},
+       40,
+       {{"late", {20, 22, JobStatus::kCompleted, JobOutcome::kCompleted, "ml.p5.48xlarge"}}}},
       {"MaxRuntimeStopsATrainingJob",
        FakeFacts().WithOnDemand("ml.g5.12xlarge", 1),
        {{"slow", 0, {on_demand}, 10, 4}},
