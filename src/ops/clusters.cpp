@@ -111,12 +111,54 @@ json NodeStatusJson(const domain::InstanceGroup& group, const domain::ClusterNod
   return status;
 }
 
-json NodeSummary(const domain::InstanceGroup& group, const domain::ClusterNode& node) {
-  return {{"InstanceGroupName", group.spec.name},
-          {"InstanceId", node.id},
-          {"InstanceType", group.spec.instance_type},
-          {"LaunchTime", WriteTimestamp(node.launched)},
-          {"InstanceStatus", NodeStatusJson(group, node)}};
+// The UltraServer each node of a group on an UltraServer plan sits in (UltraServerInfo), by node
+// id. A plan's nodes fill the UltraServers of its reserved capacity in force in launch order, each
+// up to its instances less its spares, as ListUltraServersByReservedCapacity counts them.
+std::map<std::string, json> UltraServersOfNodes(const domain::Cluster& cluster,
+                                                const Context& ctx) {
+  std::map<std::string, std::vector<const domain::ClusterNode*>> by_plan;
+  for (const domain::InstanceGroup& group : cluster.groups) {
+    if (group.spec.plan_arn.empty()) continue;
+    for (const domain::ClusterNode& node : group.nodes)
+      by_plan[group.spec.plan_arn].push_back(&node);
+  }
+  std::map<std::string, json> placed;
+  for (auto& [arn, nodes] : by_plan) {
+    const auto plan = PlanByReservationArn(ctx, arn);
+    if (!plan || !plan->ultraservers) continue;
+    const domain::UltraServers& shape = *plan->ultraservers;
+    const domain::CapacityBlock* block = &plan->blocks.back();
+    for (const domain::CapacityBlock& candidate : plan->blocks) {
+      if (ctx.now < candidate.window.end) {
+        block = &candidate;
+        break;
+      }
+    }
+    std::stable_sort(nodes.begin(), nodes.end(), [](const auto* a, const auto* b) {
+      return std::tie(a->launched, a->id) < std::tie(b->launched, b->id);
+    });
+    const int usable_each = std::max(1, shape.instances_per - shape.spares_per);
+    int placed_count = 0;
+    for (const domain::ClusterNode* node : nodes) {
+      const int index = std::min(placed_count++ / usable_each, shape.count - 1);
+      placed[node->id] = {{"Id", block->id + "-us" + std::to_string(index + 1)},
+                          {"Type", shape.type}};
+    }
+  }
+  return placed;
+}
+
+json NodeSummary(const domain::InstanceGroup& group, const domain::ClusterNode& node,
+                 const std::map<std::string, json>& ultraservers) {
+  json summary = {{"InstanceGroupName", group.spec.name},
+                  {"InstanceId", node.id},
+                  {"InstanceType", group.spec.instance_type},
+                  {"LaunchTime", WriteTimestamp(node.launched)},
+                  {"InstanceStatus", NodeStatusJson(group, node)}};
+  if (auto it = ultraservers.find(node.id); it != ultraservers.end()) {
+    summary["UltraServerInfo"] = it->second;
+  }
+  return summary;
 }
 
 // A private address in 10.0.0.0/8 derived from the instance id, as EC2 would assign one.
@@ -301,6 +343,7 @@ Result<json> ListClusterNodes(const json& in, Context& ctx) {
   const std::string group_contains = in.value("InstanceGroupNameContains", "");
   const bool by_name = std::string_view(request->sort->wire_name) == "NAME";
   std::vector<Positioned<json>> nodes;
+  const std::map<std::string, json> ultraservers = UltraServersOfNodes(record->cluster, ctx);
   for (const NodeEntry& entry : NodesOf(record->cluster)) {
     const domain::ClusterNode& node = *entry.node;
     if (after && node.launched <= *after) continue;
@@ -312,7 +355,7 @@ Result<json> ListClusterNodes(const json& in, Context& ctx) {
     SortPosition position = by_name
                                 ? SortPosition{node.id, node.id}
                                 : SortPosition{node.launched.time_since_epoch().count(), node.id};
-    nodes.push_back({std::move(position), NodeSummary(*entry.group, node)});
+    nodes.push_back({std::move(position), NodeSummary(*entry.group, node, ultraservers)});
   }
   auto page =
       Paginate<json>(kSpec, *request, InMemorySource(std::move(nodes), request->descending));
@@ -335,7 +378,7 @@ Result<json> DescribeClusterNode(const json& in, Context& ctx) {
   for (const NodeEntry& entry : NodesOf(record->cluster)) {
     if (entry.node->id != node_id) continue;
     const domain::InstanceGroup& group = *entry.group;
-    json details = NodeSummary(group, *entry.node);
+    json details = NodeSummary(group, *entry.node, UltraServersOfNodes(record->cluster, ctx));
     if (auto it = record->group_settings.find(group.spec.name);
         it != record->group_settings.end()) {
       for (const char* member :
@@ -356,9 +399,15 @@ Result<json> DescribeClusterNode(const json& in, Context& ctx) {
         zone = plan->availability_zone;
       }
     }
-    details["Placement"] = {{"AvailabilityZone", zone}};
-    if (auto id = domain::AvailabilityZoneId(zone))
-      details["Placement"]["AvailabilityZoneId"] = *id;
+    // A Local Zone (us-east-1-dfw-2a, where UltraServers are sold) is no name the model's
+    // ClusterInstancePlacement takes ([a-z]{2}-[a-z]+-\d[a-z]): such a node shows no zone.
+    details["Placement"] = json::object();
+    if (std::count(zone.begin(), zone.end(), '-') == 2) {
+      details["Placement"]["AvailabilityZone"] = zone;
+      if (auto id = domain::AvailabilityZoneId(zone)) {
+        details["Placement"]["AvailabilityZoneId"] = *id;
+      }
+    }
     details["CapacityType"] = "OnDemand";
     return json{{"NodeDetails", std::move(details)}};
   }

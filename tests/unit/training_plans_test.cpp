@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -383,6 +384,20 @@ TEST_F(UltraServerPlansTest, ListUltraServersShowsEachWithItsCountsAndHealth) {
   EXPECT_EQ(listed[1]["InUseInstanceCount"], 3);
   EXPECT_EQ(listed[1]["AvailableInstanceCount"], 14);
   EXPECT_NE(listed[0]["UltraServerId"], listed[1]["UltraServerId"]);
+  // Each node names its UltraServer (UltraServerInfo), the same 17 and 3.
+  std::map<std::string, int> nodes_per_ultraserver;
+  json nodes_input = {{"ClusterName", "gb200"}, {"MaxResults", 100}};
+  const json nodes = Call("ListClusterNodes", nodes_input)["ClusterNodeSummaries"];
+  for (const json& node : nodes) {
+    EXPECT_EQ(node["UltraServerInfo"]["Type"], "ml.u-p6e-gb200x72");
+    ++nodes_per_ultraserver[node["UltraServerInfo"]["Id"]];
+  }
+  EXPECT_EQ(nodes_per_ultraserver, (std::map<std::string, int>{{listed[0]["UltraServerId"], 17},
+                                                               {listed[1]["UltraServerId"], 3}}));
+  const json details =
+      Call("DescribeClusterNode",
+           {{"ClusterName", "gb200"}, {"NodeId", nodes[0]["InstanceId"]}})["NodeDetails"];
+  EXPECT_EQ(details["UltraServerInfo"], nodes[0]["UltraServerInfo"]);
 
   // An instance plan has no UltraServers; an unknown reserved capacity is not found.
   const json instances = Call("SearchTrainingPlanOfferings",
