@@ -236,6 +236,11 @@ namespace {
 
 using SearchPool = std::pair<PoolKey, std::optional<UltraServers>>;
 
+// The instances an offering of `request` holds: its count, or its UltraServers' instances.
+int InstancesOf(const OfferingRequest& request, const std::optional<UltraServers>& ultraservers) {
+  return ultraservers ? ultraservers->count * ultraservers->instances_per : request.instance_count;
+}
+
 // The offering of `blocks` for `request`, priced and named.
 Offering MakeOffering(std::vector<CapacityBlock> blocks, const OfferingRequest& request,
                       const std::optional<UltraServers>& ultraservers, int instance_count,
@@ -289,9 +294,8 @@ std::vector<Offering> TwoBlockOfferings(const CapacityLedger& ledger,
   if (first_start >= last_end) return {};
   std::map<PoolKey, std::vector<Window>> free;
   for (const auto& [pool, ultraservers] : pools) {
-    const int count =
-        ultraservers ? ultraservers->count * ultraservers->instances_per : request.instance_count;
-    free[pool] = ledger.FreeStretches(pool, {first_start, last_end}, count);
+    free[pool] =
+        ledger.FreeStretches(pool, {first_start, last_end}, InstancesOf(request, ultraservers));
   }
   std::vector<Offering> offerings;
   for (const auto& [pool, ultraservers] : pools) {
@@ -318,9 +322,8 @@ std::vector<Offering> TwoBlockOfferings(const CapacityLedger& ledger,
         }
       }
       if (!second) continue;
-      const int count =
-          ultraservers ? ultraservers->count * ultraservers->instances_per : request.instance_count;
-      offerings.push_back(MakeOffering({{pool, first, ""}, *second}, request, ultraservers, count,
+      offerings.push_back(MakeOffering({{pool, first, ""}, *second}, request, ultraservers,
+                                       InstancesOf(request, ultraservers),
                                        price->second.plan_hourly, account));
     }
   }
@@ -343,7 +346,7 @@ std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const Capaci
     auto price = config.prices.find(pool.instance_type);
     if (price == config.prices.end()) continue;
     OfferingRequest in_pool = request;
-    if (ultraservers) in_pool.instance_count = ultraservers->count * ultraservers->instances_per;
+    in_pool.instance_count = InstancesOf(request, ultraservers);
     for (const Window& window : PoolWindows(ledger, pool, in_pool)) {
       offerings.push_back(MakeOffering({{pool, window, ""}}, request, ultraservers,
                                        in_pool.instance_count, price->second.plan_hourly, account));
