@@ -141,6 +141,26 @@ TEST(CostLedger, ARangeTakesItsShareOfTheFeeAndOnlyItsUse) {
   EXPECT_EQ(ledger.holders[0].use.back().to, Hours(48));
 }
 
+// A plan of two reserved capacities (hours 0-72 and 120-168 of the week) pays for its blocks: a
+// range over the gap takes none of the fee and reserves nothing.
+TEST(CostLedger, APlanOfTwoBlocksIsPaidForItsBlocksNotItsGap) {
+  CostInputs inputs = Inputs();
+  PlanBill split = WeekPlan();
+  split.blocks = {{kStart, Hours(72)}, {Hours(120), Hours(168)}};
+  split.fee = 1'320'000;  // 120 h x 2 x 55.00
+  inputs.plans = {split};
+  auto ledger = domain::ComputeCosts(inputs, kStart, Hours(168), Hours(168));
+  ASSERT_EQ(ledger.plans.size(), 1u);
+  EXPECT_EQ(ledger.plans[0].fee_in_range, 1'320'000);
+  EXPECT_EQ(ledger.plans[0].reserved, 240 * kHourMs);  // 2 x 120 h
+  ledger = domain::ComputeCosts(inputs, Hours(72), Hours(120), Hours(168));
+  ASSERT_EQ(ledger.plans.size(), 1u);
+  EXPECT_EQ(ledger.plans[0].fee_in_range, 0);
+  EXPECT_EQ(ledger.plans[0].reserved, 0);
+  ledger = domain::ComputeCosts(inputs, Hours(60), Hours(132), Hours(168));
+  EXPECT_EQ(ledger.plans[0].fee_in_range, 264'000);  // 24 h of the 120: a fifth
+}
+
 TEST(CostLedger, UseOnAPlanCountsOnlyInsideItsWindowAndNothingCountsAfterNow) {
   CostInputs inputs = Inputs();
   // Held from a day before the window to a day after it (an endpoint left on an expired plan).
