@@ -166,12 +166,12 @@ struct TimedStage {
 std::vector<TimedStage> RunStages(const domain::Job& job) {
   constexpr TimePoint kNotYet = TimePoint::max();
   const TimePoint start = *job.start;
-  // Run time done before the interruption; the run goes on at `resumed`.
-  const std::optional<Millis> before =
-      job.interrupted ? std::optional<Millis>(*job.interrupted - start) : std::nullopt;
+  // Run time done before the interruption (job.ran); the run goes on at `resumed`.
+  const bool interrupted = job.interrupted.has_value();
+  const Millis before = job.ran;
   auto on_clock = [&](Millis done) {
-    if (!before || done < *before) return start + done;
-    return job.resumed ? *job.resumed + (done - *before) : kNotYet;
+    if (!interrupted || done < before) return start + done;
+    return job.resumed ? *job.resumed + (done - before) : kNotYet;
   };
   std::vector<TimedStage> stages;
   bool interruption_shown = false;
@@ -186,8 +186,8 @@ std::vector<TimedStage> RunStages(const domain::Job& job) {
     const Millis to = i + 1 < std::size(kStages)
                           ? std::chrono::duration_cast<Millis>(job.run * kStages[i + 1].from)
                           : job.run;
-    if (before && !interruption_shown && from >= *before) show_interruption();
-    if (before && !interruption_shown && to > *before) {  // the stage it was interrupted in
+    if (interrupted && !interruption_shown && from >= before) show_interruption();
+    if (interrupted && !interruption_shown && to > before) {  // the stage it was interrupted in
       stages.push_back({kStages[i].status, on_clock(from), *job.interrupted, kStages[i].message});
       show_interruption();
       stages.push_back(
