@@ -469,6 +469,8 @@ test('a plan of two reserved capacities is drawn as its two blocks, the gap betw
   assert.ok(first.x + first.width <= between.x + 1 && between.x + between.width <= second.x + 1,
     `the other plan's day sits in the gap: ${JSON.stringify([first, between, second])}`);
   assert.ok(Math.abs(first.width - 2 * second.width) < 2, 'two days, then one');
+  assert.ok(Math.abs(first.y - between.y) < 1 && Math.abs(second.y - between.y) < 1,
+    `one lane: the day in the gap does not stack above the plan: ${JSON.stringify([first, between, second])}`);
   assert.deepEqual(errors, [], 'no script errors in the page');
   await page.close();
 });
