@@ -81,4 +81,6 @@ std::optional<std::string> AvailabilityZoneId(std::string_view zone) {
          static_cast<char>('1' + (letter - 'a'));
 }
 
+bool IsLocalZone(std::string_view zone) { return std::count(zone.begin(), zone.end(), '-') > 2; }
+
 }  // namespace smemu::domain

@@ -29,4 +29,8 @@ std::string ArnKey(std::string_view arn);
 // regions whose code is longer, such as ap-northeast-1's apne1, and letters past i).
 std::optional<std::string> AvailabilityZoneId(std::string_view zone);
 
+// Whether `zone` names a Local Zone (us-east-1-dfw-2a) rather than a zone of a region
+// (us-east-1a): its name has a location after the region's.
+bool IsLocalZone(std::string_view zone);
+
 }  // namespace smemu::domain

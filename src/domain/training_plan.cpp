@@ -406,6 +406,13 @@ const CapacityBlock* Plan::BlockWithId(std::string_view id) const {
   return nullptr;
 }
 
+const CapacityBlock* Plan::BlockFrom(TimePoint now) const {
+  for (const CapacityBlock& block : blocks) {
+    if (now < block.window.end) return &block;
+  }
+  return nullptr;
+}
+
 PlanStatus PlanStatusOf(const std::vector<Window>& blocks, TimePoint now) {
   const auto block = BlockFrom(blocks, now);
   if (!block) return PlanStatus::kExpired;

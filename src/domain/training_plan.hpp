@@ -207,6 +207,8 @@ struct Plan {
   Window Span() const { return SpanOf(blocks); }
   // The block whose reserved capacity id is `id`; nullptr when none is.
   const CapacityBlock* BlockWithId(std::string_view id) const;
+  // The block in force at `now`, or else the next one; nullptr once the last has ended.
+  const CapacityBlock* BlockFrom(TimePoint now) const;
 };
 
 // The plan's status at `now`, its payment included.

@@ -127,13 +127,8 @@ std::map<std::string, json> UltraServersOfNodes(const domain::Cluster& cluster,
     const auto plan = PlanByReservationArn(ctx, arn);
     if (!plan || !plan->ultraservers) continue;
     const domain::UltraServers& shape = *plan->ultraservers;
-    const domain::CapacityBlock* block = &plan->blocks.back();
-    for (const domain::CapacityBlock& candidate : plan->blocks) {
-      if (ctx.now < candidate.window.end) {
-        block = &candidate;
-        break;
-      }
-    }
+    const domain::CapacityBlock* block = plan->BlockFrom(ctx.now);
+    if (block == nullptr) block = &plan->blocks.back();  // an expired plan: its last
     std::stable_sort(nodes.begin(), nodes.end(), [](const auto* a, const auto* b) {
       return std::tie(a->launched, a->id) < std::tie(b->launched, b->id);
     });
@@ -402,7 +397,7 @@ Result<json> DescribeClusterNode(const json& in, Context& ctx) {
     // A Local Zone (us-east-1-dfw-2a, where UltraServers are sold) is no name the model's
     // ClusterInstancePlacement takes ([a-z]{2}-[a-z]+-\d[a-z]): such a node shows no zone.
     details["Placement"] = json::object();
-    if (std::count(zone.begin(), zone.end(), '-') == 2) {
+    if (!domain::IsLocalZone(zone)) {
       details["Placement"]["AvailabilityZone"] = zone;
       if (auto id = domain::AvailabilityZoneId(zone)) {
         details["Placement"]["AvailabilityZoneId"] = *id;

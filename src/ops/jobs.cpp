@@ -488,13 +488,12 @@ void AddJobState(const JobFamily& family, const StateQuery& query, json& entries
         !job.selected->plan_arn.empty()) {
       // The reserved capacity the job runs in: the one in force when it started or went on.
       const auto plan = PlanByArn(query.ctx().store, job.owner, job.selected->plan_arn);
-      const auto block = plan && job.start ? domain::BlockFrom(domain::WindowsOf(plan->blocks),
-                                                               job.resumed.value_or(*job.start))
-                                           : std::nullopt;
-      if (block) {
+      const domain::CapacityBlock* block =
+          plan && job.start ? plan->BlockFrom(job.resumed.value_or(*job.start)) : nullptr;
+      if (block != nullptr) {
         entry["environment"] = {{std::string(kCapacityBlockExpirationVariable),
                                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                                    block->end.time_since_epoch())
+                                                    block->window.end.time_since_epoch())
                                                     .count())}};
       }
     }

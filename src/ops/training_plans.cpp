@@ -31,23 +31,27 @@ constexpr const char* kPaymentConfirmed = "Payment confirmed, training plan sche
 constexpr const char* kPaymentPending = "Payment is being processed.";
 constexpr domain::ResourceKind kPlan = domain::ResourceKind::kTrainingPlan;
 
+void PutDuration(json& out, Millis duration) {
+  out["DurationHours"] = domain::DurationHours(duration);
+  out["DurationMinutes"] = domain::DurationMinutes(duration);
+}
+
 void PutWindow(json& out, const domain::Window& window, const char* start_member,
                const char* end_member) {
-  out["DurationHours"] = domain::DurationHours(window);
-  out["DurationMinutes"] = domain::DurationMinutes(window);
+  PutDuration(out, window.end - window.start);
   out[start_member] = WriteTimestamp(window.start);
   out[end_member] = WriteTimestamp(window.end);
 }
 
-// A plan's or an offering's StartTime and EndTime span its blocks; its DurationHours and
-// DurationMinutes count their time together, without the gap between them (the request's
-// DurationHours, as a one-block plan's).
+// A plan's StartTime and EndTime span its blocks; its DurationHours and DurationMinutes count
+// their time together, without the gap between them (the request's DurationHours, as a one-block
+// plan's).
 void PutBlocksWindow(json& out, const std::vector<domain::CapacityBlock>& blocks,
                      const char* start_member, const char* end_member) {
-  PutWindow(out, domain::SpanOf(blocks), start_member, end_member);
-  const Millis reserved = domain::ReservedTime(blocks);
-  out["DurationHours"] = domain::DurationHours(reserved);
-  out["DurationMinutes"] = domain::DurationMinutes(reserved);
+  const domain::Window span = domain::SpanOf(blocks);
+  out[start_member] = WriteTimestamp(span.start);
+  out[end_member] = WriteTimestamp(span.end);
+  PutDuration(out, domain::ReservedTime(blocks));
 }
 
 // AvailabilityZoneId beside AvailabilityZone, where the zone has one (domain::AvailabilityZoneId).
@@ -80,9 +84,7 @@ json OfferingJson(const domain::Offering& offering) {
               {"UpfrontFee", domain::FormatFee(offering.upfront_fee)},
               {"CurrencyCode", kCurrency},
               {"ReservedCapacityOfferings", std::move(capacities)}};
-  const Millis reserved = domain::ReservedTime(offering.blocks);
-  out["DurationHours"] = domain::DurationHours(reserved);
-  out["DurationMinutes"] = domain::DurationMinutes(reserved);
+  PutDuration(out, domain::ReservedTime(offering.blocks));  // the blocks', as a plan's
   if (offering.requested_end_before) {
     out["RequestedEndTimeBefore"] = WriteTimestamp(*offering.requested_end_before);
   }

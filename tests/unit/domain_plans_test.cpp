@@ -213,6 +213,13 @@ TEST(TwoBlockPlans, WhenNoSingleBlockFitsTheSearchOffersTwo) {
     std::string target;
     std::vector<std::string> offerings;
   };
+  // Two zones: us-west-2a free for two days from 2027-01-26, us-west-2b for a day on the 28th
+  // and on the 30th.
+  const std::vector<Sold> a_then_b = {
+      {"us-west-2a", "2027-01-28T11:30:00Z", "2027-02-07T11:30:00Z"},
+      {"us-west-2b", "2027-01-26T11:30:00Z", "2027-01-28T11:30:00Z"},
+      {"us-west-2b", "2027-01-29T11:30:00Z", "2027-01-30T11:30:00Z"},
+      {"us-west-2b", "2027-01-31T11:30:00Z", "2027-02-07T11:30:00Z"}};
   // Every case: three days (72 hours) asked on 2027-01-25 for 2027-01-26 on, ending by
   // 2027-02-06T11:30:00Z.
   const std::vector<Case> cases = {
@@ -230,19 +237,13 @@ TEST(TwoBlockPlans, WhenNoSingleBlockFitsTheSearchOffersTwo) {
         "us-west-2a 2027-02-04T11:30:00Z/2027-02-05T11:30:00Z"}},
       {"a training-job plan may go on in another zone",
        {"us-west-2a", "us-west-2b"},
-       {{"us-west-2a", "2027-01-28T11:30:00Z", "2027-02-07T11:30:00Z"},
-        {"us-west-2b", "2027-01-26T11:30:00Z", "2027-01-28T11:30:00Z"},
-        {"us-west-2b", "2027-01-29T11:30:00Z", "2027-01-30T11:30:00Z"},
-        {"us-west-2b", "2027-01-31T11:30:00Z", "2027-02-07T11:30:00Z"}},
+       a_then_b,
        "training-job",
        {"us-west-2a 2027-01-26T11:30:00Z/2027-01-28T11:30:00Z + "
         "us-west-2b 2027-01-28T11:30:00Z/2027-01-29T11:30:00Z"}},
       {"a HyperPod plan stays in one zone (\"HyperPod offerings stay in one zone\")",
        {"us-west-2a", "us-west-2b"},
-       {{"us-west-2a", "2027-01-28T11:30:00Z", "2027-02-07T11:30:00Z"},
-        {"us-west-2b", "2027-01-26T11:30:00Z", "2027-01-28T11:30:00Z"},
-        {"us-west-2b", "2027-01-29T11:30:00Z", "2027-01-30T11:30:00Z"},
-        {"us-west-2b", "2027-01-31T11:30:00Z", "2027-02-07T11:30:00Z"}},
+       a_then_b,
        "hyperpod-cluster",
        {}},
       {"a single block wins when there is one",
