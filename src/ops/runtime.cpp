@@ -2,6 +2,7 @@
 // variant's model would (see ops/containers.hpp): an echo of the request body, a fixed text, or a
 // hand-over to a real container that the caller forwards the request to.
 #include "domain/resource_kinds.hpp"
+#include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/containers.hpp"
 #include "ops/handlers.hpp"
@@ -100,6 +101,13 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
     if (!plan || plan->StatusAt(ctx.now) == domain::PlanStatus::kExpired) {
       return domain::ModelError(
           "Endpoint capacity reservation has expired. Please update endpoint configuration.");
+    }
+    // "The endpoint only functions during the reservation window specified in the training
+    // plan": between two reserved capacities it has none.
+    if (plan->StatusAt(ctx.now) != domain::PlanStatus::kActive) {
+      return domain::ModelError(
+          "Endpoint capacity reservation is not active until " +
+          domain::FormatIso8601(plan->BlockFrom(ctx.now)->start) + ". Please retry then.");
     }
   }
   InvokeResponse response;

@@ -248,6 +248,44 @@ TEST_F(TwoBlockPlansTest, AJobInterruptedAtTheFirstBlocksEndGoesOnInTheSecond) {
 
 // HyperPod takes a block's instances back from its last hour; between the blocks the group waits
 // with pending nodes, which run when the next block opens.
+// "The endpoint only functions during the reservation window specified in the training plan"
+// (Using training plans for SageMaker inference endpoints): between the blocks it answers a
+// capacity error, and it serves again when the second block opens.
+TEST_F(TwoBlockPlansTest, AnEndpointServesInEachBlockAndNotBetweenThem) {
+  const std::string plan = BuySplit("endpoint");
+  AdvanceTo(Day(0));
+  Call("CreateModel", {{"ModelName", "m"},
+                       {"PrimaryContainer", {{"Image", "img:1"}}},
+                       {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"}});
+  Call("CreateEndpointConfig",
+       {{"EndpointConfigName", "on-plan"},
+        {"ProductionVariants",
+         {{{"VariantName", "AllTraffic"},
+           {"ModelName", "m"},
+           {"InstanceType", kP5},
+           {"InitialInstanceCount", 1},
+           {"CapacityReservationConfig",
+            {{"CapacityReservationPreference", "capacity-reservations-only"},
+             {"MlReservationArn", plan}}}}}}});
+  Call("CreateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "on-plan"}});
+  Advance(600);
+  auto invoke = [this] {
+    return router_->Handle({"POST", "/endpoints/e/invocations", {{"Authorization", kAuth}}, "x"});
+  };
+  EXPECT_EQ(invoke().status, 200);
+  AdvanceTo(Day(2) + 60);
+  const auto between = invoke();
+  EXPECT_EQ(between.status, 424);
+  EXPECT_EQ(json::parse(between.body)["__type"], "ModelError");
+  EXPECT_EQ(json::parse(between.body)["message"],
+            "Endpoint capacity reservation is not active until 2027-01-28T11:30:00Z. Please "
+            "retry then.");
+  AdvanceTo(Day(3));
+  EXPECT_EQ(invoke().status, 200);
+  AdvanceTo(Day(4));
+  EXPECT_EQ(invoke().status, 424);
+}
+
 TEST_F(TwoBlockPlansTest, HyperPodNodesLeaveAtABlocksEndAndComeBackWithTheNext) {
   const std::string plan = BuySplit("hyperpod-cluster");
   AdvanceTo(Day(0));

@@ -448,10 +448,10 @@ test('a plan of two reserved capacities is drawn as its two blocks, the gap betw
   const day = (n) => new Date(Date.parse('2027-01-15T11:30:00Z') + n * DAY);
   const search = (days, from, to) => ({
     InstanceType: P5, InstanceCount: 1, DurationHours: days * 24, StartTimeAfter: day(from), EndTimeBefore: day(to),
-    TargetResources: ['training-job'],
+    TargetResources: ['endpoint'],
   });
   await buyPlan(sm, 'day-three', search(1, 2, 3));
-  await buyPlan(sm, 'split', search(3, 0, 5));
+  const split = await buyPlan(sm, 'split', search(3, 0, 5));
   const state = await (await fetch(`${emu.url}/_emulator/state`)).json();
   assert.deepEqual(state.plans.find((p) => p.name === 'split').reserved_capacities.map((b) => [b.start, b.end]), [
     ['2027-01-15T11:30:00Z', '2027-01-17T11:30:00Z'], ['2027-01-18T11:30:00Z', '2027-01-19T11:30:00Z'],
@@ -461,16 +461,33 @@ test('a plan of two reserved capacities is drawn as its two blocks, the gap betw
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
   await page.goto(`${emu.url}/_emulator/ui`);
-  const split = page.locator('[data-testid=plan-bar][data-plan=split] [data-testid=plan-block]');
-  await split.first().waitFor();
-  assert.equal(await split.count(), 2);
-  const [first, second] = [await boxOf(split.nth(0)), await boxOf(split.nth(1))];
+  const blocks = page.locator('[data-testid=plan-bar][data-plan=split] [data-testid=plan-block]');
+  await blocks.first().waitFor();
+  assert.equal(await blocks.count(), 2);
+  const [first, second] = [await boxOf(blocks.nth(0)), await boxOf(blocks.nth(1))];
   const between = await boxOf(page.locator('[data-testid=plan-bar][data-plan=day-three] [data-testid=plan-block]'));
   assert.ok(first.x + first.width <= between.x + 1 && between.x + between.width <= second.x + 1,
     `the other plan's day sits in the gap: ${JSON.stringify([first, between, second])}`);
   assert.ok(Math.abs(first.width - 2 * second.width) < 2, 'two days, then one');
   assert.ok(Math.abs(first.y - between.y) < 1 && Math.abs(second.y - between.y) < 1,
     `one lane: the day in the gap does not stack above the plan: ${JSON.stringify([first, between, second])}`);
+
+  // "The endpoint only functions during the reservation window specified in the training plan":
+  // an endpoint on the plan is flagged between its blocks, and its invocations fail there.
+  await sm.send(new CreateModelCommand({ ModelName: 'm', ExecutionRoleArn: ROLE,
+    PrimaryContainer: { Image: `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/demo:1` } }));
+  await sm.send(new CreateEndpointConfigCommand({ EndpointConfigName: 'on-split', ProductionVariants: [{
+    VariantName: 'AllTraffic', ModelName: 'm', InstanceType: P5, InitialInstanceCount: 1,
+    CapacityReservationConfig: { CapacityReservationPreference: 'capacity-reservations-only', MlReservationArn: split.arn },
+  }] }));
+  await sm.send(new CreateEndpointCommand({ EndpointName: 'gap-endpoint', EndpointConfigName: 'on-split' }));
+  await admin(emu.url, '/_emulator/clock', { now: '2027-01-17T12:00:00Z' });
+  await assert.rejects(runtime(emu.url).send(new InvokeEndpointCommand({
+    EndpointName: 'gap-endpoint', Body: new TextEncoder().encode('x'), ContentType: 'text/csv' })),
+  (err) => err.name === 'ModelError' && /not active until 2027-01-18T11:30:00Z/.test(err.message));
+  const row = page.locator('[data-testid=endpoint-row][data-endpoint=gap-endpoint][data-flagged=true]');
+  await row.waitFor({ timeout: 5000 });
+  assert.match(await row.getAttribute('data-flag'), /^Between reserved capacities: plan split resumes 2027-01-18 11:30 UTC/);
   assert.deepEqual(errors, [], 'no script errors in the page');
   await page.close();
 });
