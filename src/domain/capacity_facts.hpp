@@ -32,7 +32,8 @@ struct PlanFacts {
   std::string instance_type;
   std::vector<std::string> target_resources;  // training-job, endpoint, hyperpod-cluster
   std::string availability_zone;
-  std::string arn;  // the training plan's own ARN
+  std::string arn;      // the training plan's own ARN
+  TimePoint paid_at{};  // Pending until its payment completes
 
   // From the first block's start to the last block's end.
   Window Span() const { return {blocks.front().start, blocks.back().end}; }

@@ -40,6 +40,14 @@ AwsError Expired(const PlanRequest& request, const PlanFacts& plan) {
   return ValidationException("Training plan " + Named(request, plan) + tail);
 }
 
+// "The training plan must be in the Scheduled or Active status to be used by a training job"
+// (Training plans utilization for SageMaker training jobs); clusters and endpoints alike.
+AwsError Unpaid(const PlanRequest& request, const PlanFacts& plan) {
+  return ValidationException("Training plan " + Named(request, plan) +
+                             " is Pending: its payment has not completed. A plan can be used "
+                             "once it is Scheduled or Active.");
+}
+
 AwsError NotBoughtFor(const PlanRequest& request, const PlanFacts& plan) {
   const char* noun = request.target == PlanTarget::kEndpoint      ? "endpoints"
                      : request.target == PlanTarget::kTrainingJob ? "training jobs"
@@ -91,6 +99,7 @@ Status AdmitOnPlan(const PlanRequest& request, const std::optional<PlanFacts>& p
   if (!plan) return NotFound(request);
   const auto block = plan->BlockFrom(now);
   if (!block) return Expired(request, *plan);
+  if (now < plan->paid_at) return Unpaid(request, *plan);
   // In the last hour of a reserved capacity HyperPod is taking its instances back.
   if (request.target == PlanTarget::kHyperPodCluster && now >= block->end - kHyperPodWindDown) {
     return WindingDownRefusal(request.plan_arn, block->end, request.part);

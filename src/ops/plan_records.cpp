@@ -230,7 +230,8 @@ domain::PlanFacts FactsOf(const Plan& plan) {
           plan.InstanceType(),
           plan.target_resources,
           plan.blocks.front().pool.availability_zone,
-          plan.arn};
+          plan.arn,
+          plan.paid_at};
 }
 
 }  // namespace smemu::ops

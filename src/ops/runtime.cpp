@@ -105,9 +105,9 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
     // "The endpoint only functions during the reservation window specified in the training
     // plan": between two reserved capacities it has none.
     if (plan->StatusAt(ctx.now) != domain::PlanStatus::kActive) {
-      return domain::ModelError(
-          "Endpoint capacity reservation is not active until " +
-          domain::FormatIso8601(plan->BlockFrom(ctx.now)->start) + ". Please retry then.");
+      return domain::ModelError("Endpoint capacity reservation is not active until " +
+                                domain::FormatIso8601(plan->BlockFrom(ctx.now)->start) +
+                                ". Please retry then.");
     }
   }
   InvokeResponse response;

@@ -435,11 +435,25 @@ class PlanPaymentBoto3Test(EmulatorTestCase):
         offering = self.sm.search_training_plan_offerings(
             TargetResources=["training-job"], InstanceType="ml.p5.48xlarge", InstanceCount=1,
             DurationHours=24, StartTimeAfter=start)["TrainingPlanOfferings"][0]
-        self.sm.create_training_plan(TrainingPlanName="paying",
-                                     TrainingPlanOfferingId=offering["TrainingPlanOfferingId"])
+        arn = self.sm.create_training_plan(
+            TrainingPlanName="paying",
+            TrainingPlanOfferingId=offering["TrainingPlanOfferingId"])["TrainingPlanArn"]
         plan = self.sm.describe_training_plan(TrainingPlanName="paying")
         self.assertEqual(("Pending", "Payment is being processed."),
                          (plan["Status"], plan["StatusMessage"]))
+        # "The training plan must be in the Scheduled or Active status to be used by a training
+        # job" (Training plans utilization for SageMaker training jobs).
+        job = dict(
+            TrainingJobName="early", RoleArn="arn:aws:iam::%s:role/r" % ACCOUNT,
+            AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
+            OutputDataConfig={"S3OutputPath": "s3://bucket/out"},
+            ResourceConfig={"InstanceType": "ml.p5.48xlarge", "InstanceCount": 1,
+                            "VolumeSizeInGB": 50, "TrainingPlanArn": arn},
+            StoppingCondition={"MaxRuntimeInSeconds": 3600})
+        self.assert_client_error(
+            self.sm.create_training_job, "ValidationException",
+            "Training plan %s is Pending: its payment has not completed. A plan can be used once "
+            "it is Scheduled or Active." % arn, **job)
         self.assertEqual("Pending", plan["ReservedCapacitySummaries"][0]["Status"])
         pending = self.sm.list_training_plans(Filters=[{"Name": "Status", "Value": "Pending"}])
         self.assertEqual(["paying"],
@@ -448,6 +462,7 @@ class PlanPaymentBoto3Test(EmulatorTestCase):
         plan = self.sm.describe_training_plan(TrainingPlanName="paying")
         self.assertEqual(("Scheduled", "Payment confirmed, training plan scheduled."),
                          (plan["Status"], plan["StatusMessage"]))
+        self.sm.create_training_job(**job)
         self.assertEqual([], self.sm.list_training_plans(
             Filters=[{"Name": "Status", "Value": "Pending"}])["TrainingPlanSummaries"])
 

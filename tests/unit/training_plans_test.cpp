@@ -168,6 +168,25 @@ TEST_F(TrainingPlansTest, APurchaseIsPendingUntilItsPaymentCompletes) {
   EXPECT_EQ(listed("Pending"), 1u);
   EXPECT_EQ(listed("Scheduled"), 0u);
   EXPECT_EQ(Admin("GET", "/_emulator/state")["plans"][0]["status"], "Pending");
+  // "The training plan must be in the Scheduled or Active status to be used" (Training plans
+  // utilization for SageMaker training jobs): nothing takes a plan that is not paid yet.
+  Call("CreateModel", {{"ModelName", "m"},
+                       {"PrimaryContainer", {{"Image", "img:1"}}},
+                       {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"}});
+  const json variant = {{"VariantName", "AllTraffic"},
+                        {"ModelName", "m"},
+                        {"InstanceType", "ml.p5.48xlarge"},
+                        {"InitialInstanceCount", 1},
+                        {"CapacityReservationConfig",
+                         {{"CapacityReservationPreference", "capacity-reservations-only"},
+                          {"MlReservationArn", arn}}}};
+  const json unpaid =
+      Call("CreateEndpointConfig",
+           {{"EndpointConfigName", "on-plan"}, {"ProductionVariants", {variant}}}, 400);
+  EXPECT_EQ(unpaid["__type"], "ValidationException");
+  EXPECT_EQ(unpaid["message"], "Training plan " + arn +
+                                   " is Pending: its payment has not completed. A plan can be "
+                                   "used once it is Scheduled or Active.");
 
   Advance(599);
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "paying"}})["Status"], "Pending");
@@ -177,6 +196,8 @@ TEST_F(TrainingPlansTest, APurchaseIsPendingUntilItsPaymentCompletes) {
   EXPECT_EQ(plan["StatusMessage"], "Payment confirmed, training plan scheduled.");
   EXPECT_EQ(listed("Pending"), 0u);
   EXPECT_EQ(listed("Scheduled"), 1u);
+  Call("CreateEndpointConfig",
+       {{"EndpointConfigName", "on-plan"}, {"ProductionVariants", {variant}}});
 
   // Extensions are paid the same way: Pending and PaymentStatus Pending, as the extension page's
   // ExtendTrainingPlan sample shows, and "The plan must not have any extensions in Payment
