@@ -33,6 +33,8 @@ struct ServerOptions {
   std::optional<std::string> capacity_path;  // nullopt: the built-in capacity configuration
   // Account service quotas to start with (JSON, schemas/quotas.schema.json); nullopt: none.
   std::optional<std::string> quotas_path;
+  // Fault rules to start with (JSON, schemas/faults.schema.json), kept by a reset; nullopt: none.
+  std::optional<std::string> faults_path;
   // A scenario (JSON list of API calls) applied at start when the database holds no resources.
   std::optional<std::string> init_path;
   // Strict authentication: a JSON file of access keys; every AWS request must then carry a valid

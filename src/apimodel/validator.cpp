@@ -665,6 +665,12 @@ std::vector<std::string> CheckResponse(const Operation* operation, int http_stat
 
 bool IsCommonError(std::string_view code) { return FindCommonError(code) != nullptr; }
 
+std::optional<int> CommonErrorStatus(std::string_view code) {
+  const CommonError* common = FindCommonError(code);
+  if (common == nullptr) return std::nullopt;
+  return common->status;
+}
+
 std::string DescribeResponseViolations(std::string_view operation,
                                        const std::vector<std::string>& violations) {
   std::string message = "Response check failed for " + std::string(operation) + ": ";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,8 @@ std::vector<std::string> CheckResponse(const Operation* operation, int http_stat
 // Whether `code` is one that any AWS operation may answer besides its modelled errors (the list
 // and its sources are in validator.cpp).
 bool IsCommonError(std::string_view code);
+// The HTTP status a common error must be sent with: 0 for any 4xx; nullopt when `code` is not one.
+std::optional<int> CommonErrorStatus(std::string_view code);
 
 // The message of the InternalFailure that replaces a response failing the check:
 // "Response check failed for <operation>: <violation>; <violation>".

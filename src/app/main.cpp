@@ -75,6 +75,11 @@ int Run(int argc, char** argv) {
                  "Account service quotas to enforce (JSON, schemas/quotas.schema.json), e.g. "
                  "{\"preset\": \"new-account\"}; default: none")
       ->check(CLI::ExistingFile);
+  std::string faults_path;
+  app.add_option("--faults", faults_path,
+                 "Fault rules to start with (JSON, schemas/faults.schema.json): errors, latency "
+                 "and failed purchases on purpose; a reset keeps them")
+      ->check(CLI::ExistingFile);
   std::string init_path;
   app.add_option("--init", init_path,
                  "Scenario to apply when the database holds no resources: a JSON list of API "
@@ -141,6 +146,7 @@ int Run(int argc, char** argv) {
   if (!credentials_path.empty()) options.credentials_path = credentials_path;
   if (!init_path.empty()) options.init_path = init_path;
   if (!quotas_path.empty()) options.quotas_path = quotas_path;
+  if (!faults_path.empty()) options.faults_path = faults_path;
   options.provisioning_delay =
       std::chrono::milliseconds(static_cast<long long>(provisioning_seconds * 1000));
   options.plan_payment_delay =

@@ -19,6 +19,7 @@
 #include "http/transport.hpp"
 #include "log/log.hpp"
 #include "ops/emulator.hpp"
+#include "ops/faults.hpp"
 #include "ops/quota_document.hpp"
 #include "protocol/credentials.hpp"
 #include "protocol/router.hpp"
@@ -42,14 +43,20 @@ bool IsLoopback(const std::string& host) {
   return !ec && address.is_loopback();
 }
 
-// The quotas of a --quotas file. Throws std::runtime_error naming the file and the problem.
-domain::QuotaTable LoadQuotas(const std::string& path) {
+// A JSON file's document. Throws std::runtime_error naming the file (`what` it is) and the problem.
+nlohmann::json ReadJsonFile(const std::string& path, const std::string& what) {
   std::ifstream file(path);
-  if (!file) throw std::runtime_error(path + ": cannot read the quotas file");
+  if (!file) throw std::runtime_error(path + ": cannot read the " + what);
   std::stringstream text;
   text << file.rdbuf();
-  const auto doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  auto doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) throw std::runtime_error(path + ": not valid JSON");
+  return doc;
+}
+
+// The quotas of a --quotas file. Throws std::runtime_error naming the file and the problem.
+domain::QuotaTable LoadQuotas(const std::string& path) {
+  const nlohmann::json doc = ReadJsonFile(path, "quotas file");
   auto document = ops::ReadQuotaDocument(doc);
   if (!document) throw std::runtime_error(path + ": " + document.error().message);
   domain::QuotaTable table;
@@ -232,9 +239,24 @@ unsigned short Server::Start() {
     http::net::io_context& context = *s.contexts[s.next_container_call++ % s.contexts.size()];
     http::SendToContainer(context, host, port, std::move(request), limits, std::move(done));
   };
+  config.after = [&s](Millis delay, std::function<void()> then) {
+    http::net::io_context& context = *s.contexts[s.next_container_call++ % s.contexts.size()];
+    auto timer = std::make_shared<http::net::steady_timer>(context, delay);
+    timer->async_wait(
+        [timer, then = std::move(then)](const boost::system::error_code&) { then(); });
+  };
   if (s.options.init_path) ApplyInitScenario(s.options, *s.store, *s.emulator, config);
   s.router = std::make_unique<protocol::Router>(*s.emulator, apimodel::ControlPlaneModel(),
                                                 apimodel::RuntimeModel(), config);
+  // After --init: the scenario sets the stage, the rules then break what the tests exercise.
+  if (s.options.faults_path) {
+    const std::string& path = *s.options.faults_path;
+    auto added =
+        s.router->AddFaultRules(ReadJsonFile(path, "faults file"), ops::FaultSource::kFile);
+    if (!added) throw std::runtime_error(path + ": " + added.error().message);
+    log::Event(spdlog::level::info, "fault rules loaded",
+               {{"faults", path}, {"rules", added->size()}});
+  }
   http::TransportLimits limits;
   limits.header_limit = s.options.max_header_bytes;
   limits.read_timeout = s.options.read_timeout;

@@ -35,6 +35,8 @@ enum class ErrorCode {
   kUnknownOperationException,
   kInternalFailure,
   kAccessDeniedException,
+  kThrottlingException,
+  kServiceUnavailable,
   // SigV4 refusals (strict authentication).
   kIncompleteSignatureException,
   kInvalidSignatureException,
@@ -43,6 +45,8 @@ enum class ErrorCode {
   // sagemaker-runtime (restJson1): invalid input, and a model's failure (424).
   kValidationError,
   kModelError,
+  kModelNotReadyException,
+  kInternalDependencyException,
   // The emulator's transport and admin API.
   kMethodNotAllowedException,
   kNotFoundException,
@@ -72,6 +76,10 @@ constexpr std::string_view WireName(ErrorCode code) {
       return "InternalFailure";
     case ErrorCode::kAccessDeniedException:
       return "AccessDeniedException";
+    case ErrorCode::kThrottlingException:
+      return "ThrottlingException";
+    case ErrorCode::kServiceUnavailable:
+      return "ServiceUnavailable";
     case ErrorCode::kIncompleteSignatureException:
       return "IncompleteSignatureException";
     case ErrorCode::kInvalidSignatureException:
@@ -84,6 +92,10 @@ constexpr std::string_view WireName(ErrorCode code) {
       return "ValidationError";
     case ErrorCode::kModelError:
       return "ModelError";
+    case ErrorCode::kModelNotReadyException:
+      return "ModelNotReadyException";
+    case ErrorCode::kInternalDependencyException:
+      return "InternalDependencyException";
     case ErrorCode::kMethodNotAllowedException:
       return "MethodNotAllowedException";
     case ErrorCode::kNotFoundException:

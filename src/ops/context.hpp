@@ -18,6 +18,7 @@
 #include "domain/holdings.hpp"
 #include "domain/quotas.hpp"
 #include "domain/training_plan.hpp"
+#include "ops/faults.hpp"
 #include "smemu/clock.hpp"
 #include "store/state_store.hpp"
 
@@ -98,6 +99,9 @@ struct Context {
   OfferingBook& offerings;           // what searches found: memory only, not part of the edit
   const HostingOptions& hosting;
   Edit& edit;  // what the request changes
+  // The fault rules in force: lifecycle faults (a purchase that is never paid for) are tried
+  // where they happen. Thread-safe itself.
+  FaultRules& faults;
 };
 
 // The state a Context shows read-only, for the code that writes it: the Emulator applying an

@@ -87,8 +87,8 @@ void Emulator::SetHandlerForTest(const std::string& operation, Handler handler) 
 }
 
 Context Emulator::MakeContextLocked(const Caller& caller, Edit& edit) {
-  Context ctx{caller,    clock_.Now(), store_,     ledger_,  holdings_,
-              capacity_, quotas_,      offerings_, hosting_, edit};
+  Context ctx{caller,  clock_.Now(), store_,   ledger_, holdings_, capacity_,
+              quotas_, offerings_,   hosting_, edit,    faults_};
   SettleLocked(ctx);  // transitions that fell due before this request are applied first
   return ctx;
 }
@@ -191,6 +191,7 @@ void Emulator::Reset() {
   PersistClockLocked();
   RebuildLedgerLocked();
   offerings_.clear();
+  faults_.Reset();
 }
 
 void Emulator::SetStartingQuotas(domain::QuotaTable quotas) {

@@ -15,6 +15,7 @@
 #include "domain/aws_error.hpp"
 #include "ops/context.hpp"
 #include "ops/edit.hpp"
+#include "ops/faults.hpp"
 #include "smemu/clock.hpp"
 #include "smemu/mutex.hpp"
 #include "store/group_commit.hpp"
@@ -66,8 +67,12 @@ class Emulator {
   VirtualClock::State GetClock() const;
   // Applies a change; moving backwards is refused with a ValidationException and changes nothing.
   domain::Result<VirtualClock::State> ChangeClock(const ClockChange& change);
-  // Deletes all resources of all accounts and puts the clock back to its start.
+  // Deletes all resources of all accounts and puts the clock back to its start; drops the fault
+  // rules added at run time and starts the file's over.
   void Reset();
+
+  // The fault rules in force (thread-safe itself).
+  FaultRules& faults() { return faults_; }
 
   // The account service quotas a server starts with (from --quotas); reset returns to them.
   // A table changed since (ChangeQuotas) and kept in the store wins at start.
@@ -151,6 +156,7 @@ class Emulator {
   domain::Holdings holdings_ SMEMU_GUARDED_BY(mutex_);
   OfferingBook offerings_ SMEMU_GUARDED_BY(mutex_);
   const HostingOptions hosting_;
+  FaultRules faults_;
   // Numbers invocations for the traffic split.
   std::uint64_t invocations_ SMEMU_GUARDED_BY(mutex_) = 0;
   // The schedule: whether anything was written since the last settling (an applied edit, an admin

@@ -10,6 +10,7 @@
 #include "domain/aws_names.hpp"
 #include "domain/time_format.hpp"
 #include "embed/embedded_files.hpp"
+#include "ops/fault_document.hpp"
 #include "ops/quota_document.hpp"
 #include "protocol/cost_report.hpp"
 #include "protocol/percent_encoding.hpp"
@@ -279,6 +280,7 @@ struct Router::AdminRoute {
   bool token_in_query;  // the token may come as ?token= (the page a browser opens)
   HttpResponse (Router::*get)(const AdminCall&) const;  // nullptr: GET is not answered
   HttpResponse (Router::*post)(const AdminCall&) const;
+  HttpResponse (Router::*del)(const AdminCall&) const = nullptr;  // nullptr: DELETE is not answered
 };
 
 const Router::AdminRoute* Router::FindAdminRoute(std::string_view path) {
@@ -293,6 +295,8 @@ const Router::AdminRoute* Router::FindAdminRoute(std::string_view path) {
       {"/_emulator/quotas", false, false, &Router::AdminQuotas, &Router::AdminChangeQuotas},
       {"/_emulator/costs", false, true, &Router::AdminCosts, nullptr},
       {"/_emulator/report", false, true, &Router::AdminReport, nullptr},
+      {"/_emulator/faults", false, false, &Router::AdminFaults, &Router::AdminAddFaults,
+       &Router::AdminRemoveFaults},
   };
   for (const AdminRoute& route : kRoutes) {
     if (route.path == path) return &route;
@@ -317,11 +321,17 @@ HttpResponse Router::HandleAdmin(const HttpRequest& request, Outcome& outcome) c
     return call.Fail({domain::ErrorCode::kNotFoundException,
                       "No admin resource at " + domain::Excerpt(path) + ".", 404});
   }
-  const auto handler = request.method == "GET"    ? route->get
-                       : request.method == "POST" ? route->post
-                                                  : nullptr;
+  const auto handler = request.method == "GET"      ? route->get
+                       : request.method == "POST"   ? route->post
+                       : request.method == "DELETE" ? route->del
+                                                    : nullptr;
   if (handler != nullptr) return (this->*handler)(call);
-  const char* allowed = route->get && route->post ? "GET, POST" : route->get ? "GET" : "POST";
+  std::string allowed;
+  for (auto [method, given] : {std::pair{"GET", route->get != nullptr},
+                               {"POST", route->post != nullptr},
+                               {"DELETE", route->del != nullptr}}) {
+    if (given) allowed += (allowed.empty() ? "" : ", ") + std::string(method);
+  }
   HttpResponse response = call.Fail(
       domain::MethodNotAllowedException(domain::Excerpt(path) + " accepts " + allowed + ", not " +
                                         domain::Excerpt(request.method) + "."));
@@ -449,6 +459,42 @@ HttpResponse Router::AdminChangeQuotas(const AdminCall& call) const {
   auto change = ops::ReadQuotaDocument(*body);
   if (!change) return call.Fail(change.error());
   return call.Reply({{"quotas", ops::QuotaSettingsJson(emulator_.ChangeQuotas(*change))}});
+}
+
+// GET /_emulator/faults: the fault rules in force, in the order they are tried, each with where it
+// came from and how often it matched and fired.
+HttpResponse Router::AdminFaults(const AdminCall& call) const {
+  json rules = json::array();
+  for (const ops::FaultRuleView& view : emulator_.faults().List()) {
+    json rule = ops::FaultRuleJson(view.rule);
+    rule["source"] = view.source == ops::FaultSource::kFile ? "file" : "api";
+    rule["matched"] = view.matched;
+    rule["fired"] = view.fired;
+    rules.push_back(std::move(rule));
+  }
+  return call.Reply({{"rules", std::move(rules)}});
+}
+
+// POST /_emulator/faults: adds one rule, or {"rules": [...]}, after those in force; all or none.
+HttpResponse Router::AdminAddFaults(const AdminCall& call) const {
+  auto body = ParseJsonObject(call.request.body, config_.max_json_depth);
+  if (!body) return call.Fail(body.error());
+  auto added = AddFaultRules(*body, ops::FaultSource::kRunTime);
+  if (!added) return call.Fail(added.error());
+  json rules = json::array();
+  for (const domain::FaultRule& rule : *added) rules.push_back(ops::FaultRuleJson(rule));
+  return call.Reply({{"rules", std::move(rules)}});
+}
+
+// DELETE /_emulator/faults?id=ID removes one rule; without an id, every rule (the file's too).
+HttpResponse Router::AdminRemoveFaults(const AdminCall& call) const {
+  const std::string id = FormDecode(QueryParameter(call.request.target, "id"));
+  if (id.empty()) return call.Reply({{"removed", emulator_.faults().Clear()}});
+  if (!emulator_.faults().Remove(id)) {
+    return call.Fail({domain::ErrorCode::kNotFoundException,
+                      "No fault rule has the id '" + domain::Excerpt(id) + "'.", 404});
+  }
+  return call.Reply({{"removed", 1}});
 }
 
 // GET /_emulator/costs[?from=&to=&account=&format=csv]: the cost ledger for a span of virtual

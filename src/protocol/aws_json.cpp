@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apimodel/validator.hpp"
+#include "protocol/fault_rules.hpp"
 #include "protocol/router_internal.hpp"
 
 namespace smemu::protocol {
@@ -64,6 +65,9 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
 
   auto input = ParseJsonObject(request.body, config_.max_json_depth);
   if (!input) return fail(input.error());
+  if (auto injected = InjectedFault(outcome, FaultResourceOf(operation, *input))) {
+    return fail(*injected);
+  }
   if (spec->input != nullptr) {
     if (auto valid = apimodel::ValidateRequest(*spec->input, *input); !valid) {
       return fail(valid.error());

@@ -201,6 +201,11 @@ void RequestMetrics::Record(const std::string& operation, int status, double sec
   ++latency.count;
 }
 
+void RequestMetrics::RecordFault(const std::string& rule, const std::string& operation) {
+  MutexLock lock(mutex_);
+  ++faults_[{rule, operation}];
+}
+
 std::string RequestMetrics::Render(const ops::AdminViews::Census& census) const {
   Exposition out;
   {
@@ -225,6 +230,13 @@ std::string RequestMetrics::Render(const ops::AdminViews::Census& census) const 
       out.Sample("request_duration_seconds_sum", {{"operation", operation}}, Number(latency.sum));
       out.Sample("request_duration_seconds_count", {{"operation", operation}},
                  std::to_string(latency.count));
+    }
+    out.Family(
+        "fault_rule_fired_total", "counter",
+        "Requests a fault rule answered with its error or held back, by rule and operation.");
+    for (const auto& [key, count] : faults_) {
+      out.Sample("fault_rule_fired_total", {{"rule", key.first}, {"operation", key.second}},
+                 std::to_string(count));
     }
   }
   RenderCensus(out, census);

@@ -25,6 +25,8 @@ class RequestMetrics {
   // `operation` must come from a bounded set (the caller maps anything else to "other"), since
   // each distinct value is a time series.
   void Record(const std::string& operation, int status, double seconds);
+  // A fault rule fired on a request to `operation` (a served operation's name).
+  void RecordFault(const std::string& rule, const std::string& operation);
 
   // The whole exposition: these request metrics plus the gauges from `census`.
   std::string Render(const ops::AdminViews::Census& census) const;
@@ -38,6 +40,8 @@ class RequestMetrics {
   mutable Mutex mutex_;
   std::map<std::pair<std::string, int>, unsigned long long> requests_ SMEMU_GUARDED_BY(mutex_);
   std::map<std::string, Latency> latency_ SMEMU_GUARDED_BY(mutex_);
+  std::map<std::pair<std::string, std::string>, unsigned long long> faults_
+      SMEMU_GUARDED_BY(mutex_);
 };
 
 }  // namespace smemu::protocol

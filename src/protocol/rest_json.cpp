@@ -117,6 +117,7 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
 
   const auto endpoint_name = PercentDecode(rest.substr(0, slash));
   if (!endpoint_name) return fail(domain::ValidationException("The endpoint name is not valid."));
+  if (auto injected = InjectedFault(outcome, *endpoint_name)) return fail(*injected);
   ops::InvokeRequest invoke{*endpoint_name,
                             request.body,
                             HeaderOr(request, "Content-Type"),

@@ -7,11 +7,14 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 #include "apimodel/validator.hpp"
 #include "domain/aws_names.hpp"
 #include "log/log.hpp"
+#include "ops/fault_document.hpp"
 #include "protocol/error_writer.hpp"
+#include "protocol/fault_rules.hpp"
 #include "protocol/router_internal.hpp"
 #include "protocol/sigv4.hpp"
 
@@ -143,11 +146,54 @@ HttpResponse Router::Dispatch(const HttpRequest& request, Outcome& outcome) cons
   }
 }
 
+std::optional<domain::AwsError> Router::InjectedFault(Outcome& outcome,
+                                                      std::string_view resource) const {
+  ops::RequestFaults faults =
+      emulator_.faults().ForRequest({outcome.operation, outcome.account, outcome.region, resource});
+  outcome.delay = faults.latency;
+  if (!faults.latency_rule.empty()) metrics_->RecordFault(faults.latency_rule, outcome.operation);
+  if (!faults.error) return std::nullopt;
+  metrics_->RecordFault(faults.error_rule, outcome.operation);
+  log::Event(spdlog::level::info, "fault rule fired",
+             {{"request_id", outcome.request_id},
+              {"rule", faults.error_rule},
+              {"operation", outcome.operation},
+              {"error", domain::WireName(faults.error->code)}});
+  return faults.error;
+}
+
+Reply Router::Delayed(Reply reply, Millis delay) const {
+  if (delay <= Millis{0}) return reply;
+  return [this, reply = std::move(reply), delay](HttpResponse response) {
+    auto send = [reply, response = std::move(response)]() mutable { reply(std::move(response)); };
+    if (config_.after) {
+      config_.after(delay, std::move(send));
+    } else {
+      std::this_thread::sleep_for(delay);
+      send();
+    }
+  };
+}
+
+domain::Result<std::vector<domain::FaultRule>> Router::AddFaultRules(
+    const nlohmann::json& document, ops::FaultSource source) const {
+  auto rules = ops::ReadFaultRules(document);
+  if (!rules) return rules.error();
+  if (auto checked = CompleteFaultRules(
+          *rules, control_plane_, runtime_,
+          [this](const std::string& operation) { return emulator_.Emulates(operation); });
+      !checked) {
+    return checked.error();
+  }
+  return emulator_.faults().Add(std::move(*rules), source);
+}
+
 void Router::Handle(HttpRequest request, Reply reply) const {
   const SteadyTime started = monotonic_clock_.Now();
   Outcome outcome;
   outcome.request_id = NewRequestId();
   HttpResponse response = Dispatch(request, outcome);
+  reply = Delayed(std::move(reply), outcome.delay);
   if (!outcome.forward) return Answer(std::move(outcome), started, std::move(response), reply);
   Forward forward = std::move(*outcome.forward);
   outcome.forward.reset();

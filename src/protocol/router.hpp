@@ -58,6 +58,9 @@ struct RouterConfig {
   // its syncs (store::GroupCommitter). Empty: the store syncs each commit itself, so answers go
   // at once.
   std::function<void(std::function<void(bool durable)> released)> when_durable;
+  // Runs `then` after `delay` of real time without holding the calling thread (the server: an
+  // Asio timer), for fault rules that add latency. Empty: the calling thread sleeps.
+  std::function<void(Millis delay, std::function<void()> then)> after;
 };
 
 class Router {
@@ -121,6 +124,9 @@ class Router {
   HttpResponse AdminChangeQuotas(const AdminCall& call) const;
   HttpResponse AdminCosts(const AdminCall& call) const;
   HttpResponse AdminReport(const AdminCall& call) const;
+  HttpResponse AdminFaults(const AdminCall& call) const;
+  HttpResponse AdminAddFaults(const AdminCall& call) const;
+  HttpResponse AdminRemoveFaults(const AdminCall& call) const;
   // The caller a request claims to be, from its SigV4 credential scope; verifies nothing.
   ops::Caller CallerOf(const HttpRequest& request, const std::string& request_id) const;
   // The caller of an AWS request: with strict authentication, the one its signature proves (or
@@ -128,7 +134,19 @@ class Router {
   domain::Result<ops::Caller> Authenticate(const HttpRequest& request,
                                            const Outcome& outcome) const;
   HttpResponse RefuseAuthentication(const domain::AwsError& error, const Outcome& outcome) const;
+  // Tries the request fault rules on the request `outcome` describes, naming `resource`: sets the
+  // latency to add, and returns the error to answer instead of serving it, if one fires.
+  std::optional<domain::AwsError> InjectedFault(Outcome& outcome, std::string_view resource) const;
+  // `reply`, held back by `delay` when there is one.
+  Reply Delayed(Reply reply, Millis delay) const;
 
+ public:
+  // Reads, checks (CompleteFaultRules) and adds the rules of a fault document (see
+  // ops/fault_document.hpp); returns them as added, with their ids.
+  domain::Result<std::vector<domain::FaultRule>> AddFaultRules(const nlohmann::json& document,
+                                                               ops::FaultSource source) const;
+
+ private:
   ops::Emulator& emulator_;
   // The admin API's views of the state; they keep the dashboard's snapshot version.
   mutable ops::AdminViews admin_views_{emulator_};

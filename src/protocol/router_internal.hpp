@@ -31,6 +31,7 @@ struct Router::Outcome {
   std::string region = "-";
   WireProtocol protocol = WireProtocol::kAwsJson11;
   std::optional<Forward> forward;  // set when the answer must come from a container
+  Millis delay{0};                 // a fault rule's latency, added before the answer goes
 };
 
 // A restJson1 answer's output members as the model places them in headers, by member name, with

@@ -1,0 +1,245 @@
+#include "ops/fault_document.hpp"
+
+#include <cmath>
+#include <set>
+
+namespace smemu::ops {
+namespace {
+
+using nlohmann::json;
+
+const std::set<std::string, std::less<>> kRuleMembers = {
+    "id",   "operation",   "account", "region",     "resource", "times",      "every",
+    "seed", "probability", "error",   "latency_ms", "payment",  "description"};
+
+class RuleReader {
+ public:
+  RuleReader(const json& doc, std::size_t index) : doc_(doc), index_(index) {}
+
+  domain::Result<domain::FaultRule> Read() {
+    if (!doc_.is_object()) return Fail("must be an object");
+    for (const auto& [key, value] : doc_.items()) {
+      if (kRuleMembers.count(key) == 0) return Fail("has an unknown member '" + Excerpt(key) + "'");
+    }
+    domain::FaultRule rule;
+    for (auto [member, field] : {std::pair{"id", &rule.id},
+                                 {"operation", &rule.scope.operation},
+                                 {"account", &rule.scope.account},
+                                 {"region", &rule.scope.region},
+                                 {"resource", &rule.scope.resource}}) {
+      if (!doc_.contains(member)) continue;
+      const json& value = doc_.at(member);
+      if (!value.is_string() || value.get_ref<const std::string&>().empty() ||
+          value.get_ref<const std::string&>().size() > 256) {
+        return Fail(std::string("'") + member + "' must be a string of 1 to 256 characters");
+      }
+      *field = value.get<std::string>();
+    }
+    if (doc_.contains("description")) {
+      const json& value = doc_.at("description");
+      if (!value.is_string() || value.get_ref<const std::string&>().size() > 1024) {
+        return Fail("'description' must be a string of at most 1024 characters");
+      }
+      rule.description = value.get<std::string>();
+    }
+    if (auto firing = ReadFiring(); !firing) {
+      return firing.error();
+    } else {
+      rule.firing = *firing;
+    }
+    auto action = ReadAction();
+    if (!action) return action.error();
+    rule.action = std::move(*action);
+    return rule;
+  }
+
+ private:
+  static std::string Excerpt(const std::string& text) { return domain::Excerpt(text); }
+
+  domain::AwsError Fail(const std::string& what) const {
+    const std::string name = doc_.is_object() && doc_.contains("id") && doc_["id"].is_string()
+                                 ? " (" + Excerpt(doc_["id"].get<std::string>()) + ")"
+                                 : "";
+    return domain::ValidationException("Fault rule " + std::to_string(index_ + 1) + name + " " +
+                                       what + ".");
+  }
+
+  domain::Result<domain::FaultFiring> ReadFiring() const {
+    using Kind = domain::FaultFiring::Kind;
+    domain::FaultFiring firing;
+    int given = 0;
+    for (auto [member, kind] : {std::pair{"times", Kind::kTimes}, {"every", Kind::kEvery}}) {
+      if (!doc_.contains(member)) continue;
+      ++given;
+      const json& value = doc_.at(member);
+      if (!value.is_number_integer() || value.get<long long>() < 1 ||
+          value.get<long long>() > 1'000'000'000) {
+        return Fail(std::string("'") + member + "' must be a whole number from 1 to 1000000000");
+      }
+      firing.kind = kind;
+      firing.count = value.get<long long>();
+    }
+    if (doc_.contains("probability")) {
+      ++given;
+      const json& value = doc_.at("probability");
+      if (!value.is_number() || !(value.get<double>() >= 0 && value.get<double>() <= 1)) {
+        return Fail("'probability' must be a number from 0 to 1");
+      }
+      firing.kind = Kind::kProbability;
+      firing.probability = value.get<double>();
+    }
+    if (given > 1) return Fail("gives more than one of 'times', 'every' and 'probability'");
+    if (doc_.contains("seed")) {
+      const json& value = doc_.at("seed");
+      if (firing.kind != Kind::kProbability) return Fail("has a 'seed' without a 'probability'");
+      if (!value.is_number_unsigned()) return Fail("'seed' must be a whole number >= 0");
+      firing.seed = value.get<std::uint64_t>();
+    }
+    return firing;
+  }
+
+  domain::Result<domain::FaultAction> ReadAction() const {
+    const int given = static_cast<int>(doc_.contains("error")) +
+                      static_cast<int>(doc_.contains("latency_ms")) +
+                      static_cast<int>(doc_.contains("payment"));
+    if (given != 1) return Fail("must do exactly one of 'error', 'latency_ms' and 'payment'");
+    if (doc_.contains("latency_ms")) {
+      const json& value = doc_.at("latency_ms");
+      if (!value.is_number_integer() || value.get<long long>() < 0 ||
+          value.get<long long>() > domain::kMaxFaultLatency.count()) {
+        return Fail("'latency_ms' must be a whole number of milliseconds from 0 to " +
+                    std::to_string(domain::kMaxFaultLatency.count()));
+      }
+      return domain::FaultAction{domain::LatencyFault{Millis{value.get<long long>()}}};
+    }
+    if (doc_.contains("payment")) {
+      const json& value = doc_.at("payment");
+      if (!value.is_object()) return Fail("'payment' must be an object");
+      domain::PaymentFault fault{kPaymentFailedMessage};
+      for (const auto& [key, item] : value.items()) {
+        if (key != "status_message") {
+          return Fail("has an unknown member 'payment." + Excerpt(key) + "'");
+        }
+        if (!item.is_string() || item.get_ref<const std::string&>().empty() ||
+            item.get_ref<const std::string&>().size() > 1024) {
+          return Fail("'payment.status_message' must be a string of 1 to 1024 characters");
+        }
+        fault.status_message = item.get<std::string>();
+      }
+      return domain::FaultAction{std::move(fault)};
+    }
+    return ReadError(doc_.at("error"));
+  }
+
+  domain::Result<domain::FaultAction> ReadError(const json& value) const {
+    domain::AwsError error;
+    error.http_status = 0;  // the model's, unless given
+    const json* code = &value;
+    if (value.is_object()) {
+      for (const auto& [key, item] : value.items()) {
+        if (key != "code" && key != "status" && key != "message") {
+          return Fail("has an unknown member 'error." + Excerpt(key) + "'");
+        }
+      }
+      if (!value.contains("code")) return Fail("'error' must name its 'code'");
+      code = &value.at("code");
+      if (value.contains("status")) {
+        const json& status = value.at("status");
+        if (!status.is_number_integer() || status.get<int>() < 400 || status.get<int>() > 599) {
+          return Fail("'error.status' must be an HTTP status from 400 to 599");
+        }
+        error.http_status = status.get<int>();
+      }
+      if (value.contains("message")) {
+        const json& message = value.at("message");
+        if (!message.is_string() || message.get_ref<const std::string&>().size() > 1024) {
+          return Fail("'error.message' must be a string of at most 1024 characters");
+        }
+        error.message = message.get<std::string>();
+      }
+    }
+    if (!code->is_string()) return Fail("'error' must be an error code or an object with 'code'");
+    const auto known = domain::FaultErrorCode(code->get<std::string>());
+    if (!known) {
+      return Fail("names the error '" + Excerpt(code->get<std::string>()) +
+                  "', which the emulator cannot send: use one of SageMaker's modelled errors "
+                  "(ResourceNotFound, ResourceInUse, ResourceLimitExceeded, ConflictException; "
+                  "on the runtime ModelError, ModelNotReadyException, "
+                  "InternalDependencyException, ValidationError) or a common AWS error "
+                  "(ThrottlingException, ServiceUnavailable, InternalFailure, "
+                  "ValidationException, AccessDeniedException, UnrecognizedClientException)");
+    }
+    error.code = *known;
+    return domain::FaultAction{domain::ErrorFault{std::move(error)}};
+  }
+
+  const json& doc_;
+  std::size_t index_;
+};
+
+}  // namespace
+
+domain::Result<std::vector<domain::FaultRule>> ReadFaultRules(const json& doc) {
+  const json* rules = &doc;
+  json single;
+  if (!doc.is_object()) {
+    return domain::ValidationException(
+        "A fault document is a JSON object: one rule, or {\"rules\": [...]}.");
+  }
+  if (doc.contains("rules")) {
+    for (const auto& [key, value] : doc.items()) {
+      if (key != "rules" && key != "$schema") {
+        return domain::ValidationException("Unknown member '" + domain::Excerpt(key) +
+                                           "' beside 'rules'.");
+      }
+    }
+    rules = &doc.at("rules");
+    if (!rules->is_array()) return domain::ValidationException("'rules' must be an array.");
+  } else {
+    single = json::array({doc});
+    rules = &single;
+  }
+  std::vector<domain::FaultRule> read;
+  for (std::size_t i = 0; i < rules->size(); ++i) {
+    auto rule = RuleReader(rules->at(i), i).Read();
+    if (!rule) return rule.error();
+    read.push_back(std::move(*rule));
+  }
+  return read;
+}
+
+json FaultRuleJson(const domain::FaultRule& rule) {
+  json doc = {{"id", rule.id}, {"operation", rule.scope.operation}};
+  if (!rule.scope.account.empty()) doc["account"] = rule.scope.account;
+  if (!rule.scope.region.empty()) doc["region"] = rule.scope.region;
+  if (!rule.scope.resource.empty()) doc["resource"] = rule.scope.resource;
+  if (!rule.description.empty()) doc["description"] = rule.description;
+  using Kind = domain::FaultFiring::Kind;
+  switch (rule.firing.kind) {
+    case Kind::kAlways:
+      break;
+    case Kind::kTimes:
+      doc["times"] = rule.firing.count;
+      break;
+    case Kind::kEvery:
+      doc["every"] = rule.firing.count;
+      break;
+    case Kind::kProbability:
+      doc["probability"] = rule.firing.probability;
+      doc["seed"] = rule.firing.seed;
+      break;
+  }
+  if (const auto* error = std::get_if<domain::ErrorFault>(&rule.action)) {
+    doc["error"] = {{"code", domain::WireName(error->error.code)},
+                    {"status", error->error.http_status},
+                    {"message", error->error.message}};
+  } else if (const auto* latency = std::get_if<domain::LatencyFault>(&rule.action)) {
+    doc["latency_ms"] = latency->delay.count();
+  } else {
+    doc["payment"] = {
+        {"status_message", std::get<domain::PaymentFault>(rule.action).status_message}};
+  }
+  return doc;
+}
+
+}  // namespace smemu::ops
