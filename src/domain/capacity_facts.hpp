@@ -32,8 +32,9 @@ struct PlanFacts {
   std::string instance_type;
   std::vector<std::string> target_resources;  // training-job, endpoint, hyperpod-cluster
   std::string availability_zone;
-  std::string arn;      // the training plan's own ARN
-  TimePoint paid_at{};  // Pending until its payment completes
+  std::string arn;             // the training plan's own ARN
+  TimePoint paid_at{};         // Pending until its payment completes
+  bool payment_fails = false;  // ... then Failed: nothing may use it
 
   // From the first block's start to the last block's end.
   Window Span() const { return {blocks.front().start, blocks.back().end}; }

@@ -48,6 +48,12 @@ AwsError Unpaid(const PlanRequest& request, const PlanFacts& plan) {
                              "once it is Scheduled or Active.");
 }
 
+AwsError Failed(const PlanRequest& request, const PlanFacts& plan) {
+  return ValidationException("Training plan " + Named(request, plan) +
+                             " is Failed: its payment did not complete, so it reserves no "
+                             "capacity.");
+}
+
 AwsError NotBoughtFor(const PlanRequest& request, const PlanFacts& plan) {
   const char* noun = request.target == PlanTarget::kEndpoint      ? "endpoints"
                      : request.target == PlanTarget::kTrainingJob ? "training jobs"
@@ -100,6 +106,7 @@ Status AdmitOnPlan(const PlanRequest& request, const std::optional<PlanFacts>& p
   const auto block = plan->BlockFrom(now);
   if (!block) return Expired(request, *plan);
   if (now < plan->paid_at) return Unpaid(request, *plan);
+  if (plan->payment_fails) return Failed(request, *plan);
   // In the last hour of a reserved capacity HyperPod is taking its instances back.
   if (request.target == PlanTarget::kHyperPodCluster && now >= block->end - kHyperPodWindDown) {
     return WindingDownRefusal(request.plan_arn, block->end, request.part);

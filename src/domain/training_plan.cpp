@@ -426,8 +426,9 @@ std::optional<Window> BlockFrom(const std::vector<Window>& blocks, TimePoint now
   return std::nullopt;
 }
 
-PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now) {
+PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now, bool fails) {
   if (now < paid_at) return PlanStatus::kPending;
+  if (fails) return PlanStatus::kFailed;
   return PlanStatusOf(window, now);
 }
 
@@ -445,17 +446,19 @@ Result<int> SparesPerUltraServer(std::optional<long long> requested, const Ultra
   return static_cast<int>(spares);
 }
 
-std::string PurchaseStatusAt(const Window& window, TimePoint paid_at, TimePoint now) {
-  return std::string(ToString(PurchaseStatusOf(window, paid_at, now)));
+std::string PurchaseStatusAt(const Window& window, TimePoint paid_at, TimePoint now, bool fails) {
+  return std::string(ToString(PurchaseStatusOf(window, paid_at, now, fails)));
 }
 
-std::string PurchaseStatusAt(const std::vector<Window>& blocks, TimePoint paid_at, TimePoint now) {
+std::string PurchaseStatusAt(const std::vector<Window>& blocks, TimePoint paid_at, TimePoint now,
+                             bool fails) {
   if (now < paid_at) return std::string(ToString(PlanStatus::kPending));
+  if (fails) return std::string(ToString(PlanStatus::kFailed));
   return std::string(ToString(PlanStatusOf(blocks, now)));
 }
 
 std::string PlanStatusAt(const Plan& plan, TimePoint now) {
-  return PurchaseStatusAt(WindowsOf(plan.blocks), plan.paid_at, now);
+  return PurchaseStatusAt(WindowsOf(plan.blocks), plan.paid_at, now, plan.PaymentFails());
 }
 
 PlanStatus PlanStatusOf(const Window& window, TimePoint now) {
@@ -466,11 +469,12 @@ PlanStatus PlanStatusOf(const Window& window, TimePoint now) {
 
 namespace {
 
-constexpr WireNames<PlanStatus, 4> kPlanStatuses({{
+constexpr WireNames<PlanStatus, 5> kPlanStatuses({{
     {PlanStatus::kPending, "Pending"},
     {PlanStatus::kScheduled, "Scheduled"},
     {PlanStatus::kActive, "Active"},
     {PlanStatus::kExpired, "Expired"},
+    {PlanStatus::kFailed, "Failed"},
 }});
 static_assert(kPlanStatuses.Complete());
 

@@ -164,7 +164,9 @@ std::vector<Offering> SearchExtensionOfferings(const CapacityLedger& ledger,
 // payment, the plan status becomes Scheduled"), then Scheduled before its window, Active inside
 // it, Expired after. A payment completes at least 5 minutes before the window starts
 // (CheckPurchaseLeadTime), so what uses a plan goes by the window alone.
-enum class PlanStatus { kPending, kScheduled, kActive, kExpired };
+// A purchase whose payment fails is Failed from the moment the payment would have completed
+// (the model's TrainingPlanStatus has the value; the fault rules make it happen).
+enum class PlanStatus { kPending, kScheduled, kActive, kExpired, kFailed };
 PlanStatus PlanStatusOf(const Window& window, TimePoint now);
 // A plan of several blocks (in time order): Active inside one, Scheduled before the last one ends
 // ("from Scheduled to Active when a Reserved Capacity period begins, and then back to Scheduled
@@ -172,11 +174,15 @@ PlanStatus PlanStatusOf(const Window& window, TimePoint now);
 PlanStatus PlanStatusOf(const std::vector<Window>& blocks, TimePoint now);
 // The block in force at `now`, or else the next one; nullopt once the last has ended.
 std::optional<Window> BlockFrom(const std::vector<Window>& blocks, TimePoint now);
-// A purchase's (a plan's or an extension's): Pending until `paid_at`, then as its window's.
-PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now);
+// A purchase's (a plan's or an extension's): Pending until `paid_at`, then Failed when its
+// payment `fails`, else as its window's.
+PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint now,
+                            bool fails = false);
 // Its wire name, for a purchase of one window or of several blocks.
-std::string PurchaseStatusAt(const Window& window, TimePoint paid_at, TimePoint now);
-std::string PurchaseStatusAt(const std::vector<Window>& blocks, TimePoint paid_at, TimePoint now);
+std::string PurchaseStatusAt(const Window& window, TimePoint paid_at, TimePoint now,
+                             bool fails = false);
+std::string PurchaseStatusAt(const std::vector<Window>& blocks, TimePoint paid_at, TimePoint now,
+                             bool fails = false);
 std::string_view ToString(PlanStatus status);
 // The status's wire name: "Pending", "Scheduled", "Active" or "Expired".
 std::string PlanStatusAt(const Window& window, TimePoint now);
@@ -192,13 +198,17 @@ struct Plan {
   std::vector<std::string> target_resources;
   std::string upfront_fee;  // everything paid: the plan and its extensions
   TimePoint paid_at{};      // when the purchase's payment completes: Pending until then
+  // Not empty: the payment fails at paid_at, and the plan is Failed with this StatusMessage. Such
+  // a plan reserves nothing.
+  std::string payment_failure;
   std::optional<UltraServers> ultraservers;  // an UltraServer plan
   struct Extension {
     std::string offering_id;
     TimePoint extended_at;
     Window window;
     std::string upfront_fee;
-    TimePoint paid_at{};  // Pending, and its PaymentStatus Pending, until then
+    TimePoint paid_at{};          // Pending, and its PaymentStatus Pending, until then
+    std::string payment_failure;  // not empty: Failed from paid_at; the plan is not lengthened
   };
   std::vector<Extension> extensions;
 
@@ -209,6 +219,7 @@ struct Plan {
   const CapacityBlock* BlockWithId(std::string_view id) const;
   // The block in force at `now`, or else the next one; nullptr once the last has ended.
   const CapacityBlock* BlockFrom(TimePoint now) const;
+  bool PaymentFails() const { return !payment_failure.empty(); }
 };
 
 // The plan's status at `now`, its payment included.

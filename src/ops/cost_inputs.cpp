@@ -16,6 +16,7 @@ std::vector<domain::PlanBill> PlanBills(const Context& ctx,
   for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kPlanKind)) {
     if (account && row.key.account != *account) continue;
     const domain::Plan plan = PlanFromRow(row);
+    if (plan.PaymentFails()) continue;  // never paid for: it costs nothing and reserves nothing
     domain::PlanBill bill;
     bill.arn = plan.arn;
     for (const domain::CapacityBlock& block : plan.blocks) {

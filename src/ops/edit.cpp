@@ -58,7 +58,7 @@ struct Applier {
     Inserted(InsertPlan(writer.store, change.key, change.plan, change.tags, now), change.key);
   }
   void operator()(const Edit::SavePlan& change) const {
-    Reserve(writer, change.reservation, change.plan.arn);
+    if (change.reservation) Reserve(writer, *change.reservation, change.plan.arn);
     SavePlan(writer.store, change.key, change.plan, change.created, now);
   }
   void operator()(const Edit::PutTags& change) const {

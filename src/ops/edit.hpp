@@ -72,7 +72,7 @@ class Edit {
     store::ResourceKey key;
     Plan plan;
     TimePoint created;
-    Reservation reservation;
+    std::optional<Reservation> reservation;  // none: an extension never paid for
   };
   struct PutTags {
     std::string arn;

@@ -43,12 +43,16 @@ json PlanDoc(const Plan& plan) {
                                    {"UpfrontFee", e.upfront_fee}});
                    // Extensions stored before payments took time have none: paid when bought.
                    if (e.paid_at != TimePoint{}) list.back()["PaidMs"] = codec::Ms(e.paid_at);
+                   if (!e.payment_failure.empty()) {
+                     list.back()["PaymentFailure"] = e.payment_failure;
+                   }
                  }
                  return list;
                }()}};
   doc.update(blocks);
   // Plans stored before payments took time have none: paid when bought.
   if (plan.paid_at != TimePoint{}) doc["PaidMs"] = codec::Ms(plan.paid_at);
+  if (plan.PaymentFails()) doc["PaymentFailure"] = plan.payment_failure;
   if (const auto& ultraservers = plan.ultraservers) {
     doc["UltraServers"] = {{"Type", ultraservers->type},
                            {"Count", ultraservers->count},
@@ -80,6 +84,7 @@ Plan DecodePlan(const store::ResourceRow& row) {
   plan.upfront_fee = doc.at("UpfrontFee");
   // Plans stored before payments took time were paid when they were bought.
   if (doc.contains("PaidMs")) plan.paid_at = codec::At(doc.at("PaidMs"));
+  plan.payment_failure = doc.value("PaymentFailure", "");
   if (doc.contains("UltraServers")) {
     const json& ultraservers = doc.at("UltraServers");
     plan.ultraservers =
@@ -91,7 +96,8 @@ Plan DecodePlan(const store::ResourceRow& row) {
                                codec::At(e.at("ExtendedAtMs")),
                                {codec::At(e.at("StartMs")), codec::At(e.at("EndMs"))},
                                e.at("UpfrontFee"),
-                               e.contains("PaidMs") ? codec::At(e.at("PaidMs")) : TimePoint{}});
+                               e.contains("PaidMs") ? codec::At(e.at("PaidMs")) : TimePoint{},
+                               e.value("PaymentFailure", "")});
   }
   return plan;
 }
@@ -119,7 +125,7 @@ store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, co
   const Caller owner{plan_key.account, plan_key.region, ""};
   return {{plan_key.account, plan_key.region, domain::kCapacityKind, block.id},
           ReservedCapacityArn(owner, block.id),
-          domain::PurchaseStatusAt(block.window, plan.paid_at, created),
+          domain::PurchaseStatusAt(block.window, plan.paid_at, created, plan.PaymentFails()),
           created,
           created,
           json{{"TrainingPlanName", plan.name}}.dump()};
@@ -142,6 +148,7 @@ store::PlanCapacity CapacityOf(const Plan& plan) {
                                span.start,
                                span.end,
                                plan.paid_at,
+                               plan.PaymentFails(),
                                std::nullopt};
   if (plan.blocks.size() == 2) {
     capacity.second =
@@ -231,7 +238,8 @@ domain::PlanFacts FactsOf(const Plan& plan) {
           plan.target_resources,
           plan.blocks.front().pool.availability_zone,
           plan.arn,
-          plan.paid_at};
+          plan.paid_at,
+          plan.PaymentFails()};
 }
 
 }  // namespace smemu::ops

@@ -91,33 +91,42 @@ json OfferingJson(const domain::Offering& offering) {
   return out;
 }
 
+// A reserved capacity's status: its plan's payment, then its own window.
+std::string BlockStatus(const Plan& plan, const domain::CapacityBlock& block, TimePoint now) {
+  return domain::PurchaseStatusAt(block.window, plan.paid_at, now, plan.PaymentFails());
+}
+
 // Plan members shared by DescribeTrainingPlan and the ListTrainingPlans summaries.
 json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
               const domain::Holdings& holdings) {
   const int used = holdings.OnPlan(plan.arn);
   const std::string status = domain::PlanStatusAt(plan, now);
+  const bool failed = status == domain::ToString(domain::PlanStatus::kFailed);
   json capacities = json::array();
   for (const domain::CapacityBlock& block : plan.blocks) {
     json capacity = {{"ReservedCapacityArn", ReservedCapacityArn(caller, block.id)},
                      {"InstanceType", block.pool.instance_type},
                      {"TotalInstanceCount", plan.instance_count},
-                     {"Status", domain::PurchaseStatusAt(block.window, plan.paid_at, now)}};
+                     {"Status", BlockStatus(plan, block, now)}};
     PutCapacityType(capacity, plan.ultraservers);
     PutZone(capacity, block.pool.availability_zone);
     PutWindow(capacity, block.window, "StartTime", "EndTime");
     capacities.push_back(std::move(capacity));
   }
-  json out = {{"TrainingPlanArn", plan.arn},
-              {"TrainingPlanName", plan.name},
-              {"Status", status},
-              {"StatusMessage", now < plan.paid_at ? kPaymentPending : kPaymentConfirmed},
-              {"UpfrontFee", plan.upfront_fee},
-              {"CurrencyCode", kCurrency},
-              {"TotalInstanceCount", plan.instance_count},
-              {"AvailableInstanceCount", std::max(0, domain::UsableInstances(plan) - used)},
-              {"InUseInstanceCount", used},
-              {"TargetResources", plan.target_resources},
-              {"ReservedCapacitySummaries", std::move(capacities)}};
+  json out = {
+      {"TrainingPlanArn", plan.arn},
+      {"TrainingPlanName", plan.name},
+      {"Status", status},
+      {"StatusMessage", now < plan.paid_at ? kPaymentPending
+                        : failed           ? plan.payment_failure
+                                           : kPaymentConfirmed},
+      {"UpfrontFee", plan.upfront_fee},
+      {"CurrencyCode", kCurrency},
+      {"TotalInstanceCount", plan.instance_count},
+      {"AvailableInstanceCount", failed ? 0 : std::max(0, domain::UsableInstances(plan) - used)},
+      {"InUseInstanceCount", used},
+      {"TargetResources", plan.target_resources},
+      {"ReservedCapacitySummaries", std::move(capacities)}};
   PutBlocksWindow(out, plan.blocks, "StartTime", "EndTime");
   if (plan.ultraservers) out["TotalUltraServerCount"] = plan.ultraservers->count;
   return out;
@@ -165,6 +174,11 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
                                        " does not exist in this account and region.");
   }
   const Plan& plan = *found;
+  if (plan.PaymentFails()) {
+    return domain::ValidationException("Training plan " + domain::Excerpt(plan.name) +
+                                       " is Failed: its payment did not complete, so it cannot "
+                                       "be extended.");
+  }
   std::vector<Millis> durations = {domain::kDay, 7 * domain::kDay};
   if (in.contains("DurationHours")) {
     auto duration = domain::ExtensionDuration(in["DurationHours"].get<long long>());
@@ -227,6 +241,16 @@ Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
   return json{{"TrainingPlanOfferings", std::move(offerings)}};
 }
 
+// The StatusMessage of a purchase by `operation` of plan `name` that a fault rule makes fail
+// ("Failed" once the payment would have completed); "" when the payment goes through.
+std::string PaymentFailure(const Context& ctx, std::string_view operation,
+                           const std::string& name) {
+  const auto fault = ctx.faults.ForLifecycle(
+      domain::FaultStage::kPayment, {operation, ctx.caller.account, ctx.caller.region, name});
+  if (!fault) return "";
+  return std::get<domain::PaymentFault>(*fault).status_message;
+}
+
 // The id of a plan's reserved capacity `index` (from 0). The first keeps the form ids had when
 // plans had one reserved capacity.
 std::string ReservedCapacityId(const std::string& plan_arn, TimePoint created, std::size_t index) {
@@ -268,6 +292,8 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
     }
     reservations.push_back({block.pool, block.window, offering.instance_count});
   }
+  const std::string failure = PaymentFailure(ctx, "CreateTrainingPlan", name);
+  if (!failure.empty()) reservations.clear();  // a purchase never paid for reserves nothing
   Plan plan;
   plan.name = name;
   plan.arn = SageMakerArn(ctx.caller, domain::kPlanKind, name);
@@ -279,6 +305,7 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   plan.target_resources = offering.target_resources;
   plan.upfront_fee = domain::FormatFee(offering.upfront_fee);
   plan.paid_at = paid_at;
+  plan.payment_failure = failure;
   if (offering.ultraservers) {
     auto spares = domain::SparesPerUltraServer(
         in.contains("SpareInstanceCountPerUltraServer")
@@ -339,11 +366,13 @@ Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
   const bool in_force = domain::PlanStatusOf(block.window, ctx.now) == domain::PlanStatus::kActive;
   const int used = in_force ? ctx.holdings.OnPlan(plan.arn) : 0;
   json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, block.id)},
-              {"Status", domain::PurchaseStatusAt(block.window, plan.paid_at, ctx.now)},
+              {"Status", BlockStatus(plan, block, ctx.now)},
               {"AvailabilityZone", block.pool.availability_zone},
               {"InstanceType", block.pool.instance_type},
               {"TotalInstanceCount", plan.instance_count},
-              {"AvailableInstanceCount", std::max(0, domain::UsableInstances(plan) - used)},
+              {"AvailableInstanceCount", plan.PaymentFails() && ctx.now >= plan.paid_at
+                                             ? 0
+                                             : std::max(0, domain::UsableInstances(plan) - used)},
               {"InUseInstanceCount", used}};
   out["ReservedCapacityType"] = plan.ultraservers ? "UltraServer" : "Instance";
   if (plan.ultraservers) {
@@ -362,8 +391,11 @@ json ExtensionJson(const Plan::Extension& extension, const Plan& plan, TimePoint
               {"ExtendedAt", WriteTimestamp(extension.extended_at)},
               {"StartDate", WriteTimestamp(extension.window.start)},
               {"EndDate", WriteTimestamp(extension.window.end)},
-              {"Status", domain::PurchaseStatusAt(extension.window, extension.paid_at, now)},
-              {"PaymentStatus", now < extension.paid_at ? "Pending" : "Completed"},
+              {"Status", domain::PurchaseStatusAt(extension.window, extension.paid_at, now,
+                                                  !extension.payment_failure.empty())},
+              {"PaymentStatus", now < extension.paid_at              ? "Pending"
+                                : !extension.payment_failure.empty() ? "Failed"
+                                                                     : "Completed"},
               {"DurationHours", domain::DurationHours(extension.window)},
               {"UpfrontFee", extension.upfront_fee},
               {"CurrencyCode", kCurrency}};
@@ -404,12 +436,17 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
     return in_time.error();
   }
   if (auto unpaid = CheckNoPendingExtension(plan, ctx.now); !unpaid) return unpaid.error();
-  const Plan::Extension extension{offering_id, ctx.now, window,
-                                  domain::FormatFee(offering.upfront_fee), paid_at};
+  const Plan::Extension extension{
+      offering_id, ctx.now,
+      window,      domain::FormatFee(offering.upfront_fee),
+      paid_at,     PaymentFailure(ctx, "ExtendTrainingPlan", plan.name)};
   plan.extensions.push_back(extension);
-  last.window.end = window.end;
-  const Reservation reservation{last.pool, window, plan.instance_count};
-  plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
+  std::optional<Reservation> reservation;
+  if (extension.payment_failure.empty()) {  // one never paid for lengthens nothing
+    last.window.end = window.end;
+    reservation = Reservation{last.pool, window, plan.instance_count};
+    plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
+  }
   json extensions = json::array({ExtensionJson(extension, plan, ctx.now)});
   ctx.edit.Add(Edit::SavePlan{row->key, std::move(plan), row->created, reservation});
   ctx.offerings.erase(found);
@@ -490,6 +527,8 @@ domain::PlanStatus StatusOfPhase(store::WindowPhase phase) {
       return domain::PlanStatus::kScheduled;
     case store::WindowPhase::kDuring:
       return domain::PlanStatus::kActive;
+    case store::WindowPhase::kFailed:
+      return domain::PlanStatus::kFailed;
     case store::WindowPhase::kAfter:
       break;
   }
@@ -497,13 +536,13 @@ domain::PlanStatus StatusOfPhase(store::WindowPhase phase) {
 }
 
 // In the order of ListQuery::PlanWindow::phase_rank.
-constexpr std::array<store::WindowPhase, 4> kPhases = {
+constexpr std::array<store::WindowPhase, 5> kPhases = {
     store::WindowPhase::kBefore, store::WindowPhase::kDuring, store::WindowPhase::kAfter,
-    store::WindowPhase::kUnpaid};
+    store::WindowPhase::kUnpaid, store::WindowPhase::kFailed};
 
 // Sorting by Status orders plans by the status names, as a sort by any other text member does.
-std::array<int64_t, 4> PhaseRanksByStatusName() {
-  std::array<int64_t, 4> ranks{};
+std::array<int64_t, 5> PhaseRanksByStatusName() {
+  std::array<int64_t, 5> ranks{};
   for (size_t i = 0; i < kPhases.size(); ++i) {
     for (const store::WindowPhase other : kPhases) {
       if (ToString(StatusOfPhase(other)) < ToString(StatusOfPhase(kPhases[i]))) ++ranks[i];
@@ -542,7 +581,7 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
     }
   }
   json summaries = json::array();
-  if (status_filtered && window.phases.empty()) {  // Failed: no purchase fails here
+  if (status_filtered && window.phases.empty()) {  // a value the model does not list
     return json{{"TrainingPlanSummaries", std::move(summaries)}};
   }
   auto page = Paginate<store::ResourceRow>(kSpec, *request,
@@ -575,6 +614,7 @@ void OfferingBook::ForgetExpired(TimePoint now) {
 std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store) {
   std::vector<PlanCommitment> commitments;
   for (const store::PlanCapacity& plan : store.AllPlanCapacity()) {
+    if (plan.payment_fails) continue;  // never paid for: nothing was reserved
     for (const domain::CapacityBlock& block : StoredBlocks(plan)) {
       commitments.push_back({plan.arn, block.pool, block.window, plan.instance_count});
     }
@@ -607,7 +647,7 @@ void AddPlanState(const StateQuery& query, json& entries) {
                         {"availability_zone", block.pool.availability_zone},
                         {"start", domain::FormatIso8601(block.window.start)},
                         {"end", domain::FormatIso8601(block.window.end)},
-                        {"status", domain::PurchaseStatusAt(block.window, plan.paid_at, ctx.now)}});
+                        {"status", BlockStatus(plan, block, ctx.now)}});
     }
     const domain::Window span = plan.Span();
     entries.push_back({{"name", plan.name},
@@ -636,9 +676,10 @@ std::vector<store::StateStore::KindStatusCount> CountPlansByStatus(const Context
   std::map<std::string, long long> capacities;
   for (const store::PlanCapacity& plan : ctx.store.AllPlanCapacity()) {
     const std::vector<domain::CapacityBlock> blocks = StoredBlocks(plan);
-    ++plans[domain::PurchaseStatusAt(domain::WindowsOf(blocks), plan.paid, ctx.now)];
+    ++plans[domain::PurchaseStatusAt(domain::WindowsOf(blocks), plan.paid, ctx.now,
+                                     plan.payment_fails)];
     for (const domain::CapacityBlock& block : blocks) {
-      ++capacities[domain::PurchaseStatusAt(block.window, plan.paid, ctx.now)];
+      ++capacities[domain::PurchaseStatusAt(block.window, plan.paid, ctx.now, plan.payment_fails)];
     }
   }
   std::vector<store::StateStore::KindStatusCount> counts;

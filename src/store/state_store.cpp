@@ -470,7 +470,8 @@ void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& cap
   WriteScope transaction(*this);
   Prepared put_lease = Prepare(
       "INSERT OR REPLACE INTO plan_capacity VALUES (:account, :region, :name_key, :arn, :zone, "
-      ":type, :count, :start_ms, :end_ms, :paid_ms, :gap_start_ms, :gap_end_ms, :second_zone)");
+      ":type, :count, :start_ms, :end_ms, :paid_ms, :gap_start_ms, :gap_end_ms, :second_zone, "
+      ":payment_fails)");
   SQLite::Statement& put = *put_lease;
   put.bind(":account", key.account);
   put.bind(":region", key.region);
@@ -485,6 +486,7 @@ void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& cap
   put.bind(":gap_start_ms", capacity.second ? ToMillis(capacity.second->gap_start) : 0);
   put.bind(":gap_end_ms", capacity.second ? ToMillis(capacity.second->gap_end) : 0);
   put.bind(":second_zone", capacity.second ? capacity.second->zone : std::string());
+  put.bind(":payment_fails", capacity.payment_fails ? 1 : 0);
   put.exec();
   transaction.Commit();
 }
@@ -495,11 +497,12 @@ ListPage StateStore::List(const ListQuery& query) const {
   // so a page costs a keyset seek, not a sort of every plan), then each row by its key.
   const bool plans = query.plan.has_value();
   std::string sql = std::string("SELECT ") + kQualifiedRowColumns + ", ";
-  // The phase of the plan's window at :now, as 3 (not paid yet), 0 (before, or between its two
-  // blocks), 1 (during) or 2 (after): the values of WindowPhase.
+  // The phase of the plan's window at :now, as 3 (not paid yet), 4 (its payment failed), 0
+  // (before, or between its two blocks), 1 (during) or 2 (after): the values of WindowPhase.
   const char* phase =
-      "(CASE WHEN :now < p.paid_ms THEN 3 WHEN :now < p.start_ms THEN 0 WHEN :now >= "
-      "p.gap_start_ms AND :now < p.gap_end_ms THEN 0 WHEN :now < p.end_ms THEN 1 ELSE 2 END)";
+      "(CASE WHEN :now < p.paid_ms THEN 3 WHEN p.payment_fails THEN 4 WHEN :now < p.start_ms THEN "
+      "0 WHEN :now >= p.gap_start_ms AND :now < p.gap_end_ms THEN 0 WHEN :now < p.end_ms THEN 1 "
+      "ELSE 2 END)";
   std::string sort_value;
   switch (query.sort) {
     case SortField::kName:
@@ -517,7 +520,7 @@ ListPage StateStore::List(const ListQuery& query) const {
     case SortField::kPlanPhase:
       sort_value = std::string("(CASE ") + phase +
                    " WHEN 0 THEN :rank_before WHEN 1 THEN :rank_during WHEN 2 THEN :rank_after"
-                   " ELSE :rank_unpaid END)";
+                   " WHEN 3 THEN :rank_unpaid ELSE :rank_failed END)";
       break;
   }
   if ((query.sort == SortField::kPlanStart || query.sort == SortField::kPlanPhase) && !plans) {
@@ -579,6 +582,7 @@ ListPage StateStore::List(const ListQuery& query) const {
       statement.bind(":rank_during", query.plan->phase_rank[1]);
       statement.bind(":rank_after", query.plan->phase_rank[2]);
       statement.bind(":rank_unpaid", query.plan->phase_rank[3]);
+      statement.bind(":rank_failed", query.plan->phase_rank[4]);
     }
   }
   if (query.name_contains) statement.bind(":contains", NameKey(*query.name_contains));
@@ -622,7 +626,7 @@ ListPage StateStore::List(const ListQuery& query) const {
 std::vector<PlanCapacity> StateStore::AllPlanCapacity() const {
   Prepared statement_lease = Prepare(
       "SELECT arn, region, availability_zone, instance_type, instance_count, start_ms, end_ms, "
-      "paid_ms, gap_start_ms, gap_end_ms, second_zone FROM plan_capacity");
+      "paid_ms, gap_start_ms, gap_end_ms, second_zone, payment_fails FROM plan_capacity");
   SQLite::Statement& statement = *statement_lease;
   std::vector<PlanCapacity> plans;
   while (statement.executeStep()) {
@@ -630,7 +634,8 @@ std::vector<PlanCapacity> StateStore::AllPlanCapacity() const {
                      statement.getColumn(2).getString(), statement.getColumn(3).getString(),
                      statement.getColumn(4).getInt(), FromMillis(statement.getColumn(5).getInt64()),
                      FromMillis(statement.getColumn(6).getInt64()),
-                     FromMillis(statement.getColumn(7).getInt64()), std::nullopt});
+                     FromMillis(statement.getColumn(7).getInt64()),
+                     statement.getColumn(11).getInt() != 0, std::nullopt});
     if (std::string zone = statement.getColumn(10).getString(); !zone.empty()) {
       plans.back().second =
           PlanCapacity::SecondBlock{FromMillis(statement.getColumn(8).getInt64()),

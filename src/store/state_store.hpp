@@ -89,8 +89,9 @@ struct HeldStretch {
 
 // kPlanStart and kPlanPhase sort training plans by their reserved window (ListQuery::plan).
 // Where a moment stands against a window [start, end) whose purchase is paid at `paid`: before
-// the payment completes, then before, during or after the window.
-enum class WindowPhase { kBefore = 0, kDuring = 1, kAfter = 2, kUnpaid = 3 };
+// the payment completes, then before, during or after the window; or, once a payment that fails
+// would have completed, failed.
+enum class WindowPhase { kBefore = 0, kDuring = 1, kAfter = 2, kUnpaid = 3, kFailed = 4 };
 
 // The capacity a training plan reserves: its pool, window and instance count.
 struct PlanCapacity {
@@ -101,7 +102,8 @@ struct PlanCapacity {
   int instance_count = 0;
   TimePoint start{};
   TimePoint end{};
-  TimePoint paid{};  // when the purchase's payment completes
+  TimePoint paid{};            // when the purchase's payment completes
+  bool payment_fails = false;  // ... or fails: the plan reserves nothing
   // A plan of two reserved capacities: the first ends at gap_start, the second starts at gap_end
   // (the same moment when they meet) in `zone`. The first is in availability_zone.
   struct SecondBlock {
@@ -133,10 +135,10 @@ struct ListQuery {
     std::optional<TimePoint> start_after;   // strictly after
     std::optional<TimePoint> start_before;  // strictly before
     std::vector<WindowPhase> phases;        // in any of them; empty: any phase
-    // The sort value of each phase (kBefore, kDuring, kAfter, kUnpaid) under
+    // The sort value of each phase (kBefore, kDuring, kAfter, kUnpaid, kFailed) under
     // SortField::kPlanPhase, so the caller decides how phases order (e.g. by the names it shows
     // for them).
-    std::array<int64_t, 4> phase_rank{0, 1, 2, 3};
+    std::array<int64_t, 5> phase_rank{0, 1, 2, 3, 4};
   };
   std::optional<PlanWindow> plan;
   SortField sort = SortField::kCreationTime;

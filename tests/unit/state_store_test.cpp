@@ -114,7 +114,7 @@ ResourceRow PlanRow(const std::string& name) {
 PlanCapacity CapacityOf(const ResourceRow& plan, long long start_ms, long long end_ms,
                         const std::string& zone = "us-east-1a", int count = 2) {
   return {plan.arn,     "us-east-1", zone, "ml.p5.48xlarge", count,
-          At(start_ms), At(end_ms),  {},   std::nullopt};
+          At(start_ms), At(end_ms),  {}, false, std::nullopt};
 }
 
 // Inserts a plan's row and its capacity in one write scope, as the repository does.
@@ -242,13 +242,15 @@ TEST(StateStore, MigrationsFourAndFiveFillPlanCapacityFromPlansSoldBeforeThenLea
     sqlite3_close(db);
   }
   StateStore store(path);
-  EXPECT_EQ(store.SchemaVersion(), 7);
+  EXPECT_EQ(store.SchemaVersion(), 8);
   EXPECT_EQ(PlanArnsEnding(store),
             (std::vector<std::string>{"sold-before@us-east-1ax2:1000-3000"}));
   // Migration 6: a plan sold before payments took time was paid when it was bought.
   EXPECT_EQ(store.AllPlanCapacity().at(0).paid, TimePoint{});
   // Migration 7: a plan sold before plans had two reserved capacities has one.
   EXPECT_FALSE(store.AllPlanCapacity().at(0).second);
+  // Migration 8: a plan sold before payments could fail was paid for.
+  EXPECT_FALSE(store.AllPlanCapacity().at(0).payment_fails);
   // Migration 5 dropped migration 4's triggers: a row written now reserves nothing by itself.
   ASSERT_TRUE(store.Insert(PlanRowWithItsWindowInTheDocument("sold-after"), {}));
   EXPECT_EQ(store.AllPlanCapacity().size(), 1u);

@@ -1,0 +1,358 @@
+// Fault rules through the router: adding, listing and removing them, what they match, how often
+// they fire (a seeded probability fires the same way on every run), the errors they answer (only
+// what the model lets each matched operation answer, so --check-responses holds), the latency they
+// add, and the purchase whose payment fails (the plan or extension ends Failed and reserves
+// nothing). The fixture runs with --check-responses.
+#include "domain/faults.hpp"
+
+#include <string>
+#include <vector>
+
+#include "emulator_fixture.hpp"
+
+namespace smemu::testing {
+namespace {
+
+using Statuses = std::vector<int>;
+
+class FaultsTest : public EmulatorFixture {
+ protected:
+  FaultsTest() {
+    router_.reset();
+    emulator_.reset();
+    // Latency is held back through the router's `after`, recorded rather than slept.
+    router_config_.after = [this](Millis delay, std::function<void()> then) {
+      delays_.push_back(delay);
+      then();
+    };
+    Open();
+  }
+
+  json AddRules(const json& document, int expected_status = 200) {
+    const protocol::HttpResponse response =
+        router_->Handle({"POST", "/_emulator/faults", {}, document.dump()});
+    EXPECT_EQ(response.status, expected_status) << response.body;
+    return json::parse(response.body);
+  }
+
+  json Rules() { return Admin("GET", "/_emulator/faults")["rules"]; }
+
+  protocol::HttpResponse Raw(const std::string& operation, const json& input) {
+    return router_->Handle({"POST",
+                            "/",
+                            {{"X-Amz-Target", "SageMaker." + operation}, {"Authorization", kAuth}},
+                            input.dump()});
+  }
+
+  // The statuses of `n` ListModels calls.
+  Statuses ListModelsStatuses(int n) {
+    Statuses statuses;
+    for (int i = 0; i < n; ++i) statuses.push_back(Raw("ListModels", json::object()).status);
+    return statuses;
+  }
+
+  std::vector<Millis> delays_;
+};
+
+TEST(FaultFiring, EachKindFiresOnTheMatchesItSays) {
+  using Kind = domain::FaultFiring::Kind;
+  struct Row {
+    domain::FaultFiring firing;
+    long long match, fired;
+    double draw;
+    bool fires;
+  };
+  const std::vector<Row> table = {
+      {{Kind::kAlways, 0, 0, 0}, 7, 6, 0.99, true},
+      {{Kind::kTimes, 2, 0, 0}, 2, 1, 0, true},
+      {{Kind::kTimes, 2, 0, 0}, 3, 2, 0, false},
+      {{Kind::kEvery, 3, 0, 0}, 3, 0, 0, true},
+      {{Kind::kEvery, 3, 0, 0}, 4, 1, 0, false},
+      {{Kind::kEvery, 3, 0, 0}, 6, 1, 0, true},
+      {{Kind::kProbability, 0, 0.25, 1}, 1, 0, 0.2, true},
+      {{Kind::kProbability, 0, 0.25, 1}, 1, 0, 0.25, false},
+      {{Kind::kProbability, 0, 0, 1}, 1, 0, 0, false},
+  };
+  for (const Row& row : table) {
+    EXPECT_EQ(domain::Fires(row.firing, row.match, row.fired, row.draw), row.fires)
+        << "kind " << static_cast<int>(row.firing.kind) << " match " << row.match;
+  }
+  EXPECT_TRUE(domain::GlobMatches("List*", "ListTrainingJobs"));
+  EXPECT_FALSE(domain::GlobMatches("List*", "DescribeEndpoint"));
+  EXPECT_TRUE(domain::GlobMatches("blue-[0-9]", "blue-7"));
+  EXPECT_TRUE(domain::GlobMatches("", "anything"));
+}
+
+// "Rate exceeded" is the text AWS's throttling answers carry (ThrottlingException, HTTP 400).
+TEST_F(FaultsTest, AThrottlingRuleAnswersForItsNextMatchesThenLetsRequestsThrough) {
+  const json added =
+      AddRules({{"operation", "List*"}, {"times", 2}, {"error", "ThrottlingException"}});
+  EXPECT_EQ(
+      added["rules"][0],
+      json({{"id", "rule-1"},
+            {"operation", "List*"},
+            {"times", 2},
+            {"error",
+             {{"code", "ThrottlingException"}, {"status", 400}, {"message", "Rate exceeded"}}}}));
+  const protocol::HttpResponse throttled = Raw("ListModels", json::object());
+  EXPECT_EQ(throttled.status, 400);
+  EXPECT_EQ(json::parse(throttled.body)["__type"], "ThrottlingException");
+  EXPECT_EQ(json::parse(throttled.body)["message"], "Rate exceeded");
+  EXPECT_EQ(*protocol::FindHeader(throttled.headers, "X-Amzn-ErrorType"), "ThrottlingException");
+  EXPECT_EQ(Raw("ListEndpoints", json::object()).status, 400);
+  EXPECT_EQ(ListModelsStatuses(2), (Statuses{200, 200}));
+  Call("DescribeTrainingPlan", {{"TrainingPlanName", "none"}}, 400);  // not a List: not matched
+  const json rules = Rules();
+  EXPECT_EQ(rules[0]["matched"], 4);
+  EXPECT_EQ(rules[0]["fired"], 2);
+  EXPECT_EQ(rules[0]["source"], "api");
+  const std::string metrics = router_->Handle({"GET", "/_emulator/metrics", {}, ""}).body;
+  EXPECT_THAT(metrics,
+              ::testing::HasSubstr("sagemaker_emulator_fault_rule_fired_total{rule=\"rule-1\","
+                                   "operation=\"ListModels\"} 1"));
+}
+
+TEST_F(FaultsTest, EveryKthMatchFiresAndServerErrorsCarryTheirStatus) {
+  AddRules({{"rules",
+             {{{"id", "flaky"},
+               {"operation", "ListModels"},
+               {"every", 3},
+               {"error", "ServiceUnavailable"}}}}});
+  EXPECT_EQ(ListModelsStatuses(7), (Statuses{200, 200, 503, 200, 200, 503, 200}));
+  AddRules({{"operation", "ListEndpoints"}, {"error", {{"code", "InternalFailure"}}}});
+  const protocol::HttpResponse failed = Raw("ListEndpoints", json::object());
+  EXPECT_EQ(failed.status, 500);
+  EXPECT_EQ(json::parse(failed.body)["message"], "An internal error occurred.");
+}
+
+TEST_F(FaultsTest, ASeededProbabilityFiresTheSameWayOnEveryRun) {
+  const json rule = {{"operation", "ListModels"},
+                     {"probability", 0.5},
+                     {"seed", 42},
+                     {"error", "ThrottlingException"}};
+  AddRules(rule);
+  const Statuses first = ListModelsStatuses(40);
+  Admin("POST", "/_emulator/reset");  // drops the rule: none fires
+  EXPECT_EQ(ListModelsStatuses(3), (Statuses{200, 200, 200}));
+  AddRules(rule);
+  EXPECT_EQ(ListModelsStatuses(40), first);
+  const auto throttled = std::count(first.begin(), first.end(), 400);
+  EXPECT_GT(throttled, 8);
+  EXPECT_LT(throttled, 32);
+  AddRules({{"id", "other-seed"},
+            {"operation", "ListModels"},
+            {"probability", 0.5},
+            {"seed", 7},
+            {"error", "ThrottlingException"}});
+  Admin("DELETE", "/_emulator/faults?id=rule-1");
+  EXPECT_NE(ListModelsStatuses(40), first);
+}
+
+TEST_F(FaultsTest, RulesMatchTheResourceTheAccountAndTheRegion) {
+  AddRules({{"rules",
+             {{{"operation", "DescribeEndpoint"},
+               {"resource", "blue-*"},
+               {"error", "ThrottlingException"}},
+              {{"operation", "DescribeTrainingPlan"},
+               {"account", "111111111111"},
+               {"error", "ThrottlingException"}},
+              {{"operation", "ListClusters"},
+               {"region", "us-west-2"},
+               {"error", "ThrottlingException"}}}}});
+  EXPECT_EQ(Raw("DescribeEndpoint", {{"EndpointName", "blue-1"}}).status, 400);
+  EXPECT_EQ(json::parse(Raw("DescribeEndpoint", {{"EndpointName", "blue-1"}}).body)["__type"],
+            "ThrottlingException");
+  EXPECT_EQ(json::parse(Raw("DescribeEndpoint", {{"EndpointName", "green"}}).body)["__type"],
+            "ValidationException");  // not found: served
+  EXPECT_EQ(json::parse(Raw("DescribeTrainingPlan", {{"TrainingPlanName", "p"}}).body)["__type"],
+            "ResourceNotFound");                               // the caller is 123456789012
+  EXPECT_EQ(Raw("ListClusters", json::object()).status, 400);  // the caller's region
+}
+
+TEST_F(FaultsTest, ARuleTheModelCannotAnswerIsRefusedWhenAdded) {
+  struct Row {
+    json rule;
+    std::string message;
+  };
+  const std::vector<Row> table = {
+      {{{"operation", "List*"}, {"error", "ModelError"}},
+       "Fault rule 1: ListClusterNodes cannot answer ModelError: it is neither one of the "
+       "operation's modelled errors nor a common AWS error."},
+      {{{"id", "x"}, {"operation", "ListModels"}, {"error", "NoSuchThing"}},
+       "Fault rule 1 (x) names the error 'NoSuchThing', which the emulator cannot send: use one "
+       "of SageMaker's modelled errors (ResourceNotFound, ResourceInUse, ResourceLimitExceeded, "
+       "ConflictException; on the runtime ModelError, ModelNotReadyException, "
+       "InternalDependencyException, ValidationError) or a common AWS error "
+       "(ThrottlingException, ServiceUnavailable, InternalFailure, ValidationException, "
+       "AccessDeniedException, UnrecognizedClientException)."},
+      {{{"operation", "Frobnicate*"}, {"error", "ThrottlingException"}},
+       "Fault rule 1: operation 'Frobnicate*' matches no operation the emulator serves."},
+      {{{"operation", "ListModels"}, {"error", {{"code", "ServiceUnavailable"}, {"status", 500}}}},
+       "Fault rule 1: ServiceUnavailable is sent with HTTP 503 by ListModels, not 500."},
+      {{{"operation", "ListModels"}, {"error", {{"code", "ThrottlingException"}, {"status", 503}}}},
+       "Fault rule 1: ThrottlingException is a client error: its status is a 4xx, not 503."},
+      {{{"operation", "ListModels"}, {"error", "ThrottlingException"}, {"latency_ms", 5}},
+       "Fault rule 1 must do exactly one of 'error', 'latency_ms' and 'payment'."},
+      {{{"operation", "ListModels"}, {"latency_ms", 30001}},
+       "Fault rule 1 'latency_ms' must be a whole number of milliseconds from 0 to 30000."},
+      {{{"operation", "ListModels"}, {"times", 2}, {"every", 3}, {"latency_ms", 1}},
+       "Fault rule 1 gives more than one of 'times', 'every' and 'probability'."},
+      {{{"operation", "ListModels"}, {"seed", 2}, {"latency_ms", 1}},
+       "Fault rule 1 has a 'seed' without a 'probability'."},
+      {{{"operation", "ListModels"}, {"latency_ms", 1}, {"colour", "red"}},
+       "Fault rule 1 has an unknown member 'colour'."},
+  };
+  for (const Row& row : table) {
+    const json refused = AddRules(row.rule, 400);
+    EXPECT_EQ(refused["__type"], "ValidationException") << row.rule.dump();
+    EXPECT_EQ(refused["message"], row.message) << row.rule.dump();
+  }
+  EXPECT_EQ(Rules(), json::array());  // nothing was added
+  AddRules({{"id", "twice"}, {"operation", "ListModels"}, {"latency_ms", 1}});
+  EXPECT_EQ(
+      AddRules({{"id", "twice"}, {"operation", "ListModels"}, {"latency_ms", 1}}, 400)["message"],
+      "A fault rule with id 'twice' exists already; remove it first or choose another.");
+}
+
+TEST_F(FaultsTest, LatencyHoldsTheAnswerBackAndAnErrorRuleCanFollowIt) {
+  AddRules(
+      {{"rules",
+        {{{"operation", "DescribeEndpoint"}, {"latency_ms", 250}},
+         {{"operation", "DescribeEndpoint"}, {"times", 1}, {"error", "ThrottlingException"}}}}});
+  EXPECT_EQ(Raw("DescribeEndpoint", {{"EndpointName", "e"}}).status, 400);
+  EXPECT_EQ(json::parse(Raw("DescribeEndpoint", {{"EndpointName", "e"}}).body)["__type"],
+            "ValidationException");
+  EXPECT_EQ(delays_, (std::vector<Millis>{Millis{250}, Millis{250}}));
+  EXPECT_EQ(Raw("ListModels", json::object()).status, 200);
+  EXPECT_EQ(delays_.size(), 2u);
+}
+
+TEST_F(FaultsTest, InvocationsCanBeFailedWithTheRuntimesOwnErrors) {
+  AddRules(
+      {{"operation", "InvokeEndpoint"}, {"resource", "e"}, {"error", "ModelNotReadyException"}});
+  const protocol::HttpResponse refused =
+      router_->Handle({"POST", "/endpoints/e/invocations", {{"Authorization", kAuth}}, "x"});
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_EQ(*protocol::FindHeader(refused.headers, "X-Amzn-ErrorType"), "ModelNotReadyException");
+  const protocol::HttpResponse other =
+      router_->Handle({"POST", "/endpoints/f/invocations", {{"Authorization", kAuth}}, "x"});
+  EXPECT_EQ(json::parse(other.body)["__type"], "ValidationError");  // not found: served
+}
+
+TEST_F(FaultsTest, DeleteRemovesOneOrEveryRuleAndAResetKeepsTheFilesRules) {
+  ASSERT_TRUE(router_
+                  ->AddFaultRules({{"id", "from-file"},
+                                   {"operation", "ListModels"},
+                                   {"times", 1},
+                                   {"error", "ThrottlingException"}},
+                                  ops::FaultSource::kFile)
+                  .ok());
+  AddRules({{"operation", "ListEndpoints"}, {"error", "ThrottlingException"}});
+  EXPECT_EQ(ListModelsStatuses(2), (Statuses{400, 200}));
+  Admin("POST", "/_emulator/reset");
+  const json rules = Rules();
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0]["id"], "from-file");
+  EXPECT_EQ(rules[0]["source"], "file");
+  EXPECT_EQ(rules[0]["matched"], 0);
+  EXPECT_EQ(ListModelsStatuses(2), (Statuses{400, 200}));  // it starts over
+  const json missing = Admin("DELETE", "/_emulator/faults?id=nope");
+  EXPECT_EQ(missing["__type"], "NotFoundException");
+  EXPECT_EQ(Admin("DELETE", "/_emulator/faults?id=from-file")["removed"], 1);
+  AddRules({{"rules",
+             {{{"operation", "ListModels"}, {"latency_ms", 1}},
+              {{"operation", "ListEndpoints"}, {"latency_ms", 1}}}}});
+  EXPECT_EQ(Admin("DELETE", "/_emulator/faults")["removed"], 2);
+  EXPECT_EQ(Rules(), json::array());
+  const protocol::HttpResponse put = router_->Handle({"PUT", "/_emulator/faults", {}, "{}"});
+  EXPECT_EQ(put.status, 405);
+  EXPECT_EQ(*protocol::FindHeader(put.headers, "Allow"), "GET, POST, DELETE");
+}
+
+// A purchase that a payment rule matches is Pending as any other, then Failed when its payment
+// would have completed ("Failed" is a TrainingPlanStatus of the model), with the rule's
+// StatusMessage. Nothing was reserved: the capacity is sold to the next buyer, nothing may use the
+// plan, and it costs nothing.
+TEST_F(FaultsTest, APurchaseWhosePaymentFailsEndsFailedAndReservesNothing) {
+  router_.reset();
+  emulator_.reset();
+  hosting_.plan_payment_delay = Millis{60'000};
+  Open();
+  AddRules({{"operation", "CreateTrainingPlan"},
+            {"resource", "doomed"},
+            {"payment", {{"status_message", "Your payment method was declined."}}}});
+  const json offering = Search(7, 2)["TrainingPlanOfferings"][0];  // zone a's two instances
+  const std::string arn =
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "doomed"},
+            {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "doomed"}})["Status"], "Pending");
+  Advance(60);
+  const json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "doomed"}});
+  EXPECT_EQ(plan["Status"], "Failed");
+  EXPECT_EQ(plan["StatusMessage"], "Your payment method was declined.");
+  EXPECT_EQ(plan["AvailableInstanceCount"], 0);
+  EXPECT_EQ(plan["ReservedCapacitySummaries"][0]["Status"], "Failed");
+  EXPECT_EQ(Call("DescribeReservedCapacity",
+                 {{"ReservedCapacityArn",
+                   plan["ReservedCapacitySummaries"][0]["ReservedCapacityArn"]}})["Status"],
+            "Failed");
+  const json failed =
+      Call("ListTrainingPlans", {{"Filters", {{{"Name", "Status"}, {"Value", "Failed"}}}}});
+  ASSERT_EQ(failed["TrainingPlanSummaries"].size(), 1u);
+  EXPECT_EQ(failed["TrainingPlanSummaries"][0]["TrainingPlanName"], "doomed");
+  EXPECT_EQ(
+      Call("ListTrainingPlans",
+           {{"Filters", {{{"Name", "Status"}, {"Value", "Scheduled"}}}}})["TrainingPlanSummaries"],
+      json::array());
+
+  // The same two instances are for sale again, and the next purchase goes through.
+  const json again = Search(7, 2)["TrainingPlanOfferings"];
+  ASSERT_FALSE(again.empty());
+  EXPECT_EQ(again[0]["ReservedCapacityOfferings"][0]["AvailabilityZone"], "us-west-2a");
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "paid"},
+                              {"TrainingPlanOfferingId", again[0]["TrainingPlanOfferingId"]}});
+  Advance(60);
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "paid"}})["Status"], "Scheduled");
+
+  Call("CreateModel", {{"ModelName", "model-v1"},
+                       {"PrimaryContainer", {{"Image", "img:1"}}},
+                       {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"}});
+  const json refused =
+      Call("CreateEndpointConfig",
+           {{"EndpointConfigName", "c"}, {"ProductionVariants", {ReservedVariant(arn, 1)}}}, 400);
+  EXPECT_EQ(refused["message"], "Training plan " + arn +
+                                    " is Failed: its payment did not complete, so it reserves no "
+                                    "capacity.");
+  EXPECT_EQ(Call("SearchTrainingPlanOfferings", {{"TrainingPlanArn", arn}}, 400)["message"],
+            "Training plan doomed is Failed: its payment did not complete, so it cannot be "
+            "extended.");
+  const json costs = Admin("GET", "/_emulator/costs");
+  ASSERT_EQ(costs["plans"].size(), 1u);
+  EXPECT_EQ(costs["plans"][0]["name"], "paid");
+  EXPECT_EQ(Admin("GET", "/_emulator/state")["plans"][0]["status"], "Failed");
+}
+
+// An extension whose payment fails is Failed, its PaymentStatus Failed, and the plan keeps its end.
+TEST_F(FaultsTest, AnExtensionWhosePaymentFailsLeavesThePlanAsItWas) {
+  AddRules({{"operation", "ExtendTrainingPlan"}, {"payment", json::object()}});
+  const std::string arn = BuyThenStartTheDay("p", Search(7, 1)["TrainingPlanOfferings"][0]);
+  const json before = Call("DescribeTrainingPlan", {{"TrainingPlanName", "p"}});
+  const json offering = Call("SearchTrainingPlanOfferings",
+                             {{"TrainingPlanArn", arn}})["TrainingPlanExtensionOfferings"][0];
+  const json extended =
+      Call("ExtendTrainingPlan",
+           {{"TrainingPlanExtensionOfferingId", offering["TrainingPlanExtensionOfferingId"]}});
+  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["Status"], "Failed");
+  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["PaymentStatus"], "Failed");
+  const json after = Call("DescribeTrainingPlan", {{"TrainingPlanName", "p"}});
+  EXPECT_EQ(after["EndTime"], before["EndTime"]);
+  EXPECT_EQ(after["UpfrontFee"], before["UpfrontFee"]);
+  EXPECT_EQ(after["Status"], "Active");
+  EXPECT_FALSE(Call("SearchTrainingPlanOfferings",
+                    {{"TrainingPlanArn", arn}})["TrainingPlanExtensionOfferings"]
+                   .empty());  // a failed extension is not pending: the plan can be extended
+}
+
+}  // namespace
+}  // namespace smemu::testing
