@@ -113,8 +113,8 @@ ResourceRow PlanRow(const std::string& name) {
 
 PlanCapacity CapacityOf(const ResourceRow& plan, long long start_ms, long long end_ms,
                         const std::string& zone = "us-east-1a", int count = 2) {
-  return {plan.arn,     "us-east-1", zone, "ml.p5.48xlarge", count,
-          At(start_ms), At(end_ms),  {}, false, std::nullopt};
+  return {plan.arn,   "us-east-1", zone,  "ml.p5.48xlarge", count, At(start_ms),
+          At(end_ms), {},          false, std::nullopt};
 }
 
 // Inserts a plan's row and its capacity in one write scope, as the repository does.
