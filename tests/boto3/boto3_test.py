@@ -150,6 +150,7 @@ class EmulatorTestCase(unittest.TestCase):
     CAPACITY written to a capacity file, when set), reset before every test."""
     server = None
     CAPACITY = None  # a capacity configuration (dict) for --capacity
+    FAULTS = None  # fault rules (dict) for --faults
     SERVER_ARGS = ()
 
     @classmethod
@@ -161,6 +162,11 @@ class EmulatorTestCase(unittest.TestCase):
             with open(capacity, "w") as f:
                 json.dump(cls.CAPACITY, f)
             args += ["--capacity", capacity]
+        if cls.FAULTS is not None:
+            faults = os.path.join(cls.workdir.name, "faults.json")
+            with open(faults, "w") as f:
+                json.dump(cls.FAULTS, f)
+            args += ["--faults", faults]
         cls.server = Server(BINARY, args)
 
     @classmethod
@@ -465,6 +471,84 @@ class PlanPaymentBoto3Test(EmulatorTestCase):
         self.sm.create_training_job(**job)
         self.assertEqual([], self.sm.list_training_plans(
             Filters=[{"Name": "Status", "Value": "Pending"}])["TrainingPlanSummaries"])
+
+
+class FaultsBoto3Test(EmulatorTestCase):
+    """Fault rules as boto3 meets them: throttling and 5xx answers that its standard and adaptive
+    retry modes ride through, and give up on once the rule outlasts their attempts; a rule of the
+    --faults file, which a reset keeps; a plan purchase whose payment fails."""
+    FAULTS = {"rules": [{"id": "file-rule", "operation": "ListEndpoints", "every": 2,
+                         "error": "ServiceUnavailable"}]}
+
+    def add_rule(self, rule):
+        status, _, body = http(self.server.url + "/_emulator/faults", json.dumps(rule).encode())
+        self.assertEqual(200, status, body)
+        return body["rules"][0]
+
+    def retrying_client(self, mode, attempts=3):
+        session = boto3.session.Session(aws_access_key_id=ACCOUNT, aws_secret_access_key="x",
+                                        region_name=REGION)
+        client = session.client("sagemaker", endpoint_url=self.server.url,
+                                config=Config(retries={"mode": mode, "total_max_attempts": attempts},
+                                              connect_timeout=5, read_timeout=10))
+        self.addCleanup(client.close)
+        return client
+
+    def test_standard_and_adaptive_retries_ride_through_throttling_then_give_up(self):
+        for mode in ("standard", "adaptive"):
+            with self.subTest(mode=mode):
+                rule = self.add_rule({"id": "busy-" + mode, "operation": "ListTrainingJobs",
+                                      "times": 2, "error": "ThrottlingException"})
+                client = self.retrying_client(mode)
+                answer = client.list_training_jobs()
+                self.assertEqual([], answer["TrainingJobSummaries"])
+                self.assertEqual(2, answer["ResponseMetadata"]["RetryAttempts"])
+                self.add_rule({"id": "always-" + mode, "operation": "ListTrainingJobs",
+                               "error": "ThrottlingException"})
+                with self.assertRaises(ClientError) as refused:
+                    client.list_training_jobs()
+                response = refused.exception.response
+                self.assertEqual(("ThrottlingException", "Rate exceeded", 400, 2),
+                                 (response["Error"]["Code"], response["Error"]["Message"],
+                                  response["ResponseMetadata"]["HTTPStatusCode"],
+                                  response["ResponseMetadata"]["RetryAttempts"]))
+                self.assertEqual("busy-" + mode, rule["id"])
+                for done in ("busy-", "always-"):
+                    status, _, body = http(
+                        self.server.url + "/_emulator/faults?id=" + done + mode, None,
+                        method="DELETE")
+                    self.assertEqual((200, {"removed": 1}), (status, body))
+
+    def test_a_rule_of_the_faults_file_is_kept_by_a_reset(self):
+        # Every second ListEndpoints is a 503, which boto3 retries.
+        client = self.retrying_client("standard")
+        attempts = [client.list_endpoints()["ResponseMetadata"]["RetryAttempts"] for _ in range(2)]
+        self.assertEqual([0, 1], attempts)
+        status, _, body = http(self.server.url + "/_emulator/faults", None, method="GET")
+        self.assertEqual(200, status, body)
+        rules = body["rules"]
+        self.assertEqual([("file-rule", "file", 3, 1)],
+                         [(r["id"], r["source"], r["matched"], r["fired"]) for r in rules])
+        with self.assertRaises(ClientError) as refused:
+            self.sm.list_endpoints()  # one attempt only: the 503 comes through
+            self.sm.list_endpoints()
+        self.assertEqual("ServiceUnavailable", refused.exception.response["Error"]["Code"])
+
+    def test_a_purchase_whose_payment_fails_is_failed(self):
+        self.add_rule({"operation": "CreateTrainingPlan", "resource": "doomed",
+                       "payment": {"status_message": "The payment method was declined."}})
+        offering = self.sm.search_training_plan_offerings(
+            TargetResources=["training-job"], InstanceType="ml.p5.48xlarge", InstanceCount=1,
+            DurationHours=24)["TrainingPlanOfferings"][0]
+        self.sm.create_training_plan(TrainingPlanName="doomed",
+                                     TrainingPlanOfferingId=offering["TrainingPlanOfferingId"])
+        plan = self.sm.describe_training_plan(TrainingPlanName="doomed")
+        self.assertEqual(("Failed", "The payment method was declined.", "Failed"),
+                         (plan["Status"], plan["StatusMessage"],
+                          plan["ReservedCapacitySummaries"][0]["Status"]))
+        failed = self.sm.list_training_plans(Filters=[{"Name": "Status", "Value": "Failed"}])
+        self.assertEqual(["doomed"],
+                         [p["TrainingPlanName"] for p in failed["TrainingPlanSummaries"]])
 
 
 class TwoBlockPlanBoto3Test(EmulatorTestCase):
