@@ -5,6 +5,7 @@
 
 #include "domain/aws_names.hpp"
 #include "domain/endpoint.hpp"
+#include "domain/faults.hpp"
 #include "domain/plan_admission.hpp"
 #include "domain/resource_kinds.hpp"
 #include "domain/time_format.hpp"
@@ -208,6 +209,63 @@ std::optional<TimePoint> NextTransition(const Cluster& cluster, const CapacityFa
   return next;
 }
 
+bool Applied(const Cluster& cluster, const NodeFailure& failure) {
+  return std::find(cluster.faults_applied.begin(), cluster.faults_applied.end(), failure.rule_id) !=
+         cluster.faults_applied.end();
+}
+
+// When the next node failure not yet applied happens.
+std::optional<TimePoint> NextFailure(const Cluster& cluster,
+                                     const std::vector<NodeFailure>& failures) {
+  std::optional<TimePoint> next;
+  if (cluster.status == ClusterStatus::kDeleting || cluster.status == ClusterStatus::kFailed) {
+    return next;
+  }
+  for (const NodeFailure& failure : failures) {
+    if (!Applied(cluster, failure)) next = Earliest(next, failure.at);
+  }
+  return next;
+}
+
+// The node failures due by `at`, in time order: each takes the first running node (in launch
+// order) of the first group it names that has one.
+void ApplyFailures(Cluster& cluster, TimePoint at, const std::vector<NodeFailure>& failures,
+                   const CapacityFacts& facts) {
+  std::vector<const NodeFailure*> due;
+  for (const NodeFailure& failure : failures) {
+    if (failure.at <= at && !Applied(cluster, failure)) due.push_back(&failure);
+  }
+  std::stable_sort(due.begin(), due.end(),
+                   [](const auto* a, const auto* b) { return a->at < b->at; });
+  for (const NodeFailure* failure : due) {
+    cluster.faults_applied.push_back(failure->rule_id);
+    if (cluster.status == ClusterStatus::kDeleting || cluster.status == ClusterStatus::kFailed) {
+      continue;
+    }
+    for (InstanceGroup& group : cluster.groups) {
+      if (!GlobMatches(failure->group, group.spec.name)) continue;
+      ClusterNode* victim = nullptr;
+      for (ClusterNode& node : group.nodes) {
+        if (node.status == NodeStatus::kRunning && node.launched <= failure->at &&
+            (victim == nullptr ||
+             std::tie(node.launched, node.id) < std::tie(victim->launched, victim->id))) {
+          victim = &node;
+        }
+      }
+      if (victim == nullptr) continue;
+      victim->failed = true;
+      cluster.failed_instances.push_back({victim->id, group.spec.plan_arn, failure->at});
+      if (failure->replace) {
+        ShutDown(*victim, failure->at, Millis{0});  // its instance is given back at once
+        if (group.status == GroupStatus::kInService) Launch(cluster, group, failure->at, facts);
+      } else {
+        victim->status = NodeStatus::kFailure;
+      }
+      break;
+    }
+  }
+}
+
 // Applies every transition due at `at`. Returns false when the cluster is gone.
 bool Step(Cluster& cluster, TimePoint at, const CapacityFacts& facts, const Holdings& holdings) {
   // First, so that nodes a plan was winding down stay when the plan was extended since (they are
@@ -252,10 +310,11 @@ constexpr WireNames<GroupStatus, 5> kGroupStatuses({{
 }});
 static_assert(kGroupStatuses.Complete());
 
-constexpr WireNames<NodeStatus, 3> kNodeStatuses({{
+constexpr WireNames<NodeStatus, 4> kNodeStatuses({{
     {NodeStatus::kPending, "Pending"},
     {NodeStatus::kRunning, "Running"},
     {NodeStatus::kShuttingDown, "ShuttingDown"},
+    {NodeStatus::kFailure, "Failure"},
 }});
 static_assert(kNodeStatuses.Complete());
 
@@ -505,18 +564,22 @@ Result<Cluster> DeleteNodes(Cluster cluster, const std::vector<std::string>& nod
 }
 
 ClusterSettlement Settle(const Cluster& cluster, TimePoint now, const CapacityFacts& facts,
-                         const Holdings& holdings) {
+                         const Holdings& holdings, const std::vector<NodeFailure>& failures) {
   Cluster settled = cluster;
-  for (auto at = NextTransition(settled, facts); at && *at <= now;) {
+  auto next_event = [&] {
+    return Earliest(NextTransition(settled, facts), NextFailure(settled, failures));
+  };
+  for (auto at = next_event(); at && *at <= now;) {
     const Cluster before = settled;
     if (!Step(settled, *at, facts, holdings)) return {std::nullopt, std::nullopt};
-    const auto next = NextTransition(settled, facts);
+    ApplyFailures(settled, *at, failures, facts);
+    const auto next = next_event();
     // Every step either moves time on or changes the cluster; one that does neither has nothing
     // left to do at `at`.
     if (settled == before && next && *next <= *at) break;
     at = next;
   }
-  const auto next = NextTransition(settled, facts);
+  const auto next = next_event();  // before `settled` is moved from
   return {std::move(settled), next};
 }
 

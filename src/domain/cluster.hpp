@@ -28,7 +28,9 @@ namespace smemu::domain {
 // uses.
 enum class ClusterStatus { kCreating, kInService, kUpdating, kDeleting, kFailed };
 enum class GroupStatus { kCreating, kInService, kUpdating, kDeleting, kFailed };
-enum class NodeStatus { kPending, kRunning, kShuttingDown };
+// kFailure: a node whose instance failed, left in place because the cluster's NodeRecovery is
+// None.
+enum class NodeStatus { kPending, kRunning, kShuttingDown, kFailure };
 std::string_view ToString(ClusterStatus status);
 std::string_view ToString(GroupStatus status);
 std::string_view ToString(NodeStatus status);
@@ -43,6 +45,7 @@ struct ClusterNode {
   std::optional<TimePoint> gone_at;  // ShuttingDown: when its instance is given back
   // Shut down by its plan's last hour (not by a request): it comes back if the plan is extended.
   bool plan_wind_down = false;
+  bool failed = false;  // its instance failed (a fault rule's node failure)
 
   bool operator==(const ClusterNode&) const = default;
 };
@@ -66,6 +69,16 @@ struct InstanceGroup {
   bool operator==(const InstanceGroup&) const = default;
 };
 
+// An instance of the cluster's that failed, kept for the health of the reserved capacity it came
+// from (an UltraServer plan's UnhealthyInstanceCount) after the node itself is gone.
+struct FailedInstance {
+  std::string node_id;
+  std::string plan_arn;  // empty: on demand
+  TimePoint at{};
+
+  bool operator==(const FailedInstance&) const = default;
+};
+
 struct Cluster {
   std::string arn;
   Owner owner;
@@ -75,7 +88,9 @@ struct Cluster {
   std::optional<TimePoint> due;  // Creating, Updating, Deleting: when the change falls due
   std::optional<std::string> failure_message;
   std::vector<InstanceGroup> groups;
-  int nodes_launched = 0;  // numbers the node ids
+  int nodes_launched = 0;                   // numbers the node ids
+  std::vector<std::string> faults_applied;  // the node failures (fault rule ids) already applied
+  std::vector<FailedInstance> failed_instances;
 
   const InstanceGroup* FindGroup(std::string_view name) const;
   bool operator==(const Cluster&) const = default;
@@ -127,6 +142,18 @@ Result<Cluster> DeleteNodes(Cluster cluster, const std::vector<std::string>& nod
 
 // ---- Transitions the clock brings
 
+// A node failure a fault rule brings to a cluster: at `at`, the first running node (in launch
+// order) of the first group whose name matches the glob `group` fails. With `replace` (the
+// cluster's NodeRecovery is Automatic: "SageMaker HyperPod will automatically reboot or replace
+// faulty nodes") the node leaves and a new one takes its place; otherwise it stays, in Failure.
+// Each rule fails one node of a cluster once.
+struct NodeFailure {
+  std::string rule_id;
+  TimePoint at{};
+  std::string group;  // a glob; "" matches any group
+  bool replace = true;
+};
+
 struct ClusterSettlement {
   std::optional<Cluster> cluster;  // nullopt: deleted
   // When the next transition falls due while nothing else changes; nullopt when none is.
@@ -135,8 +162,9 @@ struct ClusterSettlement {
 // Applies every transition due by `now`, each at the moment it fell due: provisioning, updates,
 // nodes of plan groups starting and ending with their plan, shut-down nodes leaving, deletion.
 // `holdings` must include what `cluster` holds now.
+// `failures` happen in time order with the other transitions.
 ClusterSettlement Settle(const Cluster& cluster, TimePoint now, const CapacityFacts& facts,
-                         const Holdings& holdings);
+                         const Holdings& holdings, const std::vector<NodeFailure>& failures = {});
 
 // What a cluster holds: its nodes, while Updating the growth it asked for, and while Creating the
 // instances of its plan groups (on-demand groups take theirs when provisioned).

@@ -31,7 +31,9 @@ bool Fires(const FaultFiring& firing, long long match, long long fired, double d
 }
 
 FaultStage StageOf(const FaultAction& action) {
-  return std::holds_alternative<PaymentFault>(action) ? FaultStage::kPayment : FaultStage::kRequest;
+  if (std::holds_alternative<PaymentFault>(action)) return FaultStage::kPayment;
+  if (std::holds_alternative<NodeFault>(action)) return FaultStage::kNodeFailure;
+  return FaultStage::kRequest;
 }
 
 std::optional<ErrorCode> FaultErrorCode(std::string_view name) {

@@ -62,10 +62,15 @@ struct LatencyFault {  // serves the request, then holds the answer this long (r
 struct PaymentFault {  // the plan or extension bought by the matched request is never paid for
   std::string status_message;
 };
-using FaultAction = std::variant<ErrorFault, LatencyFault, PaymentFault>;
+struct NodeFault {  // a HyperPod node of the matched cluster fails at `at` on the virtual clock
+  TimePoint at{};
+  std::string instance_group;  // a glob; "" any group
+};
+using FaultAction = std::variant<ErrorFault, LatencyFault, PaymentFault, NodeFault>;
 
-// When a rule is tried: as a request arrives (errors, latency), or when a purchase is paid.
-enum class FaultStage { kRequest, kPayment };
+// When a rule is tried: as a request arrives (errors, latency), when a purchase is paid, or when
+// a cluster's transitions are settled.
+enum class FaultStage { kRequest, kPayment, kNodeFailure };
 FaultStage StageOf(const FaultAction& action);
 
 // The longest latency a rule may add: long enough to trip any client timeout a test sets, short

@@ -432,6 +432,25 @@ PlanStatus PurchaseStatusOf(const Window& window, TimePoint paid_at, TimePoint n
   return PlanStatusOf(window, now);
 }
 
+std::vector<UltraServerState> UltraServerStates(const UltraServers& shape, int in_use,
+                                                int unhealthy) {
+  std::vector<UltraServerState> states;
+  const int usable_each = shape.instances_per - shape.spares_per;
+  for (int i = 0; i < shape.count; ++i) {
+    UltraServerState state;
+    state.unhealthy = std::min(unhealthy, shape.instances_per);
+    unhealthy -= state.unhealthy;
+    state.spares_available = std::max(0, shape.spares_per - state.unhealthy);
+    const int usable = std::max(0, usable_each - std::max(0, state.unhealthy - shape.spares_per));
+    state.in_use = std::min(in_use, usable);
+    in_use -= state.in_use;
+    state.available = usable - state.in_use;
+    state.impaired = state.unhealthy > 0;
+    states.push_back(state);
+  }
+  return states;
+}
+
 int UsableInstances(const Plan& plan) {
   return plan.instance_count - (plan.ultraservers ? plan.ultraservers->Spares() : 0);
 }

@@ -50,6 +50,21 @@ struct UltraServers {
   bool operator==(const UltraServers&) const = default;
 };
 
+// One UltraServer of a reserved capacity as ListUltraServersByReservedCapacity counts it.
+struct UltraServerState {
+  int in_use = 0;
+  int available = 0;         // usable and not in use
+  int spares_available = 0;  // spares not standing in for an unhealthy instance
+  int unhealthy = 0;
+  bool impaired = false;  // HealthStatus Impaired (an instance is unhealthy), else OK
+};
+// The UltraServers of a reserved capacity with `in_use` of its instances in use and `unhealthy`
+// of them failed. Both fill the UltraServers in order. A spare stands in for each unhealthy
+// instance of its UltraServer ("We recommend that you keep one spare instance per UltraServer");
+// an UltraServer with more unhealthy instances than spares has fewer usable ones.
+std::vector<UltraServerState> UltraServerStates(const UltraServers& shape, int in_use,
+                                                int unhealthy);
+
 struct OfferingRequest {
   std::vector<std::string> instance_types;  // every type to search, in order
   int instance_count = 1;

@@ -18,6 +18,7 @@ json NodeDoc(const domain::ClusterNode& node) {
               {"LaunchMs", Ms(node.launched)}};
   if (node.gone_at) doc["GoneMs"] = Ms(*node.gone_at);
   if (node.plan_wind_down) doc["PlanWindDown"] = true;
+  if (node.failed) doc["Failed"] = true;
   return doc;
 }
 
@@ -29,6 +30,7 @@ domain::ClusterNode NodeFromDoc(const json& doc) {
   node.launched = At(doc.at("LaunchMs"));
   if (doc.contains("GoneMs")) node.gone_at = At(doc["GoneMs"]);
   node.plan_wind_down = doc.value("PlanWindDown", false);
+  node.failed = doc.value("Failed", false);
   return node;
 }
 
@@ -54,6 +56,17 @@ std::string ClusterDoc(const ClusterRecord& record) {
               {"NodesLaunched", cluster.nodes_launched}};
   if (cluster.due) doc["DueMs"] = Ms(*cluster.due);
   if (cluster.failure_message) doc["FailureMessage"] = *cluster.failure_message;
+  // Clusters stored before fault rules had neither: the codec keeps their documents as they were.
+  if (!cluster.faults_applied.empty()) doc["FaultsApplied"] = cluster.faults_applied;
+  if (!cluster.failed_instances.empty()) {
+    json failed = json::array();
+    for (const domain::FailedInstance& instance : cluster.failed_instances) {
+      failed.push_back({{"InstanceId", instance.node_id},
+                        {"TrainingPlanArn", instance.plan_arn},
+                        {"AtMs", Ms(instance.at)}});
+    }
+    doc["FailedInstances"] = std::move(failed);
+  }
   return doc.dump();
 }
 
@@ -81,6 +94,13 @@ ClusterRecord DecodeCluster(const store::ResourceRow& row) {
   if (doc.contains("DueMs")) cluster.due = At(doc["DueMs"]);
   if (doc.contains("FailureMessage")) cluster.failure_message = doc["FailureMessage"];
   cluster.nodes_launched = doc.value("NodesLaunched", 0);
+  if (doc.contains("FaultsApplied")) {
+    cluster.faults_applied = doc["FaultsApplied"].get<std::vector<std::string>>();
+  }
+  for (const json& failed : doc.value("FailedInstances", json::array())) {
+    cluster.failed_instances.push_back(
+        {failed.at("InstanceId"), failed.at("TrainingPlanArn"), At(failed.at("AtMs"))});
+  }
   for (const json& given : doc.at("Groups")) {
     domain::InstanceGroup group;
     group.spec = {given.at("InstanceGroupName"), given.at("InstanceType"),
@@ -123,6 +143,20 @@ bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,
 
 void SaveCluster(Writer& writer, TimePoint now, const ClusterRecord& record) {
   SaveHolding(writer, now, EncodeCluster(record), domain::HolderOf(record.cluster));
+}
+
+int FailedInstancesOnPlan(const store::StateStore& store, const std::string& account,
+                          const std::string& region, const std::string& plan_arn,
+                          const domain::Window& block) {
+  int failed = 0;
+  for (const store::ResourceRow& row : store.AllOf(account, region, domain::kClusterKind)) {
+    for (const domain::FailedInstance& instance : ClusterFromRow(row).cluster.failed_instances) {
+      if (instance.plan_arn == plan_arn && block.start <= instance.at && instance.at < block.end) {
+        ++failed;
+      }
+    }
+  }
+  return failed;
 }
 
 std::vector<ClusterRecord> LiveClusters(const store::StateStore& store) {

@@ -37,4 +37,10 @@ void SaveCluster(Writer& writer, TimePoint now, const ClusterRecord& record);
 // Every cluster that may hold instances or change with the clock (all but Failed ones).
 std::vector<ClusterRecord> LiveClusters(const store::StateStore& store);
 
+// How many instances of the plan `plan_arn` failed under the account's clusters in `region`
+// within `block` (a reserved capacity's window): its unhealthy instances while that block lasts.
+int FailedInstancesOnPlan(const store::StateStore& store, const std::string& account,
+                          const std::string& region, const std::string& plan_arn,
+                          const domain::Window& block);
+
 }  // namespace smemu::ops

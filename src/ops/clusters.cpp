@@ -102,6 +102,10 @@ std::string NodeMessage(const domain::InstanceGroup& group, const domain::Cluste
   if (node.status == domain::NodeStatus::kPending && !group.spec.plan_arn.empty()) {
     return "Waiting for training plan " + group.spec.plan_arn + " to become Active.";
   }
+  if (node.status == domain::NodeStatus::kFailure) {  // our own text: AWS's is not public
+    return "The instance failed its health checks. NodeRecovery is None: replace it with "
+           "BatchDeleteClusterNodes and UpdateCluster.";
+  }
   return "";
 }
 
@@ -442,11 +446,33 @@ Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {
 // their plans, deletions). Returns when the next one falls due, or nullopt when none will.
 std::optional<TimePoint> SettleClusters(const Context& ctx, Writer& writer) {
   const StoreCapacityFacts facts(ctx);
-  return SettleHeld(writer, ctx.now, LiveClusters(ctx.store), &ClusterRecord::cluster,
-                    &domain::ClusterSettlement::cluster, &EncodeCluster,
-                    [&](const domain::Cluster& cluster) {
-                      return domain::Settle(cluster, ctx.now, facts, ctx.holdings);
-                    });
+  std::vector<ClusterRecord> clusters = LiveClusters(ctx.store);
+  // The node failures fault rules bring each cluster, and whether it replaces a failed node.
+  std::map<std::string, std::vector<domain::NodeFailure>> failures;
+  for (const ClusterRecord& record : clusters) {
+    const bool replace = record.settings.value("NodeRecovery", "Automatic") == "Automatic";
+    for (const auto& [id, fault] :
+         ctx.faults.NodeFaultsFor({"", record.key.account, record.key.region, record.key.name})) {
+      failures[record.cluster.arn].push_back({id, fault.at, fault.instance_group, replace});
+    }
+  }
+  static const std::vector<domain::NodeFailure> kNone;
+  return SettleHeld(
+      writer, ctx.now, std::move(clusters), &ClusterRecord::cluster,
+      &domain::ClusterSettlement::cluster, &EncodeCluster, [&](const domain::Cluster& cluster) {
+        const auto it = failures.find(cluster.arn);
+        domain::ClusterSettlement settled = domain::Settle(
+            cluster, ctx.now, facts, ctx.holdings, it == failures.end() ? kNone : it->second);
+        if (settled.cluster) {
+          const auto& applied = settled.cluster->faults_applied;
+          for (auto id =
+                   applied.begin() + static_cast<std::ptrdiff_t>(cluster.faults_applied.size());
+               id < applied.end(); ++id) {
+            ctx.faults.NodeFailureApplied(*id);
+          }
+        }
+        return settled;
+      });
 }
 
 void AddClusterHolders(const store::StateStore& store, domain::Holdings& holdings) {

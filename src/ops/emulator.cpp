@@ -182,6 +182,11 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
   return clock_.GetState();
 }
 
+void Emulator::FaultRulesChanged() {
+  MutexLock lock(mutex_);
+  settled_.written = true;
+}
+
 void Emulator::Reset() {
   MutexLock lock(mutex_);
   store_.DeleteEverything();

@@ -73,6 +73,9 @@ class Emulator {
 
   // The fault rules in force (thread-safe itself).
   FaultRules& faults() { return faults_; }
+  // After the rules changed: the next request settles again, since a node failure may have
+  // fallen due or a new one be scheduled.
+  void FaultRulesChanged() SMEMU_EXCLUDES(mutex_);
 
   // The account service quotas a server starts with (from --quotas); reset returns to them.
   // A table changed since (ChangeQuotas) and kept in the store wins at start.

@@ -1,7 +1,10 @@
 #include "ops/fault_document.hpp"
 
 #include <cmath>
+#include <optional>
 #include <set>
+
+#include "domain/time_format.hpp"
 
 namespace smemu::ops {
 namespace {
@@ -9,8 +12,8 @@ namespace {
 using nlohmann::json;
 
 const std::set<std::string, std::less<>> kRuleMembers = {
-    "id",   "operation",   "account", "region",     "resource", "times",      "every",
-    "seed", "probability", "error",   "latency_ms", "payment",  "description"};
+    "id",   "operation",   "account", "region",     "resource", "times",       "every",
+    "seed", "probability", "error",   "latency_ms", "payment",  "description", "node_failure"};
 
 class RuleReader {
  public:
@@ -101,8 +104,12 @@ class RuleReader {
   domain::Result<domain::FaultAction> ReadAction() const {
     const int given = static_cast<int>(doc_.contains("error")) +
                       static_cast<int>(doc_.contains("latency_ms")) +
-                      static_cast<int>(doc_.contains("payment"));
-    if (given != 1) return Fail("must do exactly one of 'error', 'latency_ms' and 'payment'");
+                      static_cast<int>(doc_.contains("payment")) +
+                      static_cast<int>(doc_.contains("node_failure"));
+    if (given != 1) {
+      return Fail("must do exactly one of 'error', 'latency_ms', 'payment' and 'node_failure'");
+    }
+    if (doc_.contains("node_failure")) return ReadNodeFailure(doc_.at("node_failure"));
     if (doc_.contains("latency_ms")) {
       const json& value = doc_.at("latency_ms");
       if (!value.is_number_integer() || value.get<long long>() < 0 ||
@@ -129,6 +136,43 @@ class RuleReader {
       return domain::FaultAction{std::move(fault)};
     }
     return ReadError(doc_.at("error"));
+  }
+
+  domain::Result<domain::FaultAction> ReadNodeFailure(const json& value) const {
+    if (doc_.contains("times") || doc_.contains("every") || doc_.contains("probability")) {
+      return Fail(
+          "fails one node of each cluster it matches, once: 'times', 'every' and "
+          "'probability' do not apply to 'node_failure'");
+    }
+    if (!value.is_object()) return Fail("'node_failure' must be an object");
+    domain::NodeFault fault;
+    bool timed = false;
+    for (const auto& [key, item] : value.items()) {
+      if (key == "at") {
+        std::optional<TimePoint> at;
+        if (item.is_string()) at = domain::ParseIso8601(item.get<std::string>());
+        if (item.is_number() && item.get<double>() >= 0 && item.get<double>() < 1e11) {
+          at = domain::FromEpochSeconds(item.get<double>());
+        }
+        if (!at) {
+          return Fail(
+              "'node_failure.at' must be an ISO 8601 time such as "
+              "2027-01-16T00:00:00Z, or epoch seconds");
+        }
+        fault.at = *at;
+        timed = true;
+      } else if (key == "instance_group") {
+        if (!item.is_string() || item.get_ref<const std::string&>().empty() ||
+            item.get_ref<const std::string&>().size() > 256) {
+          return Fail("'node_failure.instance_group' must be a string of 1 to 256 characters");
+        }
+        fault.instance_group = item.get<std::string>();
+      } else {
+        return Fail("has an unknown member 'node_failure." + Excerpt(key) + "'");
+      }
+    }
+    if (!timed) return Fail("'node_failure' must say when the node fails ('at')");
+    return domain::FaultAction{std::move(fault)};
   }
 
   domain::Result<domain::FaultAction> ReadError(const json& value) const {
@@ -235,6 +279,9 @@ json FaultRuleJson(const domain::FaultRule& rule) {
                     {"message", error->error.message}};
   } else if (const auto* latency = std::get_if<domain::LatencyFault>(&rule.action)) {
     doc["latency_ms"] = latency->delay.count();
+  } else if (const auto* node = std::get_if<domain::NodeFault>(&rule.action)) {
+    doc["node_failure"] = {{"at", domain::FormatIso8601(node->at)}};
+    if (!node->instance_group.empty()) doc["node_failure"]["instance_group"] = node->instance_group;
   } else {
     doc["payment"] = {
         {"status_message", std::get<domain::PaymentFault>(rule.action).status_message}};

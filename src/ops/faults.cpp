@@ -114,3 +114,31 @@ std::optional<domain::FaultAction> FaultRules::ForLifecycle(domain::FaultStage s
 }
 
 }  // namespace smemu::ops
+
+namespace smemu::ops {
+
+std::vector<std::pair<std::string, domain::NodeFault>> FaultRules::NodeFaultsFor(
+    const domain::FaultSubject& subject) const {
+  std::vector<std::pair<std::string, domain::NodeFault>> faults;
+  MutexLock lock(mutex_);
+  for (const Entry& entry : rules_) {
+    const domain::FaultRule& rule = entry.view.rule;
+    const auto* fault = std::get_if<domain::NodeFault>(&rule.action);
+    if (fault == nullptr) continue;
+    domain::FaultScope scope = rule.scope;
+    scope.operation = "*";
+    if (scope.Matches(subject)) faults.emplace_back(rule.id, *fault);
+  }
+  return faults;
+}
+
+void FaultRules::NodeFailureApplied(const std::string& id) {
+  MutexLock lock(mutex_);
+  for (Entry& entry : rules_) {
+    if (entry.view.rule.id != id) continue;
+    ++entry.view.matched;
+    ++entry.view.fired;
+  }
+}
+
+}  // namespace smemu::ops

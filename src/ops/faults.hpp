@@ -58,6 +58,13 @@ class FaultRules {
   std::optional<domain::FaultAction> ForLifecycle(domain::FaultStage stage,
                                                   const domain::FaultSubject& subject)
       SMEMU_EXCLUDES(mutex_);
+  // The node failures of the rules whose account, region and resource match the cluster
+  // `subject` names (the operation is not looked at), with each rule's id. A rule counts a match
+  // and a firing when a failure is applied (NodeFailureApplied), not here.
+  std::vector<std::pair<std::string, domain::NodeFault>> NodeFaultsFor(
+      const domain::FaultSubject& subject) const SMEMU_EXCLUDES(mutex_);
+  // Counts the rule `id`'s failure, applied to one cluster.
+  void NodeFailureApplied(const std::string& id) SMEMU_EXCLUDES(mutex_);
 
  private:
   struct Entry {

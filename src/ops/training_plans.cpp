@@ -9,6 +9,7 @@
 #include "domain/aws_names.hpp"
 #include "domain/time_format.hpp"
 #include "ops/arn.hpp"
+#include "ops/cluster_records.hpp"
 #include "ops/edit.hpp"
 #include "ops/kinds.hpp"
 #include "ops/listing.hpp"
@@ -94,6 +95,31 @@ json OfferingJson(const domain::Offering& offering) {
 // A reserved capacity's status: its plan's payment, then its own window.
 std::string BlockStatus(const Plan& plan, const domain::CapacityBlock& block, TimePoint now) {
   return domain::PurchaseStatusAt(block.window, plan.paid_at, now, plan.PaymentFails());
+}
+
+// The UltraServers of an UltraServer plan's reserved capacity `block` now: what runs on the plan
+// while the block is in force, and what failed in it.
+std::vector<domain::UltraServerState> UltraServerStatesOf(const Context& ctx, const Plan& plan,
+                                                          const domain::CapacityBlock& block) {
+  const bool in_force = domain::PlanStatusOf(block.window, ctx.now) == domain::PlanStatus::kActive;
+  const int in_use = in_force ? ctx.holdings.OnPlan(plan.arn) : 0;
+  const int unhealthy = FailedInstancesOnPlan(ctx.store, ctx.caller.account, ctx.caller.region,
+                                              plan.arn, block.window);
+  return domain::UltraServerStates(*plan.ultraservers, in_use, unhealthy);
+}
+
+struct UltraServerTotals {
+  int spares_available = 0;
+  int unhealthy = 0;
+};
+UltraServerTotals UltraServerTotalsOf(const Context& ctx, const Plan& plan,
+                                      const domain::CapacityBlock& block) {
+  UltraServerTotals totals;
+  for (const domain::UltraServerState& state : UltraServerStatesOf(ctx, plan, block)) {
+    totals.spares_available += state.spares_available;
+    totals.unhealthy += state.unhealthy;
+  }
+  return totals;
 }
 
 // Plan members shared by DescribeTrainingPlan and the ListTrainingPlans summaries.
@@ -329,9 +355,11 @@ Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
   if (!plan) return NotFound(ctx.caller, kPlan, name);
   json out = PlanJson(ctx.caller, *plan, ctx.now, ctx.holdings);
   if (plan->ultraservers) {  // DescribeTrainingPlan's members, not the summaries'
-    // No instance turns unhealthy here (fault injection is not emulated yet): every spare waits.
-    out["AvailableSpareInstanceCount"] = plan->ultraservers->Spares();
-    out["UnhealthyInstanceCount"] = 0;
+    const domain::CapacityBlock* block = plan->BlockFrom(ctx.now);
+    const UltraServerTotals totals =
+        UltraServerTotalsOf(ctx, *plan, block == nullptr ? plan->blocks.back() : *block);
+    out["AvailableSpareInstanceCount"] = totals.spares_available;
+    out["UnhealthyInstanceCount"] = totals.unhealthy;
   }
   return out;
 }
@@ -376,11 +404,12 @@ Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
               {"InUseInstanceCount", used}};
   out["ReservedCapacityType"] = plan.ultraservers ? "UltraServer" : "Instance";
   if (plan.ultraservers) {
+    const UltraServerTotals totals = UltraServerTotalsOf(ctx, plan, block);
     out["UltraServerSummary"] = {{"UltraServerType", plan.ultraservers->type},
                                  {"InstanceType", block.pool.instance_type},
                                  {"UltraServerCount", plan.ultraservers->count},
-                                 {"AvailableSpareInstanceCount", plan.ultraservers->Spares()},
-                                 {"UnhealthyInstanceCount", 0}};
+                                 {"AvailableSpareInstanceCount", totals.spares_available},
+                                 {"UnhealthyInstanceCount", totals.unhealthy}};
   }
   PutWindow(out, block.window, "StartTime", "EndTime");
   return out;
@@ -475,9 +504,9 @@ Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) 
   return out;
 }
 
-// The UltraServers of a reserved capacity, each with its counts and health. The plan's instances
-// in use fill the UltraServers in order, each up to its instances less its spares. No instance
-// turns unhealthy here (fault injection is not emulated yet), so every UltraServer is OK.
+// The UltraServers of a reserved capacity, each with its counts and health
+// (domain::UltraServerStates): the plan's instances in use, and those that failed under its
+// clusters in this block (fault rules' node failures), fill the UltraServers in order.
 Result<json> ListUltraServersByReservedCapacity(const json& in, Context& ctx) {
   const auto found = PlanOfReservedCapacity(in.at("ReservedCapacityArn"), ctx);
   if (!found) return found.error();
@@ -490,13 +519,9 @@ Result<json> ListUltraServersByReservedCapacity(const json& in, Context& ctx) {
   if (!request) return request.error();
   std::vector<Positioned<json>> ultraservers;
   if (const auto& shape = plan.ultraservers) {
-    const bool in_force =
-        domain::PlanStatusOf(block.window, ctx.now) == domain::PlanStatus::kActive;
-    int unplaced = in_force ? ctx.holdings.OnPlan(plan.arn) : 0;
-    const int usable_each = shape->instances_per - shape->spares_per;
+    const std::vector<domain::UltraServerState> states = UltraServerStatesOf(ctx, plan, block);
     for (int i = 0; i < shape->count; ++i) {
-      const int in_use = std::min(unplaced, usable_each);
-      unplaced -= in_use;
+      const domain::UltraServerState& state = states[static_cast<std::size_t>(i)];
       const std::string id = block.id + "-us" + std::to_string(i + 1);
       ultraservers.push_back({{static_cast<int64_t>(i), id},
                               {{"UltraServerId", id},
@@ -505,11 +530,11 @@ Result<json> ListUltraServersByReservedCapacity(const json& in, Context& ctx) {
                                {"InstanceType", block.pool.instance_type},
                                {"TotalInstanceCount", shape->instances_per},
                                {"ConfiguredSpareInstanceCount", shape->spares_per},
-                               {"AvailableInstanceCount", usable_each - in_use},
-                               {"InUseInstanceCount", in_use},
-                               {"AvailableSpareInstanceCount", shape->spares_per},
-                               {"UnhealthyInstanceCount", 0},
-                               {"HealthStatus", "OK"}}});
+                               {"AvailableInstanceCount", state.available},
+                               {"InUseInstanceCount", state.in_use},
+                               {"AvailableSpareInstanceCount", state.spares_available},
+                               {"UnhealthyInstanceCount", state.unhealthy},
+                               {"HealthStatus", state.impaired ? "Impaired" : "OK"}}});
     }
   }
   auto page = Paginate<json>(kSpec, *request, InMemorySource(std::move(ultraservers), false));

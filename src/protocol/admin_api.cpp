@@ -489,6 +489,7 @@ HttpResponse Router::AdminAddFaults(const AdminCall& call) const {
 // DELETE /_emulator/faults?id=ID removes one rule; without an id, every rule (the file's too).
 HttpResponse Router::AdminRemoveFaults(const AdminCall& call) const {
   const std::string id = FormDecode(QueryParameter(call.request.target, "id"));
+  emulator_.FaultRulesChanged();
   if (id.empty()) return call.Reply({{"removed", emulator_.faults().Clear()}});
   if (!emulator_.faults().Remove(id)) {
     return call.Fail({domain::ErrorCode::kNotFoundException,

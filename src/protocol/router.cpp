@@ -185,7 +185,9 @@ domain::Result<std::vector<domain::FaultRule>> Router::AddFaultRules(
       !checked) {
     return checked.error();
   }
-  return emulator_.faults().Add(std::move(*rules), source);
+  auto added = emulator_.faults().Add(std::move(*rules), source);
+  emulator_.FaultRulesChanged();
+  return added;
 }
 
 void Router::Handle(HttpRequest request, Reply reply) const {

@@ -192,7 +192,16 @@ TEST_F(FaultsTest, ARuleTheModelCannotAnswerIsRefusedWhenAdded) {
       {{{"operation", "ListModels"}, {"error", {{"code", "ThrottlingException"}, {"status", 503}}}},
        "Fault rule 1: ThrottlingException is a client error: its status is a 4xx, not 503."},
       {{{"operation", "ListModels"}, {"error", "ThrottlingException"}, {"latency_ms", 5}},
-       "Fault rule 1 must do exactly one of 'error', 'latency_ms' and 'payment'."},
+       "Fault rule 1 must do exactly one of 'error', 'latency_ms', 'payment' and "
+       "'node_failure'."},
+      {{{"resource", "c"}, {"times", 1}, {"node_failure", {{"at", "2027-01-16T00:00:00Z"}}}},
+       "Fault rule 1 fails one node of each cluster it matches, once: 'times', 'every' and "
+       "'probability' do not apply to 'node_failure'."},
+      {{{"resource", "c"}, {"node_failure", {{"instance_group", "g"}}}},
+       "Fault rule 1 'node_failure' must say when the node fails ('at')."},
+      {{{"resource", "c"}, {"node_failure", {{"at", "tomorrow"}}}},
+       "Fault rule 1 'node_failure.at' must be an ISO 8601 time such as 2027-01-16T00:00:00Z, or "
+       "epoch seconds."},
       {{{"operation", "ListModels"}, {"latency_ms", 30001}},
        "Fault rule 1 'latency_ms' must be a whole number of milliseconds from 0 to 30000."},
       {{{"operation", "ListModels"}, {"times", 2}, {"every", 3}, {"latency_ms", 1}},

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "test_support.hpp"
 #include "unit/emulator_fixture.hpp"
@@ -927,3 +928,113 @@ TEST_F(TrainingPlansRestartTest, TheLedgerIsRebuiltFromStoredPlans) {
 
 }  // namespace
 }  // namespace smemu
+
+namespace smemu::testing {
+namespace {
+
+// A node failure (a fault rule's node_failure) on an UltraServer plan: "We recommend that you
+// keep one spare instance per UltraServer" — a spare stands in for the failed instance, the
+// UltraServer is Impaired and its unhealthy instance counted; with NodeRecovery Automatic
+// ("SageMaker HyperPod will automatically reboot or replace faulty nodes") the node is replaced
+// by a new one, with None it stays in Failure.
+class NodeFailureTest : public UltraServerPlansTest {
+ protected:
+  std::string BuyAndCluster(const std::string& recovery) {
+    const json offering = SearchUltraServers(1)["TrainingPlanOfferings"][0];
+    const std::string arn =
+        Call("CreateTrainingPlan",
+             {{"TrainingPlanName", "gb200"},
+              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+    Advance(kPlanDayOffset);
+    Call("CreateCluster",
+         {{"ClusterName", "gb200"},
+          {"NodeRecovery", recovery},
+          {"InstanceGroups",
+           {{{"InstanceGroupName", "workers"},
+             {"InstanceType", "ml.p6e-gb200.36xlarge"},
+             {"InstanceCount", 4},
+             {"ExecutionRole", "arn:aws:iam::123456789012:role/r"},
+             {"TrainingPlanArn", arn},
+             {"LifeCycleConfig", {{"SourceS3Uri", "s3://b/l"}, {"OnCreate", "on_create.sh"}}}}}}});
+    Advance(600);
+    return Call(
+        "DescribeTrainingPlan",
+        {{"TrainingPlanName", "gb200"}})["ReservedCapacitySummaries"][0]["ReservedCapacityArn"];
+  }
+
+  void FailANodeInAnHour() {
+    const long long at = kPlanStartSeconds + 600 + 3600;
+    const protocol::HttpResponse added =
+        router_->Handle({"POST",
+                         "/_emulator/faults",
+                         {},
+                         json({{"id", "bad-gpu"},
+                               {"resource", "gb200"},
+                               {"node_failure", {{"at", at}, {"instance_group", "work*"}}}})
+                             .dump()});
+    ASSERT_EQ(added.status, 200) << added.body;
+  }
+
+  std::vector<std::string> NodeStatuses() {
+    std::vector<std::string> statuses;
+    const json nodes = Call("ListClusterNodes", {{"ClusterName", "gb200"}});
+    for (const json& node : nodes["ClusterNodeSummaries"]) {
+      statuses.push_back(node["InstanceStatus"]["Status"]);
+    }
+    return statuses;
+  }
+};
+
+TEST_F(NodeFailureTest, AFailedNodeIsReplacedAndASpareStandsInForIt) {
+  const std::string reserved = BuyAndCluster("Automatic");
+  const json first = Call("ListClusterNodes", {{"ClusterName", "gb200"}})["ClusterNodeSummaries"];
+  FailANodeInAnHour();
+  Advance(3599);
+  EXPECT_EQ(Call("ListUltraServersByReservedCapacity",
+                 {{"ReservedCapacityArn", reserved}})["UltraServers"][0]["HealthStatus"],
+            "OK");
+  Advance(1);
+  const json nodes = Call("ListClusterNodes", {{"ClusterName", "gb200"}})["ClusterNodeSummaries"];
+  ASSERT_EQ(nodes.size(), 4u);
+  EXPECT_EQ(NodeStatuses(), (std::vector<std::string>{"Running", "Running", "Running", "Running"}));
+  std::set<std::string> before, after;
+  for (const json& node : first) before.insert(node["InstanceId"]);
+  for (const json& node : nodes) after.insert(node["InstanceId"]);
+  EXPECT_NE(before, after);  // one was replaced by a new instance
+  const json ultraserver = Call("ListUltraServersByReservedCapacity",
+                                {{"ReservedCapacityArn", reserved}})["UltraServers"][0];
+  EXPECT_EQ(ultraserver["HealthStatus"], "Impaired");
+  EXPECT_EQ(ultraserver["UnhealthyInstanceCount"], 1);
+  EXPECT_EQ(ultraserver["AvailableSpareInstanceCount"], 0);  // the one spare stands in
+  EXPECT_EQ(ultraserver["InUseInstanceCount"], 4);
+  EXPECT_EQ(ultraserver["AvailableInstanceCount"], 13);  // 17 usable, as before
+  const json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "gb200"}});
+  EXPECT_EQ(plan["UnhealthyInstanceCount"], 1);
+  EXPECT_EQ(plan["AvailableSpareInstanceCount"], 0);
+  const json summary =
+      Call("DescribeReservedCapacity", {{"ReservedCapacityArn", reserved}})["UltraServerSummary"];
+  EXPECT_EQ(summary["UnhealthyInstanceCount"], 1);
+  EXPECT_EQ(summary["AvailableSpareInstanceCount"], 0);
+  const json rules = Admin("GET", "/_emulator/faults")["rules"];
+  EXPECT_EQ(rules[0]["fired"], 1);
+  EXPECT_EQ(rules[0]["node_failure"]["at"], "2027-01-25T12:40:00Z");
+}
+
+TEST_F(NodeFailureTest, WithoutNodeRecoveryTheFailedNodeStaysInFailure) {
+  BuyAndCluster("None");
+  FailANodeInAnHour();
+  Advance(3600);
+  EXPECT_EQ(NodeStatuses(), (std::vector<std::string>{"Failure", "Running", "Running", "Running"}));
+  const json nodes = Call("ListClusterNodes", {{"ClusterName", "gb200"}})["ClusterNodeSummaries"];
+  const json details =
+      Call("DescribeClusterNode",
+           {{"ClusterName", "gb200"}, {"NodeId", nodes[0]["InstanceId"]}})["NodeDetails"];
+  EXPECT_EQ(details["InstanceStatus"]["Message"],
+            "The instance failed its health checks. NodeRecovery is None: replace it with "
+            "BatchDeleteClusterNodes and UpdateCluster.");
+  Advance(3600);  // a failure happens once per rule and cluster
+  EXPECT_EQ(NodeStatuses(), (std::vector<std::string>{"Failure", "Running", "Running", "Running"}));
+}
+
+}  // namespace
+}  // namespace smemu::testing
