@@ -35,6 +35,9 @@ struct ServerOptions {
   std::optional<std::string> quotas_path;
   // Fault rules to start with (JSON, schemas/faults.schema.json), kept by a reset; nullopt: none.
   std::optional<std::string> faults_path;
+  // AWS's request rates: "aws" (the built-in table) or a JSON file per
+  // schemas/rate-limits.schema.json; nullopt: no request is throttled for its rate.
+  std::optional<std::string> rate_limits;
   // A scenario (JSON list of API calls) applied at start when the database holds no resources.
   std::optional<std::string> init_path;
   // Strict authentication: a JSON file of access keys; every AWS request must then carry a valid

@@ -80,6 +80,11 @@ int Run(int argc, char** argv) {
                  "Fault rules to start with (JSON, schemas/faults.schema.json): errors, latency "
                  "and failed purchases on purpose; a reset keeps them")
       ->check(CLI::ExistingFile);
+  std::string rate_limits;
+  app.add_option("--rate-limits", rate_limits,
+                 "Throttle requests at AWS's rates, per account, region and operation: aws (the "
+                 "built-in table: AWS's published rates, the emulator's own elsewhere) or a JSON "
+                 "file (schemas/rate-limits.schema.json); default: no throttling");
   std::string init_path;
   app.add_option("--init", init_path,
                  "Scenario to apply when the database holds no resources: a JSON list of API "
@@ -147,6 +152,7 @@ int Run(int argc, char** argv) {
   if (!init_path.empty()) options.init_path = init_path;
   if (!quotas_path.empty()) options.quotas_path = quotas_path;
   if (!faults_path.empty()) options.faults_path = faults_path;
+  if (!rate_limits.empty()) options.rate_limits = rate_limits;
   options.provisioning_delay =
       std::chrono::milliseconds(static_cast<long long>(provisioning_seconds * 1000));
   options.plan_payment_delay =

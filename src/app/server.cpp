@@ -145,6 +145,7 @@ void ApplyInitScenario(const ServerOptions& options, const store::StateStore& st
   }
   protocol::RouterConfig trusted = config;
   trusted.verifier = nullptr;
+  trusted.rate_limiter = nullptr;  // a scenario's steps are the operator's, not a client's
   trusted.admin_token.clear();
   trusted.admin_peers = AdminPeers::kAnywhere;
   const protocol::Router router(emulator, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(),
@@ -219,6 +220,18 @@ unsigned short Server::Start() {
   config.peer_scope = http::ScopeOf;
   config.verifier = verifier;
   config.check_responses = s.options.check_responses;
+  if (const auto& rates = s.options.rate_limits) {
+    std::vector<protocol::RateLimit> limits;
+    if (*rates == "aws") {
+      limits = protocol::AwsRateLimits();
+    } else {
+      auto read = protocol::ReadRateLimits(ReadJsonFile(*rates, "rate-limits file"));
+      if (!read) throw std::runtime_error(*rates + ": " + read.error().message);
+      limits = std::move(*read);
+    }
+    config.rate_limiter = std::make_shared<protocol::RateLimiter>(std::move(limits));
+    log::Event(spdlog::level::info, "request rates limited", {{"rate_limits", *rates}});
+  }
   WarnAboutExposure(s.options, verifier != nullptr);
   if (verifier) {
     log::Event(spdlog::level::info, "strict authentication: AWS requests must be signed",

@@ -62,6 +62,7 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
   const ops::Caller& caller = *authenticated;
   outcome.account = caller.account;
   outcome.region = caller.region;
+  if (auto throttled = Throttled(outcome)) return fail(*throttled);
 
   auto input = ParseJsonObject(request.body, config_.max_json_depth);
   if (!input) return fail(input.error());

@@ -206,6 +206,11 @@ void RequestMetrics::RecordFault(const std::string& rule, const std::string& ope
   ++faults_[{rule, operation}];
 }
 
+void RequestMetrics::RecordThrottled(const std::string& operation) {
+  MutexLock lock(mutex_);
+  ++throttled_[operation];
+}
+
 std::string RequestMetrics::Render(const ops::AdminViews::Census& census) const {
   Exposition out;
   {
@@ -237,6 +242,11 @@ std::string RequestMetrics::Render(const ops::AdminViews::Census& census) const 
     for (const auto& [key, count] : faults_) {
       out.Sample("fault_rule_fired_total", {{"rule", key.first}, {"operation", key.second}},
                  std::to_string(count));
+    }
+    out.Family("throttled_total", "counter",
+               "Requests refused for their rate (--rate-limits), by operation.");
+    for (const auto& [operation, count] : throttled_) {
+      out.Sample("throttled_total", {{"operation", operation}}, std::to_string(count));
     }
   }
   RenderCensus(out, census);

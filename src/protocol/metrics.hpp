@@ -27,6 +27,8 @@ class RequestMetrics {
   void Record(const std::string& operation, int status, double seconds);
   // A fault rule fired on a request to `operation` (a served operation's name).
   void RecordFault(const std::string& rule, const std::string& operation);
+  // A request to `operation` (a served operation's name) refused for its rate (--rate-limits).
+  void RecordThrottled(const std::string& operation);
 
   // The whole exposition: these request metrics plus the gauges from `census`.
   std::string Render(const ops::AdminViews::Census& census) const;
@@ -42,6 +44,7 @@ class RequestMetrics {
   std::map<std::string, Latency> latency_ SMEMU_GUARDED_BY(mutex_);
   std::map<std::pair<std::string, std::string>, unsigned long long> faults_
       SMEMU_GUARDED_BY(mutex_);
+  std::map<std::string, unsigned long long> throttled_ SMEMU_GUARDED_BY(mutex_);
 };
 
 }  // namespace smemu::protocol

@@ -114,6 +114,7 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
   const ops::Caller& caller = *authenticated;
   outcome.account = caller.account;
   outcome.region = caller.region;
+  if (auto throttled = Throttled(outcome)) return fail(*throttled);
 
   const auto endpoint_name = PercentDecode(rest.substr(0, slash));
   if (!endpoint_name) return fail(domain::ValidationException("The endpoint name is not valid."));

@@ -162,6 +162,16 @@ std::optional<domain::AwsError> Router::InjectedFault(Outcome& outcome,
   return faults.error;
 }
 
+std::optional<domain::AwsError> Router::Throttled(const Outcome& outcome) const {
+  if (!config_.rate_limiter ||
+      config_.rate_limiter->Admit(outcome.operation, outcome.account, outcome.region,
+                                  monotonic_clock_.Now())) {
+    return std::nullopt;
+  }
+  metrics_->RecordThrottled(outcome.operation);
+  return domain::AwsError{domain::ErrorCode::kThrottlingException, "Rate exceeded", 400};
+}
+
 Reply Router::Delayed(Reply reply, Millis delay) const {
   if (delay <= Millis{0}) return reply;
   return [this, reply = std::move(reply), delay](HttpResponse response) {

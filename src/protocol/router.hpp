@@ -19,6 +19,7 @@
 #include "ops/emulator.hpp"
 #include "protocol/http_types.hpp"
 #include "protocol/metrics.hpp"
+#include "protocol/rate_limits.hpp"
 #include "protocol/sigv4.hpp"
 #include "smemu/clock.hpp"
 #include "smemu/options.hpp"
@@ -61,6 +62,9 @@ struct RouterConfig {
   // Runs `then` after `delay` of real time without holding the calling thread (the server: an
   // Asio timer), for fault rules that add latency. Empty: the calling thread sleeps.
   std::function<void(Millis delay, std::function<void()> then)> after;
+  // --rate-limits: AWS's request rates, per account, region and operation, on monotonic_clock.
+  // nullptr: no request is throttled for its rate.
+  std::shared_ptr<RateLimiter> rate_limiter;
 };
 
 class Router {
@@ -137,6 +141,8 @@ class Router {
   // Tries the request fault rules on the request `outcome` describes, naming `resource`: sets the
   // latency to add, and returns the error to answer instead of serving it, if one fires.
   std::optional<domain::AwsError> InjectedFault(Outcome& outcome, std::string_view resource) const;
+  // With --rate-limits: AWS's refusal when the request's bucket is empty, else nullopt.
+  std::optional<domain::AwsError> Throttled(const Outcome& outcome) const;
   // `reply`, held back by `delay` when there is one.
   Reply Delayed(Reply reply, Millis delay) const;
 
