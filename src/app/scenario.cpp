@@ -98,6 +98,11 @@ void ChangePools(const protocol::Router& router, const json& capacity) {
   }
 }
 
+// Fault rules as POST /_emulator/faults takes: one rule, or {"rules": [...]}.
+void AddFaults(const protocol::Router& router, const json& faults) {
+  Answer(router, AdminRequest("/_emulator/faults", faults));
+}
+
 json CallOperation(const protocol::Router& router, const json& step,
                    const ScenarioDefaults& defaults, const std::map<std::string, json>& outputs) {
   const std::string region = step.value("region", defaults.region);
@@ -118,16 +123,21 @@ json CallOperation(const protocol::Router& router, const json& step,
 
 void CheckStep(const json& step) {
   if (!step.is_object()) throw StepError("must be an object");
-  static const char* const kMembers[] = {"id",     "clock",   "capacity", "operation",
-                                         "region", "account", "input"};
+  static const char* const kMembers[] = {"id",     "clock",   "capacity", "faults",
+                                         "operation", "region", "account", "input"};
   for (const auto& [key, value] : step.items()) {
     if (std::find(std::begin(kMembers), std::end(kMembers), key) == std::end(kMembers)) {
-      throw StepError("unknown member '" + key +
-                      "'; a step has id, clock, capacity, operation, region, account, input");
+      throw StepError(
+          "unknown member '" + key +
+          "'; a step has id, clock, capacity, faults, operation, region, account, input");
     }
   }
-  if (!step.contains("operation") && !step.contains("clock") && !step.contains("capacity")) {
-    throw StepError("needs an 'operation', a 'clock' or a 'capacity'");
+  if (!step.contains("operation") && !step.contains("clock") && !step.contains("capacity") &&
+      !step.contains("faults")) {
+    throw StepError("needs an 'operation', a 'clock', a 'capacity' or 'faults'");
+  }
+  if (step.contains("faults") && !step["faults"].is_object()) {
+    throw StepError("'faults' must be an object as POST /_emulator/faults takes");
   }
   for (const char* text : {"id", "operation", "region", "account"}) {
     if (step.contains(text) && !step[text].is_string()) {
@@ -161,6 +171,7 @@ int ApplyScenario(const std::string& path, const protocol::Router& router,
       CheckStep(step);
       if (step.contains("clock")) MoveClock(router, step["clock"]);
       if (step.contains("capacity")) ChangePools(router, step["capacity"]);
+      if (step.contains("faults")) AddFaults(router, step["faults"]);
       json output = step.contains("operation") ? CallOperation(router, step, defaults, outputs)
                                                : json::object();
       if (step.contains("id")) outputs[step["id"].get<std::string>()] = std::move(output);

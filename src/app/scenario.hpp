@@ -6,6 +6,8 @@
 //   "clock":     move the virtual clock first: an ISO 8601 time or epoch seconds, or an object as
 //                POST /_emulator/clock takes ({"now", "advance_seconds", "frozen"});
 //   "capacity":  change pools first: an object as POST /_emulator/capacity takes, or a list;
+//   "faults":    add fault rules first: an object as POST /_emulator/faults takes (one rule, or
+//                {"rules": [...]}); they are run-time rules, which a reset drops;
 //   "operation": a control-plane operation (e.g. "CreateModel") with "input" (default {}), called
 //                in "region" and "account" (default: the server's).
 // "${account}" and "${region}" anywhere in a string of the input are the step's caller.
