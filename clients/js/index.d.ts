@@ -219,8 +219,46 @@ export interface EmulatorHandle extends AsyncDisposable {
   costsCsv(query?: CostsQuery): Promise<string>;
   /** GET /_emulator/report: one self-contained HTML page (the dashboard with the state and the whole ledger inside), as text. */
   report(): Promise<string>;
+  /** Adds fault rules (POST /_emulator/faults), all or none; resolves to them with their ids. */
+  addFaults(...rules: FaultRule[]): Promise<FaultRule[]>;
+  /** The fault rules in force, each with where it came from and how often it matched and fired. */
+  faults(): Promise<ListedFaultRule[]>;
+  /** Removes the rule `id`, or every rule; resolves to how many were removed. */
+  removeFaults(id?: string): Promise<number>;
+  /** One rule in force until the handle is disposed (`await using`) or `remove()`d. */
+  fault(rule: FaultRule): Promise<FaultHandle>;
   /** Stops a started emulator (SIGTERM, then SIGKILL after `timeoutMs`, default 5000); does nothing for a connected one. */
   stop(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+/** A fault rule (schemas/faults.schema.json): what it matches, how often it fires, and what it does. */
+export interface FaultRule {
+  id?: string;
+  description?: string;
+  operation?: string;
+  account?: string;
+  region?: string;
+  resource?: string;
+  times?: number;
+  every?: number;
+  probability?: number;
+  seed?: number;
+  error?: string | { code: string; status?: number; message?: string };
+  latency_ms?: number;
+  payment?: { status_message?: string };
+  node_failure?: { at: string | number; instance_group?: string };
+}
+
+export interface ListedFaultRule extends FaultRule {
+  id: string;
+  source: 'file' | 'api';
+  matched: number;
+  fired: number;
+}
+
+export interface FaultHandle extends AsyncDisposable {
+  rule: FaultRule & { id: string };
+  remove(): Promise<void>;
 }
 
 /** Starts the binary on a free port with an in-memory database; resolves once it is healthy. */

@@ -34,6 +34,17 @@ export function createHandle({ url, region = DEFAULT_REGION, accountId = DEFAULT
     costs: (range = {}) => admin('GET', `/_emulator/costs${costsQuery(range)}`),
     costsCsv: (range = {}) => admin('GET', `/_emulator/costs${costsQuery(range, 'csv')}`, undefined, { accept: 'text/csv' }),
     report: () => admin('GET', '/_emulator/report', undefined, { accept: 'text/html' }),
+    // Fault rules (POST/GET/DELETE /_emulator/faults), as the server's documents write them.
+    addFaults: async (...rules) => (await admin('POST', '/_emulator/faults', { rules })).rules,
+    faults: async () => (await admin('GET', '/_emulator/faults')).rules,
+    removeFaults: async (id) =>
+      (await admin('DELETE', `/_emulator/faults${id === undefined ? '' : `?id=${encodeURIComponent(id)}`}`)).removed,
+    // One rule in force until the returned handle is disposed (`await using`) or removed.
+    fault: async (rule) => {
+      const [added] = (await admin('POST', '/_emulator/faults', { rules: [rule] })).rules;
+      const remove = async () => { await admin('DELETE', `/_emulator/faults?id=${encodeURIComponent(added.id)}`); };
+      return { rule: added, remove, [Symbol.asyncDispose]: remove };
+    },
     stop,
     [Symbol.asyncDispose]: stop,
   };

@@ -140,3 +140,27 @@ def test_a_refused_admin_call_raises_with_code_and_message(sagemaker_emulator: E
         sagemaker_emulator.set_pool("us-west-2", "us-west-2a", SMALL_TYPE, on_demand=-1)
     assert (raised.value.status, raised.value.code) == (400, "ValidationException")
     assert raised.value.message == "'on_demand' must be an integer from 0 to 100000."
+
+
+def test_a_fault_rule_holds_for_its_with_block(sagemaker_emulator: Emulator,
+                                               sagemaker_client: BaseClient) -> None:
+    # "Rate exceeded" is AWS's text for a throttled request; the fixture's client makes one
+    # attempt, so the rule's answer comes through.
+    with sagemaker_emulator.fault({"operation": "ListModels", "times": 1,
+                                   "error": "ThrottlingException"}) as rule:
+        assert rule["id"] == "rule-1"
+        with pytest.raises(sagemaker_client.exceptions.ClientError) as refused:
+            sagemaker_client.list_models()
+        assert refused.value.response["Error"] == {"Code": "ThrottlingException",
+                                                   "Message": "Rate exceeded"}
+        assert sagemaker_client.list_models()["Models"] == []
+        [listed] = sagemaker_emulator.faults()
+        assert (listed["matched"], listed["fired"]) == (2, 1)
+    assert sagemaker_emulator.faults() == []
+    with pytest.raises(AdminError) as refused_rule:
+        sagemaker_emulator.add_faults({"operation": "ListModels", "error": "ModelError"})
+    assert refused_rule.value.code == "ValidationException"
+    sagemaker_emulator.add_faults({"id": "a", "operation": "ListModels", "latency_ms": 1},
+                                  {"id": "b", "operation": "ListEndpoints", "latency_ms": 1})
+    assert sagemaker_emulator.remove_faults("a") == 1
+    assert sagemaker_emulator.remove_faults() == 1

@@ -6,9 +6,10 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, Iterator, List, Optional, Union
 
 from .errors import AdminError, EmulatorError, EmulatorUnavailableError
 
@@ -150,6 +151,39 @@ class AdminClient:
         """``GET /_emulator/report``: one self-contained HTML page (the dashboard with the
         state and the whole cost ledger inside it) to save next to a test's results."""
         return self._call_text("GET", "report", accept="text/html")
+
+    def add_faults(self, *rules: JsonObject) -> List[JsonObject]:
+        """Adds fault rules (``POST /_emulator/faults``, see the emulator's "Make it fail on
+        purpose"): each a dict such as ``{"operation": "List*", "times": 2, "error":
+        "ThrottlingException"}``. All or none are added; returns them with their ids."""
+        answer = self._call("POST", "faults", {"rules": list(rules)})
+        added: List[JsonObject] = answer["rules"]
+        return added
+
+    def faults(self) -> List[JsonObject]:
+        """The fault rules in force, each with ``source``, ``matched`` and ``fired``."""
+        rules: List[JsonObject] = self._call("GET", "faults")["rules"]
+        return rules
+
+    def remove_faults(self, rule_id: Optional[str] = None) -> int:
+        """Removes the rule ``rule_id``, or every rule; returns how many were removed."""
+        query = {"id": rule_id} if rule_id is not None else None
+        removed: int = self._call("DELETE", "faults", query=query)["removed"]
+        return removed
+
+    @contextmanager
+    def fault(self, rule: JsonObject) -> Iterator[JsonObject]:
+        """A fault rule in force for the ``with`` block, removed after it (however it ends)::
+
+            with emulator.fault({"operation": "ListTrainingJobs", "error": "ThrottlingException"}):
+                ...
+
+        Yields the rule as added, with its id."""
+        added = self.add_faults(rule)[0]
+        try:
+            yield added
+        finally:
+            self.remove_faults(added["id"])
 
     def _change_clock(self, change: JsonObject) -> Clock:
         return Clock.from_json(self._call("POST", "clock", change))
