@@ -123,8 +123,8 @@ json CallOperation(const protocol::Router& router, const json& step,
 
 void CheckStep(const json& step) {
   if (!step.is_object()) throw StepError("must be an object");
-  static const char* const kMembers[] = {"id",     "clock",   "capacity", "faults",
-                                         "operation", "region", "account", "input"};
+  static const char* const kMembers[] = {"id",        "clock",  "capacity", "faults",
+                                         "operation", "region", "account",  "input"};
   for (const auto& [key, value] : step.items()) {
     if (std::find(std::begin(kMembers), std::end(kMembers), key) == std::end(kMembers)) {
       throw StepError(

@@ -80,10 +80,10 @@ Attempt Provision(const Endpoint& endpoint, std::vector<Variant> variants, TimeP
     if (plan_arn.empty()) {
       if (!variant.instance_pools.empty() &&
           !SelectInstancePool(facts, holdings, taken, region, except, variant)) {
-        return fail(std::string(kNoOnDemandCapacity));
+        return fail(std::string(kInsufficientCapacity));
       }
       if (FreeOnDemand(facts, holdings, taken, region, variant.instance_type, except) < wanted) {
-        return fail(std::string(kNoOnDemandCapacity));
+        return fail(std::string(kInsufficientCapacity));
       }
       taken.on_demand[variant.instance_type] += wanted;
       continue;

@@ -125,7 +125,14 @@ Holder HolderOf(const Endpoint& endpoint);
 // Creating, its variants; while Updating to a bigger config, what that config adds.
 std::vector<Hold> ClaimsOf(const Endpoint& endpoint);
 
-// The failure when on-demand capacity runs out, as the service words it.
+// An endpoint's FailureReason when provisioning finds no capacity for a variant, as the service
+// words it (a public report of 2026: aws/deep-learning-containers#6673).
+inline constexpr std::string_view kInsufficientCapacity =
+    "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity "
+    "error. Please retry using a different ML instance type or after some time.";
+
+// The refusal of a request that would take more on-demand capacity than is left (a scale-up, a
+// cluster update), as the service words a shortage.
 inline constexpr std::string_view kNoOnDemandCapacity =
     "Unable to provision requested ML compute capacity. Please retry using a different ML "
     "instance type.";

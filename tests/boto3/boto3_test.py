@@ -673,8 +673,9 @@ ENDPOINT_CAPACITY = {
     "regions": {REGION: {"us-west-2a": {P5: {"reservable": 2, "on_demand": 1}}}},
     "prices": {P5: {"on_demand_hourly": 98.32, "plan_hourly": 55.0}},
 }
-ON_DEMAND_SHORTAGE = ("Unable to provision requested ML compute capacity. Please retry using a "
-                      "different ML instance type.")
+ON_DEMAND_SHORTAGE = ("Unable to provision requested ML compute capacity due to "
+                      "InsufficientInstanceCapacity error. Please retry using a different ML "
+                      "instance type or after some time.")
 RESERVATION_EXPIRED = ("Endpoint capacity reservation has expired. Please update endpoint "
                        "configuration.")
 WAITER_CONFIG = {"Delay": 1, "MaxAttempts": 10}

@@ -782,8 +782,8 @@ TEST_F(ClustersTest, AClusterOnTheLastOnDemandP5StarvesEndpointsAndJobs) {
 
   OnDemandEndpoint("starved", kP5);
   EXPECT_EQ(Call("DescribeEndpoint", {{"EndpointName", "starved"}})["FailureReason"],
-            "Unable to provision requested ML compute capacity. Please retry using a different ML "
-            "instance type.");
+            "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity "
+            "error. Please retry using a different ML instance type or after some time.");
   Call("CreateTrainingJob", TrainingJob("waits", kP5, 1));
   EXPECT_EQ(Call("DescribeTrainingJob", {{"TrainingJobName", "waits"}})["SecondaryStatus"],
             "Pending");

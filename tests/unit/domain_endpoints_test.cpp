@@ -131,7 +131,7 @@ TEST(DomainEndpoint, ProvisioningTable) {
        1,
        EndpointStatus::kFailed,
        0,
-       std::string(domain::kNoOnDemandCapacity)},
+       std::string(domain::kInsufficientCapacity)},
       {"AnUnlistedTypeIsUnlimited",
        FakeFacts(),
        {OnDemand("v", "ml.c5.xlarge", 50)},

@@ -95,8 +95,8 @@ TEST_F(EndpointsTest, OnDemandShortageFailsWithTheRealReason) {
   const json endpoint = Endpoint("big");
   EXPECT_EQ(endpoint["EndpointStatus"], "Failed");
   EXPECT_EQ(endpoint["FailureReason"],
-            "Unable to provision requested ML compute capacity. Please retry using a different ML "
-            "instance type.");
+            "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity "
+            "error. Please retry using a different ML instance type or after some time.");
   EXPECT_EQ(endpoint["ProductionVariants"][0]["CurrentInstanceCount"], 0);
 }
 
@@ -281,8 +281,8 @@ TEST_F(EndpointsTest, UpdateToNewModelsAndToOnDemandCapacity) {
   EXPECT_EQ(endpoint["EndpointStatus"], "InService");
   EXPECT_EQ(endpoint["EndpointConfigName"], "on-demand");
   EXPECT_EQ(endpoint["FailureReason"],
-            "Unable to provision requested ML compute capacity. Please retry using a different ML "
-            "instance type.");
+            "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity "
+            "error. Please retry using a different ML instance type or after some time.");
   EXPECT_EQ(Call("UpdateEndpoint", {{"EndpointName", "live"}, {"EndpointConfigName", "nope"}},
                  400)["message"],
             "Could not find endpoint configuration "
@@ -543,8 +543,8 @@ TEST_F(RoutingTest, WhenNoPoolHasTheInstancesTheEndpointFails) {
   const json endpoint = Endpoint("short");
   EXPECT_EQ(endpoint["EndpointStatus"], "Failed");
   EXPECT_EQ(endpoint["FailureReason"],
-            "Unable to provision requested ML compute capacity. Please retry using a different ML "
-            "instance type.");
+            "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity "
+            "error. Please retry using a different ML instance type or after some time.");
   EXPECT_EQ(endpoint["ProductionVariants"][0]["InstancePools"][0]["CurrentInstanceCount"], 0);
 }
 

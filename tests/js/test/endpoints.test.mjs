@@ -40,6 +40,9 @@ import {
 const PROVISIONING = 600;  // --provisioning-seconds of the tests that use it
 const ON_DEMAND_SHORTAGE =
   'Unable to provision requested ML compute capacity. Please retry using a different ML instance type.';
+// An endpoint's FailureReason when provisioning finds no capacity.
+const INSUFFICIENT_CAPACITY = 'Unable to provision requested ML compute capacity due to ' +
+  'InsufficientInstanceCapacity error. Please retry using a different ML instance type or after some time.';
 const RESERVATION_EXPIRED =
   'Endpoint capacity reservation has expired. Please update endpoint configuration.';
 
@@ -362,7 +365,7 @@ test('an endpoint that is Creating, Updating or Failed cannot be updated or scal
     // endpoint is not documented).
     await createEndpoint(sm, 'broken', 'p5-three');
     await advance(url, PROVISIONING);
-    assert.equal((await describeEndpoint(sm, 'broken')).FailureReason, ON_DEMAND_SHORTAGE);
+    assert.equal((await describeEndpoint(sm, 'broken')).FailureReason, INSUFFICIENT_CAPACITY);
     await refusedWhile('broken', 'Failed');
 
     // Deleting: updates find no endpoint, as DeleteEndpoint does.
@@ -483,7 +486,7 @@ test('on-demand variants share the region\'s pools; a shortage fails with the se
     await createEndpoint(sm, 'too-big', 'p5-three');  // 3 > 1 + 1 on demand in the region
     let d = await describeEndpoint(sm, 'too-big');
     assert.equal(d.EndpointStatus, 'Failed');
-    assert.equal(d.FailureReason, ON_DEMAND_SHORTAGE);
+    assert.equal(d.FailureReason, INSUFFICIENT_CAPACITY);
     assert.equal(d.ProductionVariants[0].CurrentInstanceCount, 0);
     assert.equal(d.ProductionVariants[0].DesiredInstanceCount, 3);
 
@@ -497,12 +500,12 @@ test('on-demand variants share the region\'s pools; a shortage fails with the se
     await createEndpoint(sm, 'one-more', 'p5-one');  // the pools are held by both-zones
     d = await describeEndpoint(sm, 'one-more');
     assert.equal(d.EndpointStatus, 'Failed');
-    assert.equal(d.FailureReason, ON_DEMAND_SHORTAGE);
+    assert.equal(d.FailureReason, INSUFFICIENT_CAPACITY);
     await expectError(rt, invoke(rt, 'one-more', 'x', { ContentType: 'text/plain' }), 'ValidationError', /not in service/);
     const started = Date.now();
     const failed = await expectWaiterFailure(waitUntilEndpointInService({ client: sm, ...FAST, maxWaitTime: 30 }, { EndpointName: 'one-more' }));
     assert.ok(Date.now() - started < 2000, 'a Failed endpoint stops the waiter at once');
-    assert.equal(failed.reason.FailureReason, ON_DEMAND_SHORTAGE);
+    assert.equal(failed.reason.FailureReason, INSUFFICIENT_CAPACITY);
 
     // Deleting the holder frees its instances.
     await deleteEndpoint(sm, 'both-zones');
