@@ -61,6 +61,24 @@ class CapacityFacts {
   virtual const QuotaTable* Quotas() const { return nullptr; }
 };
 
+// `facts` with no on-demand capacity of the instance types matching the glob `instance_type` (""
+// any): what a resource sees when a fault rule's no_capacity fires for its provisioning.
+class WithoutOnDemand final : public CapacityFacts {
+ public:
+  WithoutOnDemand(const CapacityFacts& facts, std::string instance_type)
+      : facts_(facts), instance_type_(std::move(instance_type)) {}
+  std::optional<PlanFacts> Plan(const Owner& owner, const std::string& arn) const override {
+    return facts_.Plan(owner, arn);
+  }
+  std::optional<int> OnDemandTotal(const std::string& region,
+                                   const std::string& instance_type) const override;
+  const QuotaTable* Quotas() const override { return facts_.Quotas(); }
+
+ private:
+  const CapacityFacts& facts_;
+  std::string instance_type_;
+};
+
 // On-demand instances of a type still free in a region given `holdings`, leaving out what
 // `except_arn` holds; INT_MAX when the type is not limited.
 inline int OnDemandFree(const CapacityFacts& facts, const Holdings& holdings,

@@ -4,10 +4,18 @@
 
 #include <optional>
 
+#include "domain/capacity_facts.hpp"
+
 namespace smemu::domain {
 bool GlobMatches(const std::string& pattern, std::string_view text) {
   if (pattern.empty() || pattern == "*") return true;
   return fnmatch(pattern.c_str(), std::string(text).c_str(), 0) == 0;
+}
+
+std::optional<int> WithoutOnDemand::OnDemandTotal(const std::string& region,
+                                                  const std::string& instance_type) const {
+  if (GlobMatches(instance_type_, instance_type)) return 0;
+  return facts_.OnDemandTotal(region, instance_type);
 }
 
 bool FaultScope::Matches(const FaultSubject& subject) const {
@@ -33,6 +41,7 @@ bool Fires(const FaultFiring& firing, long long match, long long fired, double d
 FaultStage StageOf(const FaultAction& action) {
   if (std::holds_alternative<PaymentFault>(action)) return FaultStage::kPayment;
   if (std::holds_alternative<NodeFault>(action)) return FaultStage::kNodeFailure;
+  if (std::holds_alternative<NoCapacityFault>(action)) return FaultStage::kProvisioning;
   return FaultStage::kRequest;
 }
 

@@ -66,11 +66,19 @@ struct NodeFault {  // a HyperPod node of the matched cluster fails at `at` on t
   TimePoint at{};
   std::string instance_group;  // a glob; "" any group
 };
-using FaultAction = std::variant<ErrorFault, LatencyFault, PaymentFault, NodeFault>;
+// The matched endpoint, cluster or job finds no on-demand capacity of the instance types matching
+// `instance_type` (a glob; "" any) when it is next provisioned: an endpoint or cluster fails (an
+// endpoint variant with InstancePools falls back to its next pool), a job fails with a
+// CapacityError.
+struct NoCapacityFault {
+  std::string instance_type;
+};
+using FaultAction =
+    std::variant<ErrorFault, LatencyFault, PaymentFault, NodeFault, NoCapacityFault>;
 
-// When a rule is tried: as a request arrives (errors, latency), when a purchase is paid, or when
-// a cluster's transitions are settled.
-enum class FaultStage { kRequest, kPayment, kNodeFailure };
+// When a rule is tried: as a request arrives (errors, latency), when a purchase is paid, when a
+// cluster's transitions are settled, or when a resource is provisioned.
+enum class FaultStage { kRequest, kPayment, kNodeFailure, kProvisioning };
 FaultStage StageOf(const FaultAction& action);
 
 // The longest latency a rule may add: long enough to trip any client timeout a test sets, short

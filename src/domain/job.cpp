@@ -334,6 +334,11 @@ Result<Job> StartStop(Job job, TimePoint now, Millis delay) {
   return job;
 }
 
+Job FailForCapacity(Job job, TimePoint at) {
+  End(job, at, JobOutcome::kCapacityError, kCapacityErrorReason);
+  return job;
+}
+
 Schedule ScheduleJobs(std::vector<Job> live, TimePoint now, const CapacityFacts& facts,
                       Holdings holdings) {
   // Waiting jobs are served in arrival order.

@@ -106,6 +106,10 @@ struct Job {
   bool operator==(const Job&) const = default;
 };
 
+// A waiting job whose provisioning found no capacity (a fault rule's no_capacity): it ends
+// Failed at `at` with the service's CapacityError reason.
+Job FailForCapacity(Job job, TimePoint at);
+
 // A new job, waiting for capacity from `now`. Pending time counts only for jobs given a maximum,
 // and not while a plan of its list has yet to start.
 Job NewJob(std::string arn, JobKind kind, Owner owner, std::vector<JobOption> options,

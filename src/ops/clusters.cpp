@@ -456,13 +456,33 @@ std::optional<TimePoint> SettleClusters(const Context& ctx, Writer& writer) {
       failures[record.cluster.arn].push_back({id, fault.at, fault.instance_group, replace});
     }
   }
+  // A no_capacity fault rule is tried once for each cluster whose provisioning falls due.
+  std::map<std::string, std::string> short_of;  // cluster ARN -> instance types (a glob)
+  for (const ClusterRecord& record : clusters) {
+    const domain::Cluster& cluster = record.cluster;
+    const bool creating = cluster.status == domain::ClusterStatus::kCreating;
+    if ((!creating && cluster.status != domain::ClusterStatus::kUpdating) ||
+        cluster.due.value_or(cluster.modified) > ctx.now) {
+      continue;
+    }
+    if (auto types =
+            ctx.faults.NoCapacityFor({creating ? "CreateCluster" : "UpdateCluster",
+                                      record.key.account, record.key.region, record.key.name})) {
+      short_of[cluster.arn] = *types;
+    }
+  }
   static const std::vector<domain::NodeFailure> kNone;
   return SettleHeld(
       writer, ctx.now, std::move(clusters), &ClusterRecord::cluster,
       &domain::ClusterSettlement::cluster, &EncodeCluster, [&](const domain::Cluster& cluster) {
         const auto it = failures.find(cluster.arn);
-        domain::ClusterSettlement settled = domain::Settle(
-            cluster, ctx.now, facts, ctx.holdings, it == failures.end() ? kNone : it->second);
+        const auto& node_failures = it == failures.end() ? kNone : it->second;
+        const auto fault = short_of.find(cluster.arn);
+        domain::ClusterSettlement settled =
+            fault == short_of.end()
+                ? domain::Settle(cluster, ctx.now, facts, ctx.holdings, node_failures)
+                : domain::Settle(cluster, ctx.now, domain::WithoutOnDemand(facts, fault->second),
+                                 ctx.holdings, node_failures);
         if (settled.cluster) {
           const auto& applied = settled.cluster->faults_applied;
           for (auto id =

@@ -246,10 +246,30 @@ std::optional<TimePoint> SettleEndpoints(const Context& ctx, Writer& writer) {
   }
   const StoreCapacityFacts facts(ctx);
   const domain::HealthCheck healthy = HealthCheckOf(ctx);
+  // A no_capacity fault rule is tried once for each endpoint whose provisioning falls due.
+  std::map<std::string, std::string> short_of;  // endpoint ARN -> instance types (a glob)
+  for (const EndpointRecord& record : in_transition) {
+    const domain::Endpoint& endpoint = record.endpoint;
+    const bool creating = endpoint.status == domain::EndpointStatus::kCreating;
+    if ((!creating && endpoint.status != domain::EndpointStatus::kUpdating) ||
+        endpoint.due.value_or(endpoint.modified) > ctx.now) {
+      continue;
+    }
+    if (auto types =
+            ctx.faults.NoCapacityFor({creating ? "CreateEndpoint" : "UpdateEndpoint",
+                                      record.key.account, record.key.region, record.key.name})) {
+      short_of[endpoint.arn] = *types;
+    }
+  }
   return SettleHeld(writer, ctx.now, std::move(in_transition), &EndpointRecord::endpoint,
                     &domain::EndpointSettlement::endpoint, &EncodeEndpoint,
                     [&](const domain::Endpoint& endpoint) {
-                      return domain::Settle(endpoint, ctx.now, facts, ctx.holdings, healthy);
+                      const auto fault = short_of.find(endpoint.arn);
+                      if (fault == short_of.end()) {
+                        return domain::Settle(endpoint, ctx.now, facts, ctx.holdings, healthy);
+                      }
+                      const domain::WithoutOnDemand short_facts(facts, fault->second);
+                      return domain::Settle(endpoint, ctx.now, short_facts, ctx.holdings, healthy);
                     });
 }
 

@@ -12,8 +12,9 @@ namespace {
 using nlohmann::json;
 
 const std::set<std::string, std::less<>> kRuleMembers = {
-    "id",   "operation",   "account", "region",     "resource", "times",       "every",
-    "seed", "probability", "error",   "latency_ms", "payment",  "description", "node_failure"};
+    "id",         "operation", "account",     "region",       "resource",
+    "times",      "every",     "seed",        "probability",  "error",
+    "latency_ms", "payment",   "description", "node_failure", "no_capacity"};
 
 class RuleReader {
  public:
@@ -105,10 +106,14 @@ class RuleReader {
     const int given = static_cast<int>(doc_.contains("error")) +
                       static_cast<int>(doc_.contains("latency_ms")) +
                       static_cast<int>(doc_.contains("payment")) +
-                      static_cast<int>(doc_.contains("node_failure"));
+                      static_cast<int>(doc_.contains("node_failure")) +
+                      static_cast<int>(doc_.contains("no_capacity"));
     if (given != 1) {
-      return Fail("must do exactly one of 'error', 'latency_ms', 'payment' and 'node_failure'");
+      return Fail(
+          "must do exactly one of 'error', 'latency_ms', 'payment', 'node_failure' and "
+          "'no_capacity'");
     }
+    if (doc_.contains("no_capacity")) return ReadNoCapacity(doc_.at("no_capacity"));
     if (doc_.contains("node_failure")) return ReadNodeFailure(doc_.at("node_failure"));
     if (doc_.contains("latency_ms")) {
       const json& value = doc_.at("latency_ms");
@@ -136,6 +141,22 @@ class RuleReader {
       return domain::FaultAction{std::move(fault)};
     }
     return ReadError(doc_.at("error"));
+  }
+
+  domain::Result<domain::FaultAction> ReadNoCapacity(const json& value) const {
+    if (!value.is_object()) return Fail("'no_capacity' must be an object");
+    domain::NoCapacityFault fault;
+    for (const auto& [key, item] : value.items()) {
+      if (key != "instance_type") {
+        return Fail("has an unknown member 'no_capacity." + Excerpt(key) + "'");
+      }
+      if (!item.is_string() || item.get_ref<const std::string&>().empty() ||
+          item.get_ref<const std::string&>().size() > 256) {
+        return Fail("'no_capacity.instance_type' must be a string of 1 to 256 characters");
+      }
+      fault.instance_type = item.get<std::string>();
+    }
+    return domain::FaultAction{std::move(fault)};
   }
 
   domain::Result<domain::FaultAction> ReadNodeFailure(const json& value) const {
@@ -279,6 +300,11 @@ json FaultRuleJson(const domain::FaultRule& rule) {
                     {"message", error->error.message}};
   } else if (const auto* latency = std::get_if<domain::LatencyFault>(&rule.action)) {
     doc["latency_ms"] = latency->delay.count();
+  } else if (const auto* capacity = std::get_if<domain::NoCapacityFault>(&rule.action)) {
+    doc["no_capacity"] = json::object();
+    if (!capacity->instance_type.empty()) {
+      doc["no_capacity"]["instance_type"] = capacity->instance_type;
+    }
   } else if (const auto* node = std::get_if<domain::NodeFault>(&rule.action)) {
     doc["node_failure"] = {{"at", domain::FormatIso8601(node->at)}};
     if (!node->instance_group.empty()) doc["node_failure"]["instance_group"] = node->instance_group;

@@ -141,4 +141,10 @@ void FaultRules::NodeFailureApplied(const std::string& id) {
   }
 }
 
+std::optional<std::string> FaultRules::NoCapacityFor(const domain::FaultSubject& subject) {
+  const auto fault = ForLifecycle(domain::FaultStage::kProvisioning, subject);
+  if (!fault) return std::nullopt;
+  return std::get<domain::NoCapacityFault>(*fault).instance_type;
+}
+
 }  // namespace smemu::ops

@@ -65,6 +65,10 @@ class FaultRules {
       const domain::FaultSubject& subject) const SMEMU_EXCLUDES(mutex_);
   // Counts the rule `id`'s failure, applied to one cluster.
   void NodeFailureApplied(const std::string& id) SMEMU_EXCLUDES(mutex_);
+  // The instance types (a glob) a provisioning by `subject.operation` of the resource
+  // `subject.resource` finds no on-demand capacity of, when a no_capacity rule fires for it.
+  std::optional<std::string> NoCapacityFor(const domain::FaultSubject& subject)
+      SMEMU_EXCLUDES(mutex_);
 
  private:
   struct Entry {

@@ -53,8 +53,28 @@ std::optional<TimePoint> SettleJobs(const Context& ctx, Writer& writer) {
   std::map<std::string, std::size_t, std::less<>> by_arn;
   std::vector<domain::Job> live;
   for (std::size_t i = 0; i < records.size(); ++i) {
-    by_arn.emplace(records[i].job.arn, i);
-    live.push_back(records[i].job);
+    JobRecord& record = records[i];
+    // A waiting job that a no_capacity fault rule matches (for one of its instance types) fails
+    // for capacity, as its provisioning would.
+    if (record.job.phase == domain::JobPhase::kPending && !record.job.stop_due &&
+        record.job.status == domain::JobStatus::kInProgress) {
+      const std::string operation = record.job.kind == domain::JobKind::kTraining
+                                        ? "CreateTrainingJob"
+                                        : "CreateProcessingJob";
+      if (auto types = ctx.faults.NoCapacityFor(
+              {operation, record.key.account, record.key.region, record.key.name});
+          types && std::any_of(record.job.options.begin(), record.job.options.end(),
+                               [&](const domain::JobOption& option) {
+                                 return domain::GlobMatches(*types, option.instance_type);
+                               })) {
+        const domain::Job before =
+            std::exchange(record.job, domain::FailForCapacity(std::move(record.job), ctx.now));
+        SaveJob(writer, record, before);
+        continue;
+      }
+    }
+    by_arn.emplace(record.job.arn, i);
+    live.push_back(record.job);
   }
   const StoreCapacityFacts facts(ctx);
   domain::Schedule schedule = domain::ScheduleJobs(std::move(live), ctx.now, facts, ctx.holdings);
@@ -65,7 +85,9 @@ std::optional<TimePoint> SettleJobs(const Context& ctx, Writer& writer) {
     SaveJob(writer, record, before);
   }
   std::vector<domain::Job> settled;
-  for (JobRecord& record : records) settled.push_back(std::move(record.job));
+  for (JobRecord& record : records) {
+    if (by_arn.count(record.job.arn) != 0) settled.push_back(std::move(record.job));
+  }
   return domain::NextDue(settled, facts);
 }
 

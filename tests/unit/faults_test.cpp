@@ -192,8 +192,8 @@ TEST_F(FaultsTest, ARuleTheModelCannotAnswerIsRefusedWhenAdded) {
       {{{"operation", "ListModels"}, {"error", {{"code", "ThrottlingException"}, {"status", 503}}}},
        "Fault rule 1: ThrottlingException is a client error: its status is a 4xx, not 503."},
       {{{"operation", "ListModels"}, {"error", "ThrottlingException"}, {"latency_ms", 5}},
-       "Fault rule 1 must do exactly one of 'error', 'latency_ms', 'payment' and "
-       "'node_failure'."},
+       "Fault rule 1 must do exactly one of 'error', 'latency_ms', 'payment', 'node_failure' and "
+       "'no_capacity'."},
       {{{"resource", "c"}, {"times", 1}, {"node_failure", {{"at", "2027-01-16T00:00:00Z"}}}},
        "Fault rule 1 fails one node of each cluster it matches, once: 'times', 'every' and "
        "'probability' do not apply to 'node_failure'."},
@@ -361,6 +361,107 @@ TEST_F(FaultsTest, AnExtensionWhosePaymentFailsLeavesThePlanAsItWas) {
   EXPECT_FALSE(Call("SearchTrainingPlanOfferings",
                     {{"TrainingPlanArn", arn}})["TrainingPlanExtensionOfferings"]
                    .empty());  // a failed extension is not pending: the plan can be extended
+}
+
+}  // namespace
+}  // namespace smemu::testing
+
+namespace smemu::testing {
+namespace {
+
+// A no_capacity rule: the matched resource's next provisioning finds no on-demand capacity of the
+// instance types it names, and fails as it would for a real shortage, with the service's texts.
+class NoCapacityTest : public FaultsTest {
+ protected:
+  void Endpoint(const std::string& name, const json& variant) {
+    Call("CreateEndpointConfig", {{"EndpointConfigName", name}, {"ProductionVariants", {variant}}});
+    Call("CreateEndpoint", {{"EndpointName", name}, {"EndpointConfigName", name}});
+  }
+  json Described(const std::string& name) {
+    return Call("DescribeEndpoint", {{"EndpointName", name}});
+  }
+  void SetUp() override {
+    Call("CreateModel", {{"ModelName", "m"},
+                         {"PrimaryContainer", {{"Image", "img:1"}}},
+                         {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"}});
+  }
+};
+
+TEST_F(NoCapacityTest, AnEndpointFailsForCapacityOnceThenProvisions) {
+  AddRules({{"operation", "CreateEndpoint"},
+            {"resource", "e-*"},
+            {"times", 1},
+            {"no_capacity", json::object()}});
+  const json variant = {{"VariantName", "AllTraffic"},
+                        {"ModelName", "m"},
+                        {"InstanceType", "ml.g5.xlarge"},
+                        {"InitialInstanceCount", 1}};
+  Endpoint("e-1", variant);
+  const json failed = Described("e-1");
+  EXPECT_EQ(failed["EndpointStatus"], "Failed");
+  EXPECT_EQ(failed["FailureReason"],
+            "Unable to provision requested ML compute capacity due to InsufficientInstanceCapacity "
+            "error. Please retry using a different ML instance type or after some time.");
+  Endpoint("e-2", variant);  // the rule fired its one time
+  EXPECT_EQ(Described("e-2")["EndpointStatus"], "InService");
+  Endpoint("other", variant);
+  EXPECT_EQ(Described("other")["EndpointStatus"], "InService");
+  EXPECT_EQ(Rules()[0]["matched"], 2);
+}
+
+// "an endpoint whose first pool fails to provision while InstancePools falls back to the next"
+TEST_F(NoCapacityTest, AVariantWithInstancePoolsFallsBackToItsNextPool) {
+  AddRules({{"operation", "CreateEndpoint"}, {"no_capacity", {{"instance_type", "ml.p5.*"}}}});
+  Endpoint("pooled", {{"VariantName", "AllTraffic"},
+                      {"ModelName", "m"},
+                      {"InitialInstanceCount", 1},
+                      {"InstancePools",
+                       {{{"InstanceType", "ml.p5.48xlarge"}, {"Priority", 1}},
+                        {{"InstanceType", "ml.g5.xlarge"}, {"Priority", 2}}}}});
+  const json endpoint = Described("pooled");
+  EXPECT_EQ(endpoint["EndpointStatus"], "InService");
+  EXPECT_EQ(endpoint["ProductionVariants"][0]["InstancePools"],
+            json::parse(R"([{"InstanceType":"ml.p5.48xlarge","CurrentInstanceCount":0},
+                            {"InstanceType":"ml.g5.xlarge","CurrentInstanceCount":1}])"));
+}
+
+TEST_F(NoCapacityTest, AClusterFailsAndAJobFailsWithACapacityError) {
+  AddRules({{"rules",
+             {{{"operation", "CreateCluster"}, {"no_capacity", json::object()}},
+              {{"operation", "CreateTrainingJob"},
+               {"resource", "train"},
+               {"no_capacity", {{"instance_type", "ml.g5.*"}}}}}}});
+  Call("CreateCluster",
+       {{"ClusterName", "c"},
+        {"InstanceGroups",
+         {{{"InstanceGroupName", "g"},
+           {"InstanceType", "ml.g5.xlarge"},
+           {"InstanceCount", 1},
+           {"ExecutionRole", "arn:aws:iam::123456789012:role/r"},
+           {"LifeCycleConfig", {{"SourceS3Uri", "s3://b/l"}, {"OnCreate", "on_create.sh"}}}}}}});
+  const json cluster = Call("DescribeCluster", {{"ClusterName", "c"}});
+  EXPECT_EQ(cluster["ClusterStatus"], "Failed");
+  EXPECT_EQ(cluster["FailureMessage"],
+            "We currently do not have sufficient capacity for the requested instance type(s). "
+            "Please try again.");
+  json job = {
+      {"TrainingJobName", "train"},
+      {"RoleArn", "arn:aws:iam::123456789012:role/r"},
+      {"AlgorithmSpecification", {{"TrainingImage", "img:1"}, {"TrainingInputMode", "File"}}},
+      {"OutputDataConfig", {{"S3OutputPath", "s3://bucket/out"}}},
+      {"ResourceConfig",
+       {{"InstanceType", "ml.g5.xlarge"}, {"InstanceCount", 1}, {"VolumeSizeInGB", 50}}},
+      {"StoppingCondition", {{"MaxRuntimeInSeconds", 3600}}}};
+  Call("CreateTrainingJob", job);
+  const json failed = Call("DescribeTrainingJob", {{"TrainingJobName", "train"}});
+  EXPECT_EQ(failed["TrainingJobStatus"], "Failed");
+  EXPECT_THAT(failed["FailureReason"].get<std::string>(),
+              ::testing::StartsWith("CapacityError: Unable to provision requested ML compute "
+                                    "capacity."));
+  job["TrainingJobName"] = "other";
+  Call("CreateTrainingJob", job);
+  EXPECT_EQ(Call("DescribeTrainingJob", {{"TrainingJobName", "other"}})["TrainingJobStatus"],
+            "InProgress");
 }
 
 }  // namespace
