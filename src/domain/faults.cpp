@@ -42,6 +42,7 @@ FaultStage StageOf(const FaultAction& action) {
   if (std::holds_alternative<PaymentFault>(action)) return FaultStage::kPayment;
   if (std::holds_alternative<NodeFault>(action)) return FaultStage::kNodeFailure;
   if (std::holds_alternative<NoCapacityFault>(action)) return FaultStage::kProvisioning;
+  if (std::holds_alternative<JobFault>(action)) return FaultStage::kJobCreation;
   return FaultStage::kRequest;
 }
 

@@ -73,12 +73,18 @@ struct NodeFault {  // a HyperPod node of the matched cluster fails at `at` on t
 struct NoCapacityFault {
   std::string instance_type;
 };
+// The matched training or processing job, once created, fails `after` that much of its run with
+// `failure_reason` (unless it ends before).
+struct JobFault {
+  Millis after{0};
+  std::string failure_reason;
+};
 using FaultAction =
-    std::variant<ErrorFault, LatencyFault, PaymentFault, NodeFault, NoCapacityFault>;
+    std::variant<ErrorFault, LatencyFault, PaymentFault, NodeFault, NoCapacityFault, JobFault>;
 
 // When a rule is tried: as a request arrives (errors, latency), when a purchase is paid, when a
 // cluster's transitions are settled, or when a resource is provisioned.
-enum class FaultStage { kRequest, kPayment, kNodeFailure, kProvisioning };
+enum class FaultStage { kRequest, kPayment, kNodeFailure, kProvisioning, kJobCreation };
 FaultStage StageOf(const FaultAction& action);
 
 // The longest latency a rule may add: long enough to trip any client timeout a test sets, short

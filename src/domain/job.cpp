@@ -24,7 +24,7 @@ constexpr WireNames<JobPhase, 3> kJobPhases({{
 }});
 static_assert(kJobPhases.Complete());
 
-constexpr WireNames<JobOutcome, 8> kJobOutcomes({{
+constexpr WireNames<JobOutcome, 9> kJobOutcomes({{
     {JobOutcome::kCompleted, "Completed"},
     {JobOutcome::kStopped, "Stopped"},
     {JobOutcome::kMaxRuntimeExceeded, "MaxRuntimeExceeded"},
@@ -33,6 +33,7 @@ constexpr WireNames<JobOutcome, 8> kJobOutcomes({{
     {JobOutcome::kNoOptionLeft, "NoOptionLeft"},
     {JobOutcome::kCapacityError, "CapacityError"},
     {JobOutcome::kPendingLimit, "PendingLimit"},
+    {JobOutcome::kFault, "Fault"},
 }});
 
 // The FailureReason of a job that found no capacity: the service's CapacityError text, whose
@@ -56,7 +57,8 @@ TimePoint RunningSince(const Job& job) { return job.resumed.value_or(*job.start)
 
 Ending EndingOf(const Job& job, const CapacityFacts& facts) {
   const TimePoint start = RunningSince(job);
-  Ending ending{start + (job.run - job.ran), JobOutcome::kCompleted};
+  Ending ending{start + (job.run - job.ran),
+                job.fails_with ? JobOutcome::kFault : JobOutcome::kCompleted};
   const TimePoint limit = start + (job.max_runtime - job.ran);
   if (limit < ending.at) ending = {limit, JobOutcome::kMaxRuntimeExceeded};
   if (!job.selected->plan_arn.empty()) {
@@ -246,6 +248,8 @@ void SettleAt(std::vector<Job>& jobs, std::vector<Job>& done, std::vector<JobEve
       if (ending.outcome == JobOutcome::kPlanEnded) {
         reason = "The job was stopped 30 minutes before the end of training plan " +
                  Excerpt(job.selected->plan_arn) + ", when the plan terminates its instances.";
+      } else if (ending.outcome == JobOutcome::kFault) {
+        reason = *job.fails_with;
       } else if (ending.outcome == JobOutcome::kMaxRuntimeExceeded &&
                  job.kind == JobKind::kProcessing) {
         reason = "The job exceeded MaxRuntimeInSeconds.";
@@ -331,6 +335,12 @@ Result<Job> StartStop(Job job, TimePoint now, Millis delay) {
   job.pending_since.reset();
   job.status = JobStatus::kStopping;
   job.modified = now;
+  return job;
+}
+
+Job FailAfter(Job job, Millis after, std::string reason) {
+  job.run = std::min(job.run, after);
+  job.fails_with = std::move(reason);
   return job;
 }
 

@@ -42,7 +42,8 @@ enum class JobOutcome {
   kPendingTimeExceeded,
   kNoOptionLeft,
   kCapacityError,  // a list without accelerated types found no capacity when it was evaluated
-  kPendingLimit    // pending for capacity on a plan for two days
+  kPendingLimit,   // pending for capacity on a plan for two days
+  kFault           // failed on purpose, at a point of its run (a fault rule's job_failure)
 };
 std::string_view ToString(JobOutcome outcome);
 std::optional<JobOutcome> ParseJobOutcome(std::string_view text);
@@ -102,9 +103,14 @@ struct Job {
   std::optional<TimePoint> end;
   std::optional<JobOutcome> outcome;
   std::optional<std::string> failure_reason;
+  // A fault rule's job_failure: the run (`run`, cut short) ends Failed with this reason.
+  std::optional<std::string> fails_with;
 
   bool operator==(const Job&) const = default;
 };
+
+// A job that a fault rule fails `after` that much of its run, with `reason`.
+Job FailAfter(Job job, Millis after, std::string reason);
 
 // A waiting job whose provisioning found no capacity (a fault rule's no_capacity): it ends
 // Failed at `at` with the service's CapacityError reason.

@@ -12,9 +12,9 @@ namespace {
 using nlohmann::json;
 
 const std::set<std::string, std::less<>> kRuleMembers = {
-    "id",         "operation", "account",     "region",       "resource",
-    "times",      "every",     "seed",        "probability",  "error",
-    "latency_ms", "payment",   "description", "node_failure", "no_capacity"};
+    "id",          "operation",    "account",     "region",     "resource",   "times",
+    "every",       "seed",         "probability", "error",      "latency_ms", "payment",
+    "description", "node_failure", "no_capacity", "job_failure"};
 
 class RuleReader {
  public:
@@ -107,12 +107,14 @@ class RuleReader {
                       static_cast<int>(doc_.contains("latency_ms")) +
                       static_cast<int>(doc_.contains("payment")) +
                       static_cast<int>(doc_.contains("node_failure")) +
-                      static_cast<int>(doc_.contains("no_capacity"));
+                      static_cast<int>(doc_.contains("no_capacity")) +
+                      static_cast<int>(doc_.contains("job_failure"));
     if (given != 1) {
       return Fail(
-          "must do exactly one of 'error', 'latency_ms', 'payment', 'node_failure' and "
-          "'no_capacity'");
+          "must do exactly one of 'error', 'latency_ms', 'payment', 'node_failure', "
+          "'no_capacity' and 'job_failure'");
     }
+    if (doc_.contains("job_failure")) return ReadJobFailure(doc_.at("job_failure"));
     if (doc_.contains("no_capacity")) return ReadNoCapacity(doc_.at("no_capacity"));
     if (doc_.contains("node_failure")) return ReadNodeFailure(doc_.at("node_failure"));
     if (doc_.contains("latency_ms")) {
@@ -141,6 +143,28 @@ class RuleReader {
       return domain::FaultAction{std::move(fault)};
     }
     return ReadError(doc_.at("error"));
+  }
+
+  domain::Result<domain::FaultAction> ReadJobFailure(const json& value) const {
+    if (!value.is_object()) return Fail("'job_failure' must be an object");
+    domain::JobFault fault{Millis{0}, kJobFailedReason};
+    for (const auto& [key, item] : value.items()) {
+      if (key == "after_seconds") {
+        if (!item.is_number() || !(item.get<double>() >= 0 && item.get<double>() <= 1e9)) {
+          return Fail("'job_failure.after_seconds' must be a number of seconds from 0");
+        }
+        fault.after = Millis{std::llround(item.get<double>() * 1000)};
+      } else if (key == "failure_reason") {
+        if (!item.is_string() || item.get_ref<const std::string&>().empty() ||
+            item.get_ref<const std::string&>().size() > 1024) {
+          return Fail("'job_failure.failure_reason' must be a string of 1 to 1024 characters");
+        }
+        fault.failure_reason = item.get<std::string>();
+      } else {
+        return Fail("has an unknown member 'job_failure." + Excerpt(key) + "'");
+      }
+    }
+    return domain::FaultAction{std::move(fault)};
   }
 
   domain::Result<domain::FaultAction> ReadNoCapacity(const json& value) const {
@@ -300,6 +324,9 @@ json FaultRuleJson(const domain::FaultRule& rule) {
                     {"message", error->error.message}};
   } else if (const auto* latency = std::get_if<domain::LatencyFault>(&rule.action)) {
     doc["latency_ms"] = latency->delay.count();
+  } else if (const auto* job = std::get_if<domain::JobFault>(&rule.action)) {
+    doc["job_failure"] = {{"after_seconds", static_cast<double>(job->after.count()) / 1000},
+                          {"failure_reason", job->failure_reason}};
   } else if (const auto* capacity = std::get_if<domain::NoCapacityFault>(&rule.action)) {
     doc["no_capacity"] = json::object();
     if (!capacity->instance_type.empty()) {

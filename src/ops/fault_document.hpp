@@ -31,4 +31,9 @@ nlohmann::json FaultRuleJson(const domain::FaultRule& rule);
 inline constexpr const char* kPaymentFailedMessage =
     "The payment for this training plan could not be processed. No capacity was reserved.";
 
+// The FailureReason of a job a job_failure rule fails, when the rule gives none (our own text,
+// in the form of the service's algorithm errors).
+inline constexpr const char* kJobFailedReason =
+    "AlgorithmError: The training script exited with a non-zero code (injected by a fault rule).";
+
 }  // namespace smemu::ops

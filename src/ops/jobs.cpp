@@ -148,6 +148,13 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
           Millis{run_seconds * 1000},
           Millis{stopping.value("MaxRuntimeInSeconds", kDefaultMaxRuntimeSeconds) * 1000},
           max_pending, StoreCapacityFacts(ctx))};
+  if (const auto fault =
+          ctx.faults.ForLifecycle(domain::FaultStage::kJobCreation,
+                                  {family.training ? "CreateTrainingJob" : "CreateProcessingJob",
+                                   ctx.caller.account, ctx.caller.region, name})) {
+    const auto& failure = std::get<domain::JobFault>(*fault);
+    record.job = domain::FailAfter(std::move(record.job), failure.after, failure.failure_reason);
+  }
   if (ctx.store.Get(record.key)) {
     std::string noun = family.noun;
     std::transform(noun.begin(), noun.end(), noun.begin(), ::tolower);

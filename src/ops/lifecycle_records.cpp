@@ -137,6 +137,7 @@ std::string JobDoc(const JobRecord& record) {
   PutOptional(doc, "EndMs", job.end);
   if (job.outcome) doc["Outcome"] = domain::ToString(*job.outcome);
   if (job.failure_reason) doc["FailureReason"] = *job.failure_reason;
+  if (job.fails_with) doc["FailsWith"] = *job.fails_with;
   return doc.dump();
 }
 
@@ -253,6 +254,7 @@ JobRecord DecodeJob(const store::ResourceRow& row) {
     job.outcome = Known(domain::ParseJobOutcome(outcome), "outcome", outcome);
   }
   job.failure_reason = OptionalText(doc, "FailureReason");
+  job.fails_with = OptionalText(doc, "FailsWith");
   return record;
 }
 

@@ -192,8 +192,8 @@ TEST_F(FaultsTest, ARuleTheModelCannotAnswerIsRefusedWhenAdded) {
       {{{"operation", "ListModels"}, {"error", {{"code", "ThrottlingException"}, {"status", 503}}}},
        "Fault rule 1: ThrottlingException is a client error: its status is a 4xx, not 503."},
       {{{"operation", "ListModels"}, {"error", "ThrottlingException"}, {"latency_ms", 5}},
-       "Fault rule 1 must do exactly one of 'error', 'latency_ms', 'payment', 'node_failure' and "
-       "'no_capacity'."},
+       "Fault rule 1 must do exactly one of 'error', 'latency_ms', 'payment', 'node_failure', "
+       "'no_capacity' and 'job_failure'."},
       {{{"resource", "c"}, {"times", 1}, {"node_failure", {{"at", "2027-01-16T00:00:00Z"}}}},
        "Fault rule 1 fails one node of each cluster it matches, once: 'times', 'every' and "
        "'probability' do not apply to 'node_failure'."},
@@ -462,6 +462,40 @@ TEST_F(NoCapacityTest, AClusterFailsAndAJobFailsWithACapacityError) {
   Call("CreateTrainingJob", job);
   EXPECT_EQ(Call("DescribeTrainingJob", {{"TrainingJobName", "other"}})["TrainingJobStatus"],
             "InProgress");
+}
+
+// A job_failure rule: the matched job, once created, fails that far into its run with the rule's
+// FailureReason ("the SageMaker Python SDK turns a CapacityError: prefix into its own exception").
+TEST_F(NoCapacityTest, AJobFailsAtAPointOfItsRunWithTheGivenReason) {
+  AddRules({{"operation", "CreateTrainingJob"},
+            {"resource", "doomed"},
+            {"job_failure",
+             {{"after_seconds", 300},
+              {"failure_reason", "CapacityError: Insufficient capacity to continue."}}}});
+  json job = {
+      {"TrainingJobName", "doomed"},
+      {"RoleArn", "arn:aws:iam::123456789012:role/r"},
+      {"AlgorithmSpecification", {{"TrainingImage", "img:1"}, {"TrainingInputMode", "File"}}},
+      {"OutputDataConfig", {{"S3OutputPath", "s3://bucket/out"}}},
+      {"ResourceConfig",
+       {{"InstanceType", "ml.m5.xlarge"}, {"InstanceCount", 1}, {"VolumeSizeInGB", 50}}},
+      {"StoppingCondition", {{"MaxRuntimeInSeconds", 3600}}},
+      {"Environment", {{"SAGEMAKER_EMULATOR_RUN_SECONDS", "1000"}}}};
+  Call("CreateTrainingJob", job);
+  Advance(299);
+  EXPECT_EQ(Call("DescribeTrainingJob", {{"TrainingJobName", "doomed"}})["TrainingJobStatus"],
+            "InProgress");
+  Advance(1);
+  const json failed = Call("DescribeTrainingJob", {{"TrainingJobName", "doomed"}});
+  EXPECT_EQ(failed["TrainingJobStatus"], "Failed");
+  EXPECT_EQ(failed["SecondaryStatus"], "Failed");
+  EXPECT_EQ(failed["FailureReason"], "CapacityError: Insufficient capacity to continue.");
+  EXPECT_EQ(failed["TrainingTimeInSeconds"], 300);
+  job["TrainingJobName"] = "fine";
+  Call("CreateTrainingJob", job);
+  Advance(1000);
+  EXPECT_EQ(Call("DescribeTrainingJob", {{"TrainingJobName", "fine"}})["TrainingJobStatus"],
+            "Completed");
 }
 
 }  // namespace
