@@ -175,10 +175,13 @@ AdminViews::Overview AdminViews::Snapshot(const domain::Owner& quotas_for,
   const VirtualClock::State clock = emulator_.GetClock();
   return emulator_.Administer([&](const Context& ctx) -> Overview {
     // Settled to ctx.now: the content changes only with a write (settling included) or the time.
-    if (ctx.store.TotalChanges() != snapshot_mark_.changes || ctx.now != snapshot_mark_.now) {
+    const std::uint64_t faults = emulator_.faults().Revision();
+    if (ctx.store.TotalChanges() != snapshot_mark_.changes || ctx.now != snapshot_mark_.now ||
+        faults != snapshot_mark_.faults) {
       ++snapshot_mark_.version;
       snapshot_mark_.changes = ctx.store.TotalChanges();
       snapshot_mark_.now = ctx.now;
+      snapshot_mark_.faults = faults;
     }
     const std::string version = snapshot_epoch_ + "-" + std::to_string(snapshot_mark_.version);
     Overview result;
@@ -208,6 +211,7 @@ AdminViews::Overview AdminViews::Snapshot(const domain::Owner& quotas_for,
     // Quotas live in the store's settings, so changing them moves the version like any write.
     result.quotas_for = quotas_for;
     result.quotas = QuotasIn(ctx, quotas_for.account, quotas_for.region);
+    result.faults = emulator_.faults().List();
     return result;
   });
 }

@@ -15,6 +15,7 @@
 #include "domain/holdings.hpp"
 #include "ops/cost_inputs.hpp"
 #include "ops/emulator.hpp"
+#include "ops/faults.hpp"
 #include "ops/pool_changes.hpp"
 
 namespace smemu::ops {
@@ -111,6 +112,7 @@ class AdminViews {
     nlohmann::json sections;
     domain::Owner quotas_for;  // whose quotas `quotas` are
     std::vector<QuotaLine> quotas;
+    std::vector<FaultRuleView> faults;  // the fault rules in force, with their counts
   };
   // `quotas_for`: the account and region whose quotas in force the snapshot lists (the caller's).
   // `account`: only that account's plans, endpoints, jobs and clusters (pool counts stay global).
@@ -131,6 +133,7 @@ class AdminViews {
     long long changes = -1;
     TimePoint now{};
     std::uint64_t version = 0;
+    std::uint64_t faults = UINT64_MAX;  // the fault rules' revision
   } snapshot_mark_;
   const std::string snapshot_epoch_;  // tells this run's versions from an earlier run's
   // The last ledger computed, with what it depended on: the dashboard asks for the same range

@@ -21,6 +21,7 @@ bool FaultRules::Try(Entry& entry) {
   }
   if (!domain::Fires(view.rule.firing, view.matched, view.fired, draw)) return false;
   ++view.fired;
+  ++revision_;
   return true;
 }
 
@@ -42,7 +43,13 @@ domain::Result<std::vector<domain::FaultRule>> FaultRules::Add(std::vector<domai
   }
   next_id_ = next;
   for (const domain::FaultRule& rule : rules) rules_.push_back(Fresh(rule, source));
+  ++revision_;
   return rules;
+}
+
+std::uint64_t FaultRules::Revision() const {
+  MutexLock lock(mutex_);
+  return revision_;
 }
 
 std::vector<FaultRuleView> FaultRules::List() const {
@@ -57,6 +64,7 @@ bool FaultRules::Remove(const std::string& id) {
   MutexLock lock(mutex_);
   const auto before = rules_.size();
   std::erase_if(rules_, [&id](const Entry& entry) { return entry.view.rule.id == id; });
+  ++revision_;
   return rules_.size() != before;
 }
 
@@ -64,6 +72,7 @@ std::size_t FaultRules::Clear() {
   MutexLock lock(mutex_);
   const std::size_t removed = rules_.size();
   rules_.clear();
+  ++revision_;
   return removed;
 }
 
@@ -77,6 +86,7 @@ void FaultRules::Reset() {
   }
   rules_ = std::move(kept);
   next_id_ = 1;
+  ++revision_;
 }
 
 RequestFaults FaultRules::ForRequest(const domain::FaultSubject& subject) {
@@ -138,6 +148,7 @@ void FaultRules::NodeFailureApplied(const std::string& id) {
     if (entry.view.rule.id != id) continue;
     ++entry.view.matched;
     ++entry.view.fired;
+    ++revision_;
   }
 }
 

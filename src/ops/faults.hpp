@@ -51,6 +51,9 @@ class FaultRules {
   // Drops the rules added at run time; the file's start over (counts and draws).
   void Reset() SMEMU_EXCLUDES(mutex_);
 
+  // Moves whenever the rules or their counts change (the state view's version follows it).
+  std::uint64_t Revision() const SMEMU_EXCLUDES(mutex_);
+
   // The request rules for `subject`, tried in order: the first latency rule that fires adds its
   // latency, the first error rule that fires answers its error and ends the trying.
   RequestFaults ForRequest(const domain::FaultSubject& subject) SMEMU_EXCLUDES(mutex_);
@@ -77,11 +80,12 @@ class FaultRules {
   };
   static Entry Fresh(domain::FaultRule rule, FaultSource source);
   // Counts a match of `entry` and says whether it fires.
-  static bool Try(Entry& entry);
+  bool Try(Entry& entry) SMEMU_REQUIRES(mutex_);
 
   mutable Mutex mutex_;
   std::vector<Entry> rules_ SMEMU_GUARDED_BY(mutex_);
   long long next_id_ SMEMU_GUARDED_BY(mutex_) = 1;
+  std::uint64_t revision_ SMEMU_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace smemu::ops

@@ -167,6 +167,20 @@ json QuotasJson(const std::vector<ops::AdminViews::QuotaLine>& lines) {
   return quotas;
 }
 
+// Fault rules as GET /_emulator/faults and the state show them: each rule with where it came from
+// and how often it matched and fired.
+json FaultsJson(const std::vector<ops::FaultRuleView>& views) {
+  json rules = json::array();
+  for (const ops::FaultRuleView& view : views) {
+    json rule = ops::FaultRuleJson(view.rule);
+    rule["source"] = view.source == ops::FaultSource::kFile ? "file" : "api";
+    rule["matched"] = view.matched;
+    rule["fired"] = view.fired;
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
 json OverviewJson(const ops::AdminViews::Overview& overview) {
   auto iso = [](TimePoint time) { return domain::FormatIso8601(time); };
   json pools = json::array();
@@ -195,6 +209,7 @@ json OverviewJson(const ops::AdminViews::Overview& overview) {
   state["quotas_for"] = {{"account", overview.quotas_for.account},
                          {"region", overview.quotas_for.region}};
   state["quotas"] = QuotasJson(overview.quotas);
+  state["faults"] = FaultsJson(overview.faults);
   return state;
 }
 
@@ -464,15 +479,7 @@ HttpResponse Router::AdminChangeQuotas(const AdminCall& call) const {
 // GET /_emulator/faults: the fault rules in force, in the order they are tried, each with where it
 // came from and how often it matched and fired.
 HttpResponse Router::AdminFaults(const AdminCall& call) const {
-  json rules = json::array();
-  for (const ops::FaultRuleView& view : emulator_.faults().List()) {
-    json rule = ops::FaultRuleJson(view.rule);
-    rule["source"] = view.source == ops::FaultSource::kFile ? "file" : "api";
-    rule["matched"] = view.matched;
-    rule["fired"] = view.fired;
-    rules.push_back(std::move(rule));
-  }
-  return call.Reply({{"rules", std::move(rules)}});
+  return call.Reply({{"rules", FaultsJson(emulator_.faults().List())}});
 }
 
 // POST /_emulator/faults: adds one rule, or {"rules": [...]}, after those in force; all or none.

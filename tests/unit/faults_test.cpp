@@ -106,6 +106,7 @@ TEST_F(FaultsTest, AThrottlingRuleAnswersForItsNextMatchesThenLetsRequestsThroug
   EXPECT_EQ(rules[0]["matched"], 4);
   EXPECT_EQ(rules[0]["fired"], 2);
   EXPECT_EQ(rules[0]["source"], "api");
+  EXPECT_EQ(Admin("GET", "/_emulator/state")["faults"], rules);  // the dashboard's view
   const std::string metrics = router_->Handle({"GET", "/_emulator/metrics", {}, ""}).body;
   EXPECT_THAT(metrics,
               ::testing::HasSubstr("sagemaker_emulator_fault_rule_fired_total{rule=\"rule-1\","

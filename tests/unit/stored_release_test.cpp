@@ -397,6 +397,7 @@ constexpr AddedMember kAddedSinceTheRelease[] = {
     {"StatusMessage", "DescribeTrainingPlan"},  // "Payment confirmed, training plan scheduled."
     {"StatusMessage", "ListTrainingPlans"},
     {"reserved_capacities", nullptr},  // the state view's plans: each reserved capacity (29)
+    {"faults", "/_emulator/state"},    // the state view's fault rules (30)
 };
 
 void LeaveOutAddedMembers(json& value, const std::string& target) {

@@ -492,6 +492,33 @@ test('a plan of two reserved capacities is drawn as its two blocks, the gap betw
   await page.close();
 });
 
+// Fault rules on the page: the panel lists each rule with its counts, and a plan whose payment a
+// rule failed is flagged (it reserves nothing, so it is not drawn as capacity).
+test('the fault rules panel, and a plan whose payment failed flagged as broken', async () => {
+  const emu = await emulator();
+  await admin(emu.url, '/_emulator/faults', { rules: [
+    { id: 'declined', operation: 'CreateTrainingPlan', resource: 'doomed', payment: {} },
+    { id: 'busy', operation: 'ListModels', every: 2, error: 'ThrottlingException' }] });
+  const sm = sagemaker(emu.url);
+  await buyPlan(sm, 'doomed', { InstanceType: P5, InstanceCount: 1, DurationHours: 24,
+    StartTimeAfter: new Date('2027-01-16T00:00:00Z'), TargetResources: ['training-job'] });
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(`${emu.url}/_emulator/ui`);
+  const declined = page.locator('[data-testid=fault-row][data-rule=declined]');
+  await declined.waitFor();
+  assert.equal(await declined.getAttribute('data-fired'), '1');
+  assert.match(await declined.innerText(), /CreateTrainingPlan · doomed\s+fails the payment\s+always\s+1 \/ 1\s+api/);
+  assert.match(await page.locator('[data-testid=fault-row][data-rule=busy]').innerText(),
+    /answers ThrottlingException \(400\)\s+every 2nd/);
+  await page.locator('[data-testid=broken-item][data-name=doomed]').waitFor({ timeout: 5000 });
+  assert.match(await page.locator('[data-testid=broken-item][data-name=doomed]').innerText(), /^doomed: payment failed/);
+  assert.equal(await page.locator('[data-testid=plan-bar][data-plan=doomed]').count(), 0, 'no capacity drawn');
+  assert.deepEqual(errors, [], 'no script errors in the page');
+  await page.close();
+});
+
 test('with --admin-token the page needs the token, then sends it on every call', async () => {
   const { url } = await emulator(['--admin-token', 'dash-s3cret']);
   const page = await browser.context.newPage();
