@@ -226,7 +226,7 @@ class RuleReader {
     const json* code = &value;
     if (value.is_object()) {
       for (const auto& [key, item] : value.items()) {
-        if (key != "code" && key != "status" && key != "message") {
+        if (key != "code" && key != "status" && key != "message" && key != "original_status_code") {
           return Fail("has an unknown member 'error." + Excerpt(key) + "'");
         }
       }
@@ -259,6 +259,17 @@ class RuleReader {
                   "ValidationException, AccessDeniedException, UnrecognizedClientException)");
     }
     error.code = *known;
+    if (value.is_object() && value.contains("original_status_code")) {
+      // ModelError's OriginalStatusCode: the status the model container answered with.
+      const json& original = value.at("original_status_code");
+      if (error.code != domain::ErrorCode::kModelError) {
+        return Fail("gives 'error.original_status_code', which only a ModelError has");
+      }
+      if (!original.is_number_integer() || original.get<int>() < 100 || original.get<int>() > 599) {
+        return Fail("'error.original_status_code' must be an HTTP status from 100 to 599");
+      }
+      error.details.push_back({"OriginalStatusCode", original.get<std::int64_t>()});
+    }
     return domain::FaultAction{domain::ErrorFault{std::move(error)}};
   }
 
@@ -322,6 +333,11 @@ json FaultRuleJson(const domain::FaultRule& rule) {
     doc["error"] = {{"code", domain::WireName(error->error.code)},
                     {"status", error->error.http_status},
                     {"message", error->error.message}};
+    for (const domain::ErrorDetail& detail : error->error.details) {
+      if (detail.name == "OriginalStatusCode") {
+        doc["error"]["original_status_code"] = std::get<std::int64_t>(detail.value);
+      }
+    }
   } else if (const auto* latency = std::get_if<domain::LatencyFault>(&rule.action)) {
     doc["latency_ms"] = latency->delay.count();
   } else if (const auto* job = std::get_if<domain::JobFault>(&rule.action)) {

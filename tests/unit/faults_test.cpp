@@ -237,6 +237,25 @@ TEST_F(FaultsTest, LatencyHoldsTheAnswerBackAndAnErrorRuleCanFollowIt) {
   EXPECT_EQ(delays_.size(), 2u);
 }
 
+TEST_F(FaultsTest, AnInvocationCanFailAsTheModelWould) {
+  AddRules({{"operation", "InvokeEndpoint"},
+            {"error",
+             {{"code", "ModelError"},
+              {"message", "Received server error (500) from primary with message \"boom\"."},
+              {"original_status_code", 500}}}});
+  const protocol::HttpResponse failed =
+      router_->Handle({"POST", "/endpoints/e/invocations", {{"Authorization", kAuth}}, "x"});
+  EXPECT_EQ(failed.status, 424);
+  const json body = json::parse(failed.body);
+  EXPECT_EQ(body["__type"], "ModelError");
+  EXPECT_EQ(body["OriginalStatusCode"], 500);
+  EXPECT_EQ(Rules()[0]["error"]["original_status_code"], 500);
+  EXPECT_EQ(AddRules({{"operation", "ListModels"},
+                      {"error", {{"code", "ThrottlingException"}, {"original_status_code", 500}}}},
+                     400)["message"],
+            "Fault rule 1 gives 'error.original_status_code', which only a ModelError has.");
+}
+
 TEST_F(FaultsTest, InvocationsCanBeFailedWithTheRuntimesOwnErrors) {
   AddRules(
       {{"operation", "InvokeEndpoint"}, {"resource", "e"}, {"error", "ModelNotReadyException"}});
