@@ -534,6 +534,33 @@ class FaultsBoto3Test(EmulatorTestCase):
             self.sm.list_endpoints()
         self.assertEqual("ServiceUnavailable", refused.exception.response["Error"]["Code"])
 
+    def test_a_job_fails_part_way_and_an_invocation_fails_as_the_model_would(self):
+        self.add_rule({"operation": "CreateTrainingJob", "resource": "doomed",
+                       "job_failure": {"after_seconds": 600,
+                                       "failure_reason": "CapacityError: lost the instances"}})
+        self.sm.create_training_job(
+            TrainingJobName="doomed", RoleArn="arn:aws:iam::%s:role/r" % ACCOUNT,
+            AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
+            OutputDataConfig={"S3OutputPath": "s3://bucket/out"},
+            ResourceConfig={"InstanceType": "ml.m5.xlarge", "InstanceCount": 1,
+                            "VolumeSizeInGB": 50},
+            StoppingCondition={"MaxRuntimeInSeconds": 3600},
+            Environment={"SAGEMAKER_EMULATOR_RUN_SECONDS": "1800"})
+        self.set_clock({"advance_seconds": 600})
+        job = self.sm.describe_training_job(TrainingJobName="doomed")
+        self.assertEqual(("Failed", "CapacityError: lost the instances", 600),
+                         (job["TrainingJobStatus"], job["FailureReason"],
+                          job["TrainingTimeInSeconds"]))
+        self.add_rule({"operation": "InvokeEndpoint", "error": {
+            "code": "ModelError", "message": "Received server error (500) from primary.",
+            "original_status_code": 500}})
+        runtime = self.client(service="sagemaker-runtime")
+        with self.assertRaises(runtime.exceptions.ModelError) as failed:
+            runtime.invoke_endpoint(EndpointName="any", Body=b"x")
+        response = failed.exception.response
+        self.assertEqual((424, 500), (response["ResponseMetadata"]["HTTPStatusCode"],
+                                      response["OriginalStatusCode"]))
+
     def test_a_purchase_whose_payment_fails_is_failed(self):
         self.add_rule({"operation": "CreateTrainingPlan", "resource": "doomed",
                        "payment": {"status_message": "The payment method was declined."}})
@@ -663,6 +690,43 @@ class UltraServerBoto3Test(EmulatorTestCase):
         self.assertEqual({(18, 2, 16, "OK")},
                          {(u["TotalInstanceCount"], u["ConfiguredSpareInstanceCount"],
                            u["AvailableInstanceCount"], u["HealthStatus"]) for u in servers})
+
+    def test_a_failed_node_is_replaced_and_a_spare_stands_in(self):
+        # A fault rule fails a HyperPod node an hour into the plan: NodeRecovery Automatic
+        # replaces it, and its UltraServer is Impaired with one unhealthy instance, which a spare
+        # stands in for ("We recommend that you keep one spare instance per UltraServer").
+        offering = self.sm.search_training_plan_offerings(
+            UltraServerType="ml.u-p6e-gb200x72", UltraServerCount=1, DurationHours=24,
+            TargetResources=["hyperpod-cluster"])["TrainingPlanOfferings"][0]
+        start = offering["ReservedCapacityOfferings"][0]["StartTime"]
+        arn = self.sm.create_training_plan(
+            TrainingPlanName="gb200",
+            TrainingPlanOfferingId=offering["TrainingPlanOfferingId"])["TrainingPlanArn"]
+        self.set_clock({"now": start.strftime("%Y-%m-%dT%H:%M:%SZ")})
+        self.sm.create_cluster(ClusterName="gb200", InstanceGroups=[{
+            "InstanceGroupName": "workers", "InstanceType": "ml.p6e-gb200.36xlarge",
+            "InstanceCount": 2, "ExecutionRole": "arn:aws:iam::%s:role/r" % ACCOUNT,
+            "TrainingPlanArn": arn,
+            "LifeCycleConfig": {"SourceS3Uri": "s3://b/l", "OnCreate": "on_create.sh"}}])
+        failure_at = start + datetime.timedelta(hours=1)
+        status, _, body = http(self.server.url + "/_emulator/faults", json.dumps(
+            {"resource": "gb200", "node_failure": {
+                "at": failure_at.strftime("%Y-%m-%dT%H:%M:%SZ")}}).encode())
+        self.assertEqual(200, status, body)
+        before = {n["InstanceId"] for n in
+                  self.sm.list_cluster_nodes(ClusterName="gb200")["ClusterNodeSummaries"]}
+        self.set_clock({"advance_seconds": 3600})
+        nodes = self.sm.list_cluster_nodes(ClusterName="gb200")["ClusterNodeSummaries"]
+        self.assertEqual(["Running", "Running"], [n["InstanceStatus"]["Status"] for n in nodes])
+        self.assertEqual(1, len(before - {n["InstanceId"] for n in nodes}))
+        reserved = self.sm.describe_training_plan(
+            TrainingPlanName="gb200")["ReservedCapacitySummaries"][0]["ReservedCapacityArn"]
+        [server] = self.sm.list_ultra_servers_by_reserved_capacity(
+            ReservedCapacityArn=reserved)["UltraServers"]
+        self.assertEqual(("Impaired", 1, 0, 2), (server["HealthStatus"],
+                                                 server["UnhealthyInstanceCount"],
+                                                 server["AvailableSpareInstanceCount"],
+                                                 server["InUseInstanceCount"]))
 
 
 PROVISIONING_SECONDS = 600
