@@ -430,9 +430,15 @@ HttpResponse Router::AdminPage(const AdminCall& call) const {
 HttpResponse Router::AdminState(const AdminCall& call) const {
   // The quotas shown are the caller's: the signing account's, or the server's own account's.
   const ops::Caller caller = CallerOf(call.request, call.outcome.request_id);
-  const ops::AdminViews::Overview overview =
-      admin_views_.Snapshot({caller.account, caller.region}, call.AccountFilter(*this),
+  const std::optional<std::string> account = call.AccountFilter(*this);
+  ops::AdminViews::Overview overview =
+      admin_views_.Snapshot({caller.account, caller.region}, account,
                             FormDecode(QueryParameter(call.request.target, "since")));
+  if (account) {  // a caller signing as one account sees the rules that may touch it
+    std::erase_if(overview.faults, [&](const ops::FaultRuleView& view) {
+      return !view.rule.scope.account.empty() && view.rule.scope.account != *account;
+    });
+  }
   const json head = {{"version", overview.version},
                      {"unchanged", overview.unchanged},
                      {"clock", ClockJson(overview.clock)}};

@@ -149,6 +149,19 @@ TEST_F(FaultsTest, ASeededProbabilityFiresTheSameWayOnEveryRun) {
   EXPECT_NE(ListModelsStatuses(40), first);
 }
 
+// The state view narrowed to a signing caller's account shows only the rules that may touch it.
+TEST_F(FaultsTest, ACallerSigningAsOneAccountSeesItsRulesInTheState) {
+  AddRules({{"rules",
+             {{{"id", "mine"}, {"account", "123456789012"}, {"latency_ms", 1}},
+              {{"id", "theirs"}, {"account", "111111111111"}, {"latency_ms", 1}},
+              {{"id", "everyone"}, {"latency_ms", 1}}}}});
+  const json state = Admin("GET", "/_emulator/state", "", {{"Authorization", kAuth}});
+  std::vector<std::string> ids;
+  for (const json& rule : state["faults"]) ids.push_back(rule["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"mine", "everyone"}));
+  EXPECT_EQ(Admin("GET", "/_emulator/state")["faults"].size(), 3u);
+}
+
 TEST_F(FaultsTest, RulesMatchTheResourceTheAccountAndTheRegion) {
   AddRules({{"rules",
              {{{"operation", "DescribeEndpoint"},
