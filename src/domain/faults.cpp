@@ -43,6 +43,7 @@ FaultStage StageOf(const FaultAction& action) {
   if (std::holds_alternative<NodeFault>(action)) return FaultStage::kNodeFailure;
   if (std::holds_alternative<NoCapacityFault>(action)) return FaultStage::kProvisioning;
   if (std::holds_alternative<JobFault>(action)) return FaultStage::kJobCreation;
+  if (std::holds_alternative<ModelFault>(action)) return FaultStage::kInvocation;
   return FaultStage::kRequest;
 }
 

@@ -79,12 +79,26 @@ struct JobFault {
   Millis after{0};
   std::string failure_reason;
 };
-using FaultAction =
-    std::variant<ErrorFault, LatencyFault, PaymentFault, NodeFault, NoCapacityFault, JobFault>;
+// An invocation of the matched endpoint gets the ModelError the service sends when the model
+// container answers `status` with `body`, or (`timeout`) does not answer in time.
+struct ModelFault {
+  int status = 500;
+  std::string body;
+  bool timeout = false;
+};
+using FaultAction = std::variant<ErrorFault, LatencyFault, PaymentFault, NodeFault, NoCapacityFault,
+                                 JobFault, ModelFault>;
 
 // When a rule is tried: as a request arrives (errors, latency), when a purchase is paid, when a
 // cluster's transitions are settled, or when a resource is provisioned.
-enum class FaultStage { kRequest, kPayment, kNodeFailure, kProvisioning, kJobCreation };
+enum class FaultStage {
+  kRequest,
+  kPayment,
+  kNodeFailure,
+  kProvisioning,
+  kJobCreation,
+  kInvocation
+};
 FaultStage StageOf(const FaultAction& action);
 
 // The longest latency a rule may add: long enough to trip any client timeout a test sets, short

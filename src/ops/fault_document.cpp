@@ -12,9 +12,9 @@ namespace {
 using nlohmann::json;
 
 const std::set<std::string, std::less<>> kRuleMembers = {
-    "id",          "operation",    "account",     "region",     "resource",   "times",
-    "every",       "seed",         "probability", "error",      "latency_ms", "payment",
-    "description", "node_failure", "no_capacity", "job_failure"};
+    "id",          "operation",    "account",     "region",      "resource",   "times",
+    "every",       "seed",         "probability", "error",       "latency_ms", "payment",
+    "description", "node_failure", "no_capacity", "job_failure", "model_error"};
 
 class RuleReader {
  public:
@@ -108,12 +108,14 @@ class RuleReader {
                       static_cast<int>(doc_.contains("payment")) +
                       static_cast<int>(doc_.contains("node_failure")) +
                       static_cast<int>(doc_.contains("no_capacity")) +
-                      static_cast<int>(doc_.contains("job_failure"));
+                      static_cast<int>(doc_.contains("job_failure")) +
+                      static_cast<int>(doc_.contains("model_error"));
     if (given != 1) {
       return Fail(
           "must do exactly one of 'error', 'latency_ms', 'payment', 'node_failure', "
-          "'no_capacity' and 'job_failure'");
+          "'no_capacity', 'job_failure' and 'model_error'");
     }
+    if (doc_.contains("model_error")) return ReadModelError(doc_.at("model_error"));
     if (doc_.contains("job_failure")) return ReadJobFailure(doc_.at("job_failure"));
     if (doc_.contains("no_capacity")) return ReadNoCapacity(doc_.at("no_capacity"));
     if (doc_.contains("node_failure")) return ReadNodeFailure(doc_.at("node_failure"));
@@ -143,6 +145,30 @@ class RuleReader {
       return domain::FaultAction{std::move(fault)};
     }
     return ReadError(doc_.at("error"));
+  }
+
+  domain::Result<domain::FaultAction> ReadModelError(const json& value) const {
+    if (!value.is_object()) return Fail("'model_error' must be an object");
+    domain::ModelFault fault;
+    for (const auto& [key, item] : value.items()) {
+      if (key == "status") {
+        if (!item.is_number_integer() || item.get<int>() < 300 || item.get<int>() > 599) {
+          return Fail("'model_error.status' must be the container's HTTP status, 300 to 599");
+        }
+        fault.status = item.get<int>();
+      } else if (key == "body") {
+        if (!item.is_string() || item.get_ref<const std::string&>().size() > 65536) {
+          return Fail("'model_error.body' must be a string of at most 65536 characters");
+        }
+        fault.body = item.get<std::string>();
+      } else if (key == "timeout") {
+        if (!item.is_boolean()) return Fail("'model_error.timeout' must be true or false");
+        fault.timeout = item.get<bool>();
+      } else {
+        return Fail("has an unknown member 'model_error." + Excerpt(key) + "'");
+      }
+    }
+    return domain::FaultAction{std::move(fault)};
   }
 
   domain::Result<domain::FaultAction> ReadJobFailure(const json& value) const {
@@ -340,6 +366,9 @@ json FaultRuleJson(const domain::FaultRule& rule) {
     }
   } else if (const auto* latency = std::get_if<domain::LatencyFault>(&rule.action)) {
     doc["latency_ms"] = latency->delay.count();
+  } else if (const auto* model = std::get_if<domain::ModelFault>(&rule.action)) {
+    doc["model_error"] = {
+        {"status", model->status}, {"body", model->body}, {"timeout", model->timeout}};
   } else if (const auto* job = std::get_if<domain::JobFault>(&rule.action)) {
     doc["job_failure"] = {{"after_seconds", static_cast<double>(job->after.count()) / 1000},
                           {"failure_reason", job->failure_reason}};

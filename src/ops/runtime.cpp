@@ -96,6 +96,22 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
   const auto chosen = ChosenVariant(endpoint, request, ctx);
   if (!chosen) return chosen.error();
   const domain::Variant& variant = **chosen;
+  // A model_error fault rule: the answer of a container that failed, or never answered.
+  if (const auto fault = ctx.faults.ForLifecycle(
+          domain::FaultStage::kInvocation,
+          {"InvokeEndpoint", ctx.caller.account, ctx.caller.region, request.endpoint_name})) {
+    const auto& model = std::get<domain::ModelFault>(*fault);
+    return ContainerError({request.endpoint_name,
+                           variant.name,
+                           ctx.caller.account,
+                           ctx.caller.region,
+                           {},
+                           !model.timeout,
+                           model.timeout,
+                           "",
+                           model.status,
+                           model.body});
+  }
   if (variant.reservation) {
     const auto plan = StoreCapacityFacts(ctx).Plan(endpoint.owner, variant.plan_arn());
     if (!plan || plan->StatusAt(ctx.now) == domain::PlanStatus::kExpired) {

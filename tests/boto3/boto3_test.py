@@ -561,6 +561,23 @@ class FaultsBoto3Test(EmulatorTestCase):
         self.assertEqual((424, 500), (response["ResponseMetadata"]["HTTPStatusCode"],
                                       response["OriginalStatusCode"]))
 
+    def test_an_invocation_gets_the_model_error_of_a_silent_container(self):
+        self.sm.create_model(ModelName="m", ExecutionRoleArn="arn:aws:iam::%s:role/r" % ACCOUNT,
+                             PrimaryContainer={"Image": "img:1"})
+        self.sm.create_endpoint_config(EndpointConfigName="c", ProductionVariants=[{
+            "VariantName": "AllTraffic", "ModelName": "m", "InstanceType": "ml.g5.xlarge",
+            "InitialInstanceCount": 1}])
+        self.sm.create_endpoint(EndpointName="e", EndpointConfigName="c")
+        self.add_rule({"resource": "e", "model_error": {"timeout": True}})
+        runtime = self.client(service="sagemaker-runtime")
+        with self.assertRaises(runtime.exceptions.ModelError) as failed:
+            runtime.invoke_endpoint(EndpointName="e", Body=b"x")
+        response = failed.exception.response
+        self.assertEqual(0, response["OriginalStatusCode"])
+        self.assertTrue(response["Error"]["Message"].startswith(
+            "Received server error (0) from primary with message \"Your invocation timed out"),
+            response["Error"]["Message"])
+
     def test_a_purchase_whose_payment_fails_is_failed(self):
         self.add_rule({"operation": "CreateTrainingPlan", "resource": "doomed",
                        "payment": {"status_message": "The payment method was declined."}})

@@ -207,7 +207,7 @@ TEST_F(FaultsTest, ARuleTheModelCannotAnswerIsRefusedWhenAdded) {
        "Fault rule 1: ThrottlingException is a client error: its status is a 4xx, not 503."},
       {{{"operation", "ListModels"}, {"error", "ThrottlingException"}, {"latency_ms", 5}},
        "Fault rule 1 must do exactly one of 'error', 'latency_ms', 'payment', 'node_failure', "
-       "'no_capacity' and 'job_failure'."},
+       "'no_capacity', 'job_failure' and 'model_error'."},
       {{{"resource", "c"}, {"times", 1}, {"node_failure", {{"at", "2027-01-16T00:00:00Z"}}}},
        "Fault rule 1 fails one node of each cluster it matches, once: 'times', 'every' and "
        "'probability' do not apply to 'node_failure'."},
@@ -495,6 +495,38 @@ TEST_F(NoCapacityTest, AClusterFailsAndAJobFailsWithACapacityError) {
   Call("CreateTrainingJob", job);
   EXPECT_EQ(Call("DescribeTrainingJob", {{"TrainingJobName", "other"}})["TrainingJobStatus"],
             "InProgress");
+}
+
+// A model_error rule: an invocation gets the ModelError the service sends when the model
+// container answers with an error status, or never answers.
+TEST_F(NoCapacityTest, AnInvocationGetsTheModelErrorOfAFailedOrSilentContainer) {
+  Endpoint("e", {{"VariantName", "AllTraffic"},
+                 {"ModelName", "m"},
+                 {"InstanceType", "ml.g5.xlarge"},
+                 {"InitialInstanceCount", 1}});
+  AddRules({{"id", "overloaded"},
+            {"resource", "e"},
+            {"times", 1},
+            {"model_error", {{"status", 503}, {"body", "overloaded"}}}});
+  auto invoke = [this] {
+    return router_->Handle({"POST", "/endpoints/e/invocations", {{"Authorization", kAuth}}, "x"});
+  };
+  const protocol::HttpResponse failed = invoke();
+  EXPECT_EQ(failed.status, 424);
+  const json body = json::parse(failed.body);
+  EXPECT_EQ(body["__type"], "ModelError");
+  EXPECT_EQ(body["OriginalStatusCode"], 503);
+  EXPECT_EQ(body["OriginalMessage"], "overloaded");
+  EXPECT_THAT(body["message"].get<std::string>(),
+              ::testing::StartsWith(
+                  "Received server error (503) from primary with message \"overloaded\". See "
+                  "https://us-west-2.console.aws.amazon.com/cloudwatch/home?region=us-west-2"));
+  EXPECT_EQ(invoke().status, 200);  // the rule fired its one time
+  AddRules({{"resource", "e"}, {"model_error", {{"timeout", true}}}});
+  const json silent = json::parse(invoke().body);
+  EXPECT_EQ(silent["OriginalStatusCode"], 0);
+  EXPECT_THAT(silent["message"].get<std::string>(),
+              ::testing::StartsWith("Received server error (0) from primary with message"));
 }
 
 // A job_failure rule: the matched job, once created, fails that far into its run with the rule's
