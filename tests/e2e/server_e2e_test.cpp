@@ -134,6 +134,10 @@ class BodyLimits : public ::testing::Test {
               200);
   }
 
+  // How long an answer of several MiB may pause before it counts as ended: a sanitized server on
+  // a machine busy compiling paused for more than RawExchange's default 5 s.
+  static constexpr std::chrono::seconds kQuietLimit{30};
+
   // The raw answer to `body` sent to `target` with `framing`; the server closes after answering.
   std::string Send(const std::string& target, const std::string& extra_headers,
                    const std::string& body, Framing framing) {
@@ -142,16 +146,18 @@ class BodyLimits : public ::testing::Test {
     if (framing == Framing::kChunked) {
       std::ostringstream size;
       size << std::hex << body.size();
-      return RawExchange(port_, {head + "Transfer-Encoding: chunked\r\n\r\n" + size.str() + "\r\n" +
-                                 body + "\r\n0\r\n\r\n"});
+      return RawExchange(port_,
+                         {head + "Transfer-Encoding: chunked\r\n\r\n" + size.str() + "\r\n" + body +
+                          "\r\n0\r\n\r\n"},
+                         std::chrono::milliseconds(0), kQuietLimit);
     }
     head += "Content-Length: " + std::to_string(body.size()) + "\r\n";
     if (framing == Framing::kExpectContinue) {
       // A client waits for 100 Continue before the body; the pause lets the answer come first.
       return RawExchange(port_, {head + "Expect: 100-continue\r\n\r\n", body},
-                         std::chrono::milliseconds(100));
+                         std::chrono::milliseconds(100), kQuietLimit);
     }
-    return RawExchange(port_, {head + "\r\n" + body});
+    return RawExchange(port_, {head + "\r\n" + body}, std::chrono::milliseconds(0), kQuietLimit);
   }
 
   static std::string Named(Framing framing) {
