@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -192,6 +193,13 @@ class [[nodiscard]] Result {
  public:
   Result(T value) : state_(std::move(value)) {}         // NOLINT(runtime/explicit)
   Result(AwsError error) : state_(std::move(error)) {}  // NOLINT(runtime/explicit)
+  // From a Result of a type that converts to T: a handler's Result<json> where the caller
+  // expects a Result<ops::Answer>.
+  template <typename U>
+  requires(!std::is_same_v<U, T> && std::is_convertible_v<U, T>)
+      Result(Result<U> other)  // NOLINT(runtime/explicit)
+      : state_(other ? std::variant<T, AwsError>(T(std::move(other).value()))
+                     : std::variant<T, AwsError>(other.error())) {}
 
   bool ok() const { return std::holds_alternative<T>(state_); }
   explicit operator bool() const { return ok(); }

@@ -225,7 +225,7 @@ Result<json> DescribeCluster(const json& in, Context& ctx) {
   return out;
 }
 
-Result<json> ListClusters(const json& in, Context& ctx) {
+Result<Answer> ListClusters(const json& in, Context& ctx) {
   static const ListSpec kSpec{
       "ListClusters",
       {{"CREATION_TIME", store::SortField::kCreationTime}, {"NAME", store::SortField::kName}},
@@ -248,20 +248,19 @@ Result<json> ListClusters(const json& in, Context& ctx) {
   }
   const auto page = Paginate<store::ResourceRow>(
       kSpec, *request, StoreSource(ctx, kKind, *request, ReadStoreFilters(in)), filters);
-  json clusters = json::array();
-  for (const store::ResourceRow& row : page.items) {
-    json summary = {{"ClusterArn", row.arn},
-                    {"ClusterName", row.key.name},
-                    {"CreationTime", WriteTimestamp(row.created)},
-                    {"ClusterStatus", row.status}};
-    if (auto plans = domain::PlansOf(ClusterFromRow(row).cluster); !plans.empty()) {
-      summary["TrainingPlanArns"] = std::move(plans);
-    }
-    clusters.push_back(std::move(summary));
-  }
-  json out = {{"ClusterSummaries", std::move(clusters)}};
-  if (page.next_token) out["NextToken"] = *page.next_token;
-  return out;
+  return WriteListAnswer(
+      "ClusterSummaries", page, [&](JsonWriter& out, const store::ResourceRow& row) {
+        out.Member("ClusterArn", row.arn)
+            .Member("ClusterName", row.key.name)
+            .TimestampMember("CreationTime", row.created)
+            .Member("ClusterStatus", row.status);
+        const auto record = ctx.store.DecodedRow<ClusterRecord>(row, &ClusterFromRow);
+        if (auto plans = domain::PlansOf(record->cluster); !plans.empty()) {
+          out.Key("TrainingPlanArns").BeginArray();
+          for (const std::string& plan : plans) out.String(plan);
+          out.EndArray();
+        }
+      });
 }
 
 Result<json> UpdateCluster(const json& in, Context& ctx) {

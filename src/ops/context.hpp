@@ -18,6 +18,7 @@
 #include "domain/holdings.hpp"
 #include "domain/quotas.hpp"
 #include "domain/training_plan.hpp"
+#include "ops/answer.hpp"
 #include "ops/faults.hpp"
 #include "smemu/clock.hpp"
 #include "store/state_store.hpp"
@@ -112,8 +113,8 @@ struct Writer {
   domain::Holdings& holdings;
 };
 
-// A control-plane operation: validated JSON input -> JSON output or an AWS error.
-using Handler = std::function<domain::Result<nlohmann::json>(const nlohmann::json&, Context&)>;
+// A control-plane operation: validated JSON input -> its answer or an AWS error.
+using Handler = std::function<domain::Result<Answer>(const nlohmann::json&, Context&)>;
 
 // A sagemaker-runtime invocation, free of HTTP types.
 struct InvokeRequest {

@@ -103,13 +103,13 @@ void Emulator::SettleLocked(const Context& ctx) {
   settled_ = {false, SettleEverything(ctx, writer)};
 }
 
-domain::Result<nlohmann::json> Emulator::Invoke(const std::string& operation,
-                                                const nlohmann::json& input, const Caller& caller) {
+domain::Result<Answer> Emulator::Invoke(const std::string& operation, const nlohmann::json& input,
+                                        const Caller& caller) {
   MutexLock lock(mutex_);
   return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
     // Like the model's constraints, the reserved tag prefix is checked before any handler runs.
     if (auto tags = CheckRequestTags(input); !tags) {
-      return domain::Result<nlohmann::json>(tags.error());
+      return domain::Result<Answer>(tags.error());
     }
     Edit edit;
     Context ctx = MakeContextLocked(caller, edit);

@@ -54,8 +54,8 @@ class Emulator {
   // the model forbids. REQUIRES: no request is being served.
   void SetHandlerForTest(const std::string& operation, Handler handler);
   // REQUIRES: Emulates(operation); `input` passed model validation.
-  domain::Result<nlohmann::json> Invoke(const std::string& operation, const nlohmann::json& input,
-                                        const Caller& caller);
+  domain::Result<Answer> Invoke(const std::string& operation, const nlohmann::json& input,
+                                const Caller& caller);
   domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, const Caller& caller);
 
   // Commits the store's open batch of writes under the request lock, for a group committer

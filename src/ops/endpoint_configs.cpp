@@ -197,7 +197,7 @@ Result<json> DeleteEndpointConfig(const json& in, Context& ctx) {
   return json::object();
 }
 
-Result<json> ListEndpointConfigs(const json& in, Context& ctx) {
+Result<Answer> ListEndpointConfigs(const json& in, Context& ctx) {
   static const ListSpec kSpec{
       "ListEndpointConfigs",
       {{"CreationTime", store::SortField::kCreationTime}, {"Name", store::SortField::kName}},

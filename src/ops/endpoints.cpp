@@ -206,7 +206,7 @@ Result<json> UpdateEndpoint(const json& in, Context& ctx) {
   return StartUpdate(ctx, *record);
 }
 
-Result<json> ListEndpoints(const json& in, Context& ctx) {
+Result<Answer> ListEndpoints(const json& in, Context& ctx) {
   static const ListSpec kSpec{"ListEndpoints",
                               {{"CreationTime", store::SortField::kCreationTime},
                                {"Name", store::SortField::kName},
@@ -215,18 +215,15 @@ Result<json> ListEndpoints(const json& in, Context& ctx) {
   auto request = ReadListRequest(in, kSpec);
   if (!request) return request.error();
   const auto page = Paginate<store::ResourceRow>(
-      kSpec, *request, StoreSource(ctx, kKind, *request, ReadStoreFilters(in)));
-  json endpoints = json::array();
-  for (const store::ResourceRow& row : page.items) {
-    endpoints.push_back({{"EndpointName", row.key.name},
-                         {"EndpointArn", row.arn},
-                         {"CreationTime", WriteTimestamp(row.created)},
-                         {"LastModifiedTime", WriteTimestamp(row.modified)},
-                         {"EndpointStatus", row.status}});
-  }
-  json out = {{"Endpoints", std::move(endpoints)}};
-  if (page.next_token) out["NextToken"] = *page.next_token;
-  return out;
+      kSpec, *request,
+      StoreSource(ctx, kKind, *request, ReadStoreFilters(in), /*documents=*/false));
+  return WriteListAnswer("Endpoints", page, [](JsonWriter& out, const store::ResourceRow& row) {
+    out.Member("EndpointName", row.key.name)
+        .Member("EndpointArn", row.arn)
+        .TimestampMember("CreationTime", row.created)
+        .TimestampMember("LastModifiedTime", row.modified)
+        .Member("EndpointStatus", row.status);
+  });
 }
 
 // Applies every endpoint transition that is due at ctx.now: Creating endpoints take their

@@ -97,7 +97,8 @@ StoreFilters ReadStoreFilters(const json& input) {
 }
 
 Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
-                                       const ListRequest& request, const StoreFilters& filters) {
+                                       const ListRequest& request, const StoreFilters& filters,
+                                       bool documents) {
   store::ListQuery query;
   query.account = ctx.caller.account;
   query.region = ctx.caller.region;
@@ -111,6 +112,7 @@ Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& ki
   query.plan = filters.plan;
   query.sort = request.sort->column.value();
   query.descending = request.descending;
+  query.documents = documents;
   const store::StateStore* store = &ctx.store;
   return [store, query](const std::optional<SortPosition>& after, int count) mutable {
     query.limit = count;
@@ -127,21 +129,19 @@ Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& ki
   };
 }
 
-domain::Result<json> ListSimple(const json& input, const Context& ctx, const ListSpec& spec,
-                                const SimpleListing& listing) {
+domain::Result<Answer> ListSimple(const json& input, const Context& ctx, const ListSpec& spec,
+                                  const SimpleListing& listing) {
   auto request = ReadListRequest(input, spec);
   if (!request) return request.error();
   const auto page = Paginate<store::ResourceRow>(
-      spec, *request, StoreSource(ctx, listing.kind, *request, ReadStoreFilters(input)));
-  json items = json::array();
-  for (const store::ResourceRow& row : page.items) {
-    items.push_back({{listing.name_member, row.key.name},
-                     {listing.arn_member, row.arn},
-                     {"CreationTime", WriteTimestamp(row.created)}});
-  }
-  json out = {{listing.list_member, std::move(items)}};
-  if (page.next_token) out["NextToken"] = *page.next_token;
-  return out;
+      spec, *request,
+      StoreSource(ctx, listing.kind, *request, ReadStoreFilters(input), /*documents=*/false));
+  return WriteListAnswer(listing.list_member, page,
+                         [&](JsonWriter& out, const store::ResourceRow& row) {
+                           out.Member(listing.name_member, row.key.name)
+                               .Member(listing.arn_member, row.arn)
+                               .TimestampMember("CreationTime", row.created);
+                         });
 }
 
 }  // namespace smemu::ops

@@ -22,6 +22,7 @@
 
 #include "domain/aws_error.hpp"
 #include "ops/context.hpp"
+#include "ops/json_writer.hpp"
 #include "store/state_store.hpp"
 
 namespace smemu::ops {
@@ -95,6 +96,21 @@ struct Page {
   std::vector<Item> items;
   std::optional<std::string> next_token;  // absent on the last page
 };
+
+// A List* answer, written as it goes: {"<list_member>": [one summary per item], "NextToken": ...}.
+template <class Item, class WriteSummary>
+Answer WriteListAnswer(const char* list_member, const Page<Item>& page,
+                       WriteSummary&& write_summary) {
+  JsonWriter out;
+  out.BeginObject().Key(list_member).BeginArray();
+  for (const Item& item : page.items) {
+    out.BeginObject();
+    write_summary(out, item);
+    out.EndObject();
+  }
+  out.EndArray().OptionalMember("NextToken", page.next_token).EndObject();
+  return Answer::Written(out.Text());
+}
 
 // Cuts one page from `source`.
 template <class Item>
@@ -171,9 +187,11 @@ struct StoreFilters {
 StoreFilters ReadStoreFilters(const nlohmann::json& input);
 
 // A source over the caller's rows of `kind`, ordered and filtered by the store. The request's
-// sort key must have a column.
+// sort key must have a column. Without `documents` the rows' documents are left empty (for
+// summaries that are all columns).
 Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
-                                       const ListRequest& request, const StoreFilters& filters);
+                                       const ListRequest& request, const StoreFilters& filters,
+                                       bool documents = true);
 
 // A whole List* operation whose summaries are just name, ARN and creation time (ListModels,
 // ListEndpointConfigs): e.g. members {"Models", "ModelName", "ModelArn"}.
@@ -183,7 +201,7 @@ struct SimpleListing {
   const char* name_member;
   const char* arn_member;
 };
-domain::Result<nlohmann::json> ListSimple(const nlohmann::json& input, const Context& ctx,
-                                          const ListSpec& spec, const SimpleListing& listing);
+domain::Result<Answer> ListSimple(const nlohmann::json& input, const Context& ctx,
+                                  const ListSpec& spec, const SimpleListing& listing);
 
 }  // namespace smemu::ops

@@ -77,7 +77,7 @@ Result<json> DeleteModel(const json& in, Context& ctx) {
   return json::object();
 }
 
-Result<json> ListModels(const json& in, Context& ctx) {
+Result<Answer> ListModels(const json& in, Context& ctx) {
   static const ListSpec kSpec{
       "ListModels",
       {{"CreationTime", store::SortField::kCreationTime}, {"Name", store::SortField::kName}},

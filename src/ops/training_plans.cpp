@@ -44,17 +44,6 @@ void PutWindow(json& out, const domain::Window& window, const char* start_member
   out[end_member] = WriteTimestamp(window.end);
 }
 
-// A plan's StartTime and EndTime span its blocks; its DurationHours and DurationMinutes count
-// their time together, without the gap between them (the request's DurationHours, as a one-block
-// plan's).
-void PutBlocksWindow(json& out, const std::vector<domain::CapacityBlock>& blocks,
-                     const char* start_member, const char* end_member) {
-  const domain::Window span = domain::SpanOf(blocks);
-  out[start_member] = WriteTimestamp(span.start);
-  out[end_member] = WriteTimestamp(span.end);
-  PutDuration(out, domain::ReservedTime(blocks));
-}
-
 // AvailabilityZoneId beside AvailabilityZone, where the zone has one (domain::AvailabilityZoneId).
 void PutZone(json& out, const std::string& zone) {
   out["AvailabilityZone"] = zone;
@@ -122,40 +111,64 @@ UltraServerTotals UltraServerTotalsOf(const Context& ctx, const Plan& plan,
   return totals;
 }
 
-// Plan members shared by DescribeTrainingPlan and the ListTrainingPlans summaries.
-json PlanJson(const Caller& caller, const Plan& plan, TimePoint now,
-              const domain::Holdings& holdings) {
+void WriteDuration(JsonWriter& out, Millis duration) {
+  out.Member("DurationHours", domain::DurationHours(duration))
+      .Member("DurationMinutes", domain::DurationMinutes(duration));
+}
+
+// A plan's members, in the model's order, for DescribeTrainingPlan (`totals`: its UltraServer
+// counts) and the ListTrainingPlans summaries (nullptr), written into an open object.
+void WritePlan(JsonWriter& out, const Caller& caller, const Plan& plan, TimePoint now,
+               const domain::Holdings& holdings, const UltraServerTotals* totals) {
   const int used = holdings.OnPlan(plan.arn);
   const std::string status = domain::PlanStatusAt(plan, now);
   const bool failed = status == domain::ToString(domain::PlanStatus::kFailed);
-  json capacities = json::array();
-  for (const domain::CapacityBlock& block : plan.blocks) {
-    json capacity = {{"ReservedCapacityArn", ReservedCapacityArn(caller, block.id)},
-                     {"InstanceType", block.pool.instance_type},
-                     {"TotalInstanceCount", plan.instance_count},
-                     {"Status", BlockStatus(plan, block, now)}};
-    PutCapacityType(capacity, plan.ultraservers);
-    PutZone(capacity, block.pool.availability_zone);
-    PutWindow(capacity, block.window, "StartTime", "EndTime");
-    capacities.push_back(std::move(capacity));
+  const domain::Window span = domain::SpanOf(plan.blocks);
+  out.Member("TrainingPlanArn", plan.arn)
+      .Member("TrainingPlanName", plan.name)
+      .Member("Status", status)
+      .Member("StatusMessage", now < plan.paid_at ? kPaymentPending
+                               : failed           ? plan.payment_failure.c_str()
+                                                  : kPaymentConfirmed);
+  // StartTime and EndTime span the blocks; DurationHours and DurationMinutes count their time
+  // together, without the gap between them (the request's DurationHours, as a one-block plan's).
+  WriteDuration(out, domain::ReservedTime(plan.blocks));
+  out.TimestampMember("StartTime", span.start)
+      .TimestampMember("EndTime", span.end)
+      .Member("UpfrontFee", plan.upfront_fee)
+      .Member("CurrencyCode", kCurrency)
+      .Member("TotalInstanceCount", plan.instance_count)
+      .Member("AvailableInstanceCount",
+              failed ? 0 : std::max(0, domain::UsableInstances(plan) - used))
+      .Member("InUseInstanceCount", used);
+  if (totals != nullptr) {
+    out.Member("UnhealthyInstanceCount", totals->unhealthy)
+        .Member("AvailableSpareInstanceCount", totals->spares_available);
   }
-  json out = {
-      {"TrainingPlanArn", plan.arn},
-      {"TrainingPlanName", plan.name},
-      {"Status", status},
-      {"StatusMessage", now < plan.paid_at ? kPaymentPending
-                        : failed           ? plan.payment_failure
-                                           : kPaymentConfirmed},
-      {"UpfrontFee", plan.upfront_fee},
-      {"CurrencyCode", kCurrency},
-      {"TotalInstanceCount", plan.instance_count},
-      {"AvailableInstanceCount", failed ? 0 : std::max(0, domain::UsableInstances(plan) - used)},
-      {"InUseInstanceCount", used},
-      {"TargetResources", plan.target_resources},
-      {"ReservedCapacitySummaries", std::move(capacities)}};
-  PutBlocksWindow(out, plan.blocks, "StartTime", "EndTime");
-  if (plan.ultraservers) out["TotalUltraServerCount"] = plan.ultraservers->count;
-  return out;
+  if (plan.ultraservers) out.Member("TotalUltraServerCount", plan.ultraservers->count);
+  out.Key("TargetResources").BeginArray();
+  for (const std::string& target : plan.target_resources) out.String(target);
+  out.EndArray().Key("ReservedCapacitySummaries").BeginArray();
+  for (const domain::CapacityBlock& block : plan.blocks) {
+    out.BeginObject().Member("ReservedCapacityArn", ReservedCapacityArn(caller, block.id));
+    out.Member("ReservedCapacityType", plan.ultraservers ? "UltraServer" : "Instance");
+    if (plan.ultraservers) {
+      out.Member("UltraServerType", plan.ultraservers->type)
+          .Member("UltraServerCount", plan.ultraservers->count);
+    }
+    out.Member("InstanceType", block.pool.instance_type)
+        .Member("TotalInstanceCount", plan.instance_count)
+        .Member("Status", BlockStatus(plan, block, now))
+        .Member("AvailabilityZone", block.pool.availability_zone);
+    if (auto id = domain::AvailabilityZoneId(block.pool.availability_zone)) {
+      out.Member("AvailabilityZoneId", *id);
+    }
+    WriteDuration(out, block.window.end - block.window.start);
+    out.TimestampMember("StartTime", block.window.start)
+        .TimestampMember("EndTime", block.window.end)
+        .EndObject();
+  }
+  out.EndArray();
 }
 
 std::vector<std::string> AllInstanceTypes(const Context& ctx) {
@@ -349,19 +362,20 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
   return json{{"TrainingPlanArn", arn}};
 }
 
-Result<json> DescribeTrainingPlan(const json& in, Context& ctx) {
+Result<Answer> DescribeTrainingPlan(const json& in, Context& ctx) {
   const std::string name = in.at("TrainingPlanName");
   const auto plan = LoadPlan(ctx.store, KeyOf(ctx.caller, kPlan, name));
   if (!plan) return NotFound(ctx.caller, kPlan, name);
-  json out = PlanJson(ctx.caller, *plan, ctx.now, ctx.holdings);
+  std::optional<UltraServerTotals> totals;
   if (plan->ultraservers) {  // DescribeTrainingPlan's members, not the summaries'
     const domain::CapacityBlock* block = plan->BlockFrom(ctx.now);
-    const UltraServerTotals totals =
-        UltraServerTotalsOf(ctx, *plan, block == nullptr ? plan->blocks.back() : *block);
-    out["AvailableSpareInstanceCount"] = totals.spares_available;
-    out["UnhealthyInstanceCount"] = totals.unhealthy;
+    totals = UltraServerTotalsOf(ctx, *plan, block == nullptr ? plan->blocks.back() : *block);
   }
-  return out;
+  JsonWriter out;
+  out.BeginObject();
+  WritePlan(out, ctx.caller, *plan, ctx.now, ctx.holdings, totals ? &*totals : nullptr);
+  out.EndObject();
+  return Answer::Written(out.Text());
 }
 
 // The plan whose reserved capacity `arn` names, in the caller's account and region.
@@ -576,7 +590,7 @@ std::array<int64_t, 5> PhaseRanksByStatusName() {
   return ranks;
 }
 
-Result<json> ListTrainingPlans(const json& in, Context& ctx) {
+Result<Answer> ListTrainingPlans(const json& in, Context& ctx) {
   // The model names no default; the earliest start first is what a calendar shows. Statuses
   // follow the clock, so the store computes them from each plan's window at ctx.now.
   static const ListSpec kSpec{"ListTrainingPlans",
@@ -605,18 +619,16 @@ Result<json> ListTrainingPlans(const json& in, Context& ctx) {
       if (filter.at("Value") == ToString(StatusOfPhase(phase))) window.phases.push_back(phase);
     }
   }
-  json summaries = json::array();
   if (status_filtered && window.phases.empty()) {  // a value the model does not list
-    return json{{"TrainingPlanSummaries", std::move(summaries)}};
+    return Answer(json{{"TrainingPlanSummaries", json::array()}});
   }
   auto page = Paginate<store::ResourceRow>(kSpec, *request,
                                            StoreSource(ctx, domain::kPlanKind, *request, filters));
-  for (const store::ResourceRow& row : page.items) {
-    summaries.push_back(PlanJson(ctx.caller, PlanFromRow(row), ctx.now, ctx.holdings));
-  }
-  json out = {{"TrainingPlanSummaries", std::move(summaries)}};
-  if (page.next_token) out["NextToken"] = *page.next_token;
-  return out;
+  return WriteListAnswer(
+      "TrainingPlanSummaries", page, [&](JsonWriter& out, const store::ResourceRow& row) {
+        WritePlan(out, ctx.caller, *ctx.store.DecodedRow<Plan>(row, &PlanFromRow), ctx.now,
+                  ctx.holdings, nullptr);
+      });
 }
 
 }  // namespace

@@ -79,8 +79,7 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
   }
   auto output = emulator_.Invoke(operation, *input, caller);
   if (!output) return fail(output.error());
-  return RenderJson(200, output->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                    WireProtocol::kAwsJson11, outcome.request_id);
+  return RenderJson(200, std::move(*output).Text(), WireProtocol::kAwsJson11, outcome.request_id);
 }
 
 }  // namespace smemu::protocol

@@ -53,6 +53,8 @@ constexpr const char* kRowColumns =
     "account, region, kind, name, arn, status, created_ms, modified_ms, doc";
 constexpr const char* kQualifiedRowColumns =
     "r.account, r.region, r.kind, r.name, r.arn, r.status, r.created_ms, r.modified_ms, r.doc";
+constexpr const char* kQualifiedRowColumnsWithoutDoc =
+    "r.account, r.region, r.kind, r.name, r.arn, r.status, r.created_ms, r.modified_ms, ''";
 
 void BindKey(SQLite::Statement& statement, const ResourceKey& key) {
   statement.bind(":account", key.account);
@@ -354,6 +356,13 @@ StateStore::RowRead* StateStore::ReadRowOf(const ResourceKey& key) const {
   return &rows_read_.emplace(std::move(cache_key), RowRead{ReadRow(statement), {}}).first->second;
 }
 
+StateStore::RowRead& StateStore::KeepRowRead(const ResourceRow& row) const {
+  std::string cache_key = RowCacheKey(row.key);
+  if (const auto it = rows_read_.find(cache_key); it != rows_read_.end()) return it->second;
+  if (rows_read_.size() >= kRowsReadLimit) ForgetRowsRead();
+  return rows_read_.emplace(std::move(cache_key), RowRead{row, {}}).first->second;
+}
+
 bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
   return InsertAll({{row, tags}});
 }
@@ -496,7 +505,9 @@ ListPage StateStore::List(const ListQuery& query) const {
   // their window are read from plan_capacity's index first (CROSS JOIN keeps it the outer loop,
   // so a page costs a keyset seek, not a sort of every plan), then each row by its key.
   const bool plans = query.plan.has_value();
-  std::string sql = std::string("SELECT ") + kQualifiedRowColumns + ", ";
+  std::string sql = std::string("SELECT ") +
+                    (query.documents ? kQualifiedRowColumns : kQualifiedRowColumnsWithoutDoc) +
+                    ", ";
   // The phase of the plan's window at :now, as 3 (not paid yet), 4 (its payment failed), 0
   // (before, or between its two blocks), 1 (during) or 2 (after): the values of WindowPhase.
   const char* phase =

@@ -151,6 +151,9 @@ struct ListQuery {
   };
   std::optional<Cursor> after;
   int limit = 100;
+  // False: the rows come without their documents (doc left empty), for listings whose summaries
+  // are all columns; a document is most of a row's bytes.
+  bool documents = true;
 };
 
 struct ListPage {
@@ -216,13 +219,14 @@ class StateStore {
   std::optional<T> GetDecoded(const ResourceKey& key, Decode&& decode) const {
     RowRead* read = ReadRowOf(key);
     if (read == nullptr) return std::nullopt;
-    const std::type_index type(typeid(T));
-    for (const auto& [decoded_type, value] : read->decoded) {
-      if (decoded_type == type) return *static_cast<const T*>(value.get());
-    }
-    auto value = std::make_shared<const T>(decode(std::as_const(read->row)));
-    read->decoded.emplace_back(type, value);
-    return *value;
+    return *DecodedOf<T>(*read, decode);
+  }
+  // The same for a row a listing read (List() with documents): the row is kept as if Get() had
+  // read it, so a page listed again (a dispatcher polling its jobs) is not decoded again. Shared,
+  // not copied: a decoded job holds its whole Create request.
+  template <class T, class Decode>
+  std::shared_ptr<const T> DecodedRow(const ResourceRow& row, Decode&& decode) const {
+    return DecodedOf<T>(KeepRowRead(row), decode);
   }
   // Inserts the row and its tags in one transaction. Returns false if the key already exists.
   bool Insert(const ResourceRow& row, const Tags& tags);
@@ -362,7 +366,19 @@ class StateStore {
   // The entry of `key`, read from the database when it is not kept yet; nullptr when there is no
   // such row.
   RowRead* ReadRowOf(const ResourceKey& key) const;
-  static constexpr std::size_t kRowsReadLimit = 1024;
+  // The entry of `row`, which the caller read from the database; kept when it is not yet.
+  RowRead& KeepRowRead(const ResourceRow& row) const;
+  template <class T, class Decode>
+  static std::shared_ptr<const T> DecodedOf(RowRead& read, Decode& decode) {
+    const std::type_index type(typeid(T));
+    for (const auto& [decoded_type, value] : read.decoded) {
+      if (decoded_type == type) return std::static_pointer_cast<const T>(value);
+    }
+    auto value = std::make_shared<const T>(decode(std::as_const(read.row)));
+    read.decoded.emplace_back(type, value);
+    return value;
+  }
+  static constexpr std::size_t kRowsReadLimit = 4096;  // pages of listings too
   void ForgetRowsRead() const { rows_read_.clear(); }
   int write_depth_ = 0;
   std::atomic<std::uint64_t> committed_writes_{0};

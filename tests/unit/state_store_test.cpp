@@ -1,5 +1,6 @@
 #include "store/state_store.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -332,6 +333,42 @@ TEST(StateStore, DecodedValuesAreKeptWithTheirRowAndNeverStale) {
   EXPECT_THROW(store.GetDecoded<int>(key, unreadable), std::runtime_error);
   store.DeleteEverything();
   EXPECT_FALSE(store.GetDecoded<std::string>(key, decode).has_value());
+}
+
+// A listing's rows share that cache: a page listed again is not decoded again, and a write still
+// drops what was decoded of the row it changes.
+TEST(StateStore, RowsAListingReadKeepWhatWasDecodedOfThem) {
+  StateStore store(":memory:");
+  ASSERT_TRUE(store.Insert(Row("a", 1000), {}));
+  ASSERT_TRUE(store.Insert(Row("b", 2000), {}));
+  int decodes = 0;
+  auto decode = [&decodes](const ResourceRow& row) {
+    ++decodes;
+    return row.doc + row.key.name;
+  };
+  ListQuery query;
+  query.account = "111111111111";
+  query.region = "us-east-1";
+  query.kind = "model";
+  auto decode_page = [&] {
+    std::vector<std::string> values;
+    for (const ResourceRow& row : store.List(query).rows) {
+      values.push_back(*store.DecodedRow<std::string>(row, decode));
+    }
+    return values;
+  };
+  EXPECT_THAT(decode_page(), ::testing::ElementsAre("{}b", "{}a"));
+  EXPECT_THAT(decode_page(), ::testing::ElementsAre("{}b", "{}a"));
+  EXPECT_EQ(decodes, 2) << "the second page decoded nothing";
+  EXPECT_EQ(store.GetDecoded<std::string>({"111111111111", "us-east-1", "model", "a"}, decode),
+            "{}a");
+  EXPECT_EQ(decodes, 2) << "a lookup by key finds what the listing decoded";
+
+  ResourceRow changed = *store.Get({"111111111111", "us-east-1", "model", "b"});
+  changed.doc = R"({"v":2})";
+  ASSERT_TRUE(store.Update(changed));
+  EXPECT_THAT(decode_page(), ::testing::ElementsAre(R"({"v":2}b)", "{}a"));
+  EXPECT_EQ(decodes, 3) << "only the row written is decoded again";
 }
 
 TEST(StateStore, MigratesANewDatabaseToTheLatestVersion) {

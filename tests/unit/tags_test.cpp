@@ -126,7 +126,10 @@ class TagsTest : public EmulatorFixture {
 
   // A handler call below the router: no model validation, so MaxResults may go below 50.
   domain::Result<json> InvokeDirectly(const std::string& operation, const json& input) {
-    return emulator_->Invoke(operation, input, ops::Caller{"123456789012", "us-west-2", "req"});
+    auto answer =
+        emulator_->Invoke(operation, input, ops::Caller{"123456789012", "us-west-2", "req"});
+    if (!answer) return answer.error();
+    return answer->Tree();
   }
 };
 
