@@ -18,9 +18,9 @@ std::string JsonWriter::Text() const {
 }
 
 JsonWriter& JsonWriter::Did(bool written) {
-  // RapidJSON refuses only what its caller got wrong (a value where a key belongs, a double
-  // that is not finite): a defect here, not a bad request.
-  if (!written) throw std::logic_error("JsonWriter: a value out of place or not finite");
+  // RapidJSON refuses a double that is not finite (JSON has none): a defect in the handler, not a
+  // bad request. Text() refuses an object or array left open.
+  if (!written) throw std::logic_error("JsonWriter: a number that is not finite");
   return *this;
 }
 
