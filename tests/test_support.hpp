@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -77,6 +78,16 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
+};
+
+// A file under the temp directory holding `text`, removed with the object.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) { std::ofstream(path_.str()) << text; }
+  const std::string& str() const { return path_.str(); }
+
+ private:
+  TempDbPath path_;
 };
 
 }  // namespace smemu::testing

@@ -23,14 +23,7 @@ using ::testing::HasSubstr;
 using testing::HttpClient;
 using testing::Process;
 
-class TempFile {
- public:
-  explicit TempFile(const std::string& text) { std::ofstream(path_.str()) << text; }
-  const std::string& str() const { return path_.str(); }
-
- private:
-  testing::TempDbPath path_;
-};
+using testing::TempFile;
 
 constexpr const char* kFaults = R"({"rules": [
   {"id": "busy", "operation": "ListModels", "every": 2, "error": "ThrottlingException"}]})";

@@ -18,18 +18,7 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using testing::Process;
 
-// A file under the temp directory holding `text`, removed with the object.
-class TempFile {
- public:
-  explicit TempFile(const std::string& text) {
-    std::ofstream out(path_.str());
-    out << text;
-  }
-  const std::string& str() const { return path_.str(); }
-
- private:
-  testing::TempDbPath path_;
-};
+using testing::TempFile;
 
 const json kTrainingJob = {
     {"TrainingJobName", "gpu"},

@@ -13,7 +13,7 @@ using namespace smemu::testing;
 
 constexpr const char* kLoopbackPeer = "127.0.0.1";
 constexpr const char* kContainerHostPeer = "172.17.0.1";  // the host, through a published port
-constexpr const char* kRemotePeer = "203.0.113.7";
+constexpr const char* kOutsidePeer = "203.0.113.7";
 
 class AdminAccessTest : public EmulatorFixture {
  protected:
@@ -47,7 +47,7 @@ TEST_F(AdminAccessTest, ByDefaultOnlyLoopbackCallersGetIn) {
   Reopen("");
   EXPECT_EQ(From(kLoopbackPeer, "GET", "/_emulator/clock").status, 200);
   EXPECT_EQ(From("::1", "GET", "/_emulator/clock").status, 403) << "the fake knows one address";
-  EXPECT_EQ(From(kRemotePeer, "GET", "/_emulator/health").status, 200) << "probes always";
+  EXPECT_EQ(From(kOutsidePeer, "GET", "/_emulator/health").status, 200) << "probes always";
   const auto refused = From(kContainerHostPeer, "POST", "/_emulator/reset");
   EXPECT_EQ(refused.status, 403);
   const json body = json::parse(refused.body);
@@ -56,13 +56,13 @@ TEST_F(AdminAccessTest, ByDefaultOnlyLoopbackCallersGetIn) {
             "The admin API answers callers on loopback (--admin-from loopback) only, and this "
             "request came from 172.17.0.1. Start the server with --admin-from local or "
             "--admin-from any, or give it an --admin-token.");
-  EXPECT_EQ(From(kRemotePeer, "GET", "/_emulator/capacity").status, 403);
-  EXPECT_EQ(From(kRemotePeer, "GET", "/_emulator/no-such-path").status, 403)
+  EXPECT_EQ(From(kOutsidePeer, "GET", "/_emulator/capacity").status, 403);
+  EXPECT_EQ(From(kOutsidePeer, "GET", "/_emulator/no-such-path").status, 403)
       << "a refused caller does not learn which paths exist";
   EXPECT_EQ(Status("POST", "/_emulator/clock", {}, R"({"advance_seconds": 60})"), 200)
       << "an in-process caller (a scenario) is trusted";
   EXPECT_EQ(
-      json::parse(From(kRemotePeer, "POST", "/", {{"X-Amz-Target", "SageMaker.ListModels"}}, "{}")
+      json::parse(From(kOutsidePeer, "POST", "/", {{"X-Amz-Target", "SageMaker.ListModels"}}, "{}")
                       .body)["Models"],
       json::array())
       << "the AWS APIs still serve everyone";
@@ -72,7 +72,7 @@ TEST_F(AdminAccessTest, LocalLetsInTheContainersHostButNotTheWorld) {
   Reopen("", AdminPeers::kLocalNetworks);
   EXPECT_EQ(From(kLoopbackPeer, "GET", "/_emulator/clock").status, 200);
   EXPECT_EQ(From(kContainerHostPeer, "POST", "/_emulator/reset").status, 200);
-  const auto refused = From(kRemotePeer, "GET", "/_emulator/ui");
+  const auto refused = From(kOutsidePeer, "GET", "/_emulator/ui");
   EXPECT_EQ(refused.status, 403);
   EXPECT_EQ(json::parse(refused.body)["message"],
             "The admin API answers callers on loopback and this machine's own networks "
@@ -82,7 +82,7 @@ TEST_F(AdminAccessTest, LocalLetsInTheContainersHostButNotTheWorld) {
 
 TEST_F(AdminAccessTest, AnyLetsEveryoneIn) {
   Reopen("", AdminPeers::kAnywhere);
-  EXPECT_EQ(From(kRemotePeer, "POST", "/_emulator/clock", {}, R"({"advance_seconds": 60})").status,
+  EXPECT_EQ(From(kOutsidePeer, "POST", "/_emulator/clock", {}, R"({"advance_seconds": 60})").status,
             200);
 }
 
@@ -92,7 +92,7 @@ TEST_F(AdminAccessTest, WithATokenOnlyItsHoldersGetIn) {
   EXPECT_EQ(From(kLoopbackPeer, "GET", "/_emulator/clock").status, 403)
       << "with a token, loopback callers need it too";
   EXPECT_EQ(
-      From(kRemotePeer, "GET", "/_emulator/clock", {{"X-Emulator-Admin-Token", "s3cret-token"}})
+      From(kOutsidePeer, "GET", "/_emulator/clock", {{"X-Emulator-Admin-Token", "s3cret-token"}})
           .status,
       200)
       << "and its holders get in from anywhere";

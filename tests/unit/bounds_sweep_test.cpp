@@ -22,6 +22,7 @@ namespace {
 
 using apimodel::Shape;
 using nlohmann::json;
+using testing::kRole;
 using testing::kStartSeconds;
 using Type = Shape::Type;
 
@@ -33,8 +34,6 @@ constexpr const char* kSweepCapacity = R"({
   "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0},
              "ml.m5.xlarge": {"on_demand_hourly": 0.23, "plan_hourly": 0.2},
              "ml.m5.large": {"on_demand_hourly": 0.115, "plan_hourly": 0.1}}})";
-
-constexpr const char* kRole = "arn:aws:iam::123456789012:role/r";
 
 // The character every swept string is made of: a message quoting one shows a run of it.
 constexpr char kFill = 'a';

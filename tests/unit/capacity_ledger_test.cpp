@@ -4,11 +4,13 @@
 
 #include <random>
 
+#include "domain/training_plan.hpp"
+
 namespace smemu::domain {
 namespace {
 
-constexpr Millis kHour{3600'000};
-constexpr Millis kDay = 24 * kHour;
+using domain::kDay;
+using domain::kHour;
 const TimePoint kT0{Millis{1800835200000}};  // 2027-01-25T00:00:00Z, a whole day
 
 Window Hours(int from, int to) { return {kT0 + from * kHour, kT0 + to * kHour}; }

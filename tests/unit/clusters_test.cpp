@@ -22,14 +22,8 @@ constexpr const char* kClusterCapacity = R"({
   "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0},
              "ml.g5.12xlarge": {"on_demand_hourly": 7.09, "plan_hourly": 5.0}}})";
 
-constexpr const char* kP5 = "ml.p5.48xlarge";
-constexpr const char* kG5 = "ml.g5.12xlarge";
-constexpr const char* kM5 = "ml.m5.xlarge";
-constexpr const char* kRole = "arn:aws:iam::123456789012:role/hyperpod";
+constexpr const char* kHyperPodRole = "arn:aws:iam::123456789012:role/hyperpod";
 constexpr const char* kMissingNode = "i-00000000000000000";
-const std::string kNoCapacity =
-    "We currently do not have sufficient capacity for the requested instance type(s). Please try "
-    "again.";
 
 class ClustersTest : public EmulatorFixture {
  protected:
@@ -48,7 +42,7 @@ class ClustersTest : public EmulatorFixture {
     json group = {{"InstanceGroupName", name},
                   {"InstanceType", type},
                   {"InstanceCount", count},
-                  {"ExecutionRole", kRole},
+                  {"ExecutionRole", kHyperPodRole},
                   {"LifeCycleConfig",
                    {{"SourceS3Uri", "s3://bucket/lifecycle"}, {"OnCreate", "on_create.sh"}}}};
     if (!plan.empty()) group["TrainingPlanArn"] = plan;
@@ -119,7 +113,7 @@ class ClustersTest : public EmulatorFixture {
 
   static json TrainingJob(const std::string& name, const std::string& type, int count) {
     return {{"TrainingJobName", name},
-            {"RoleArn", kRole},
+            {"RoleArn", kHyperPodRole},
             {"AlgorithmSpecification", {{"TrainingImage", "img:1"}, {"TrainingInputMode", "File"}}},
             {"OutputDataConfig", {{"S3OutputPath", "s3://bucket/out"}}},
             {"ResourceConfig",
@@ -149,8 +143,8 @@ const char* const kNodeId = "i-[0-9a-f]{17}";
 TEST_F(ClustersTest, AnOnDemandClusterIsInServiceAtOnceAndDescribesBackWhatWasGiven) {
   json workers = Group("workers", kG5, 2);
   workers["ThreadsPerCore"] = 1;
-  const json created =
-      Create("My-Cluster", {workers}, 200, {{"NodeRecovery", "None"}, {"ClusterRole", kRole}});
+  const json created = Create("My-Cluster", {workers}, 200,
+                              {{"NodeRecovery", "None"}, {"ClusterRole", kHyperPodRole}});
   const std::string arn = created["ClusterArn"];
   EXPECT_THAT(arn, ::testing::MatchesRegex(kClusterArn));
 
@@ -160,7 +154,7 @@ TEST_F(ClustersTest, AnOnDemandClusterIsInServiceAtOnceAndDescribesBackWhatWasGi
   EXPECT_EQ(cluster["ClusterStatus"], "InService");
   EXPECT_EQ(cluster["CreationTime"], kStartSeconds);
   EXPECT_EQ(cluster["NodeRecovery"], "None");
-  EXPECT_EQ(cluster["ClusterRole"], kRole);
+  EXPECT_EQ(cluster["ClusterRole"], kHyperPodRole);
   EXPECT_FALSE(cluster.contains("FailureMessage"));
   ASSERT_EQ(cluster["InstanceGroups"].size(), 1u);
   const json& group = cluster["InstanceGroups"][0];
@@ -169,7 +163,7 @@ TEST_F(ClustersTest, AnOnDemandClusterIsInServiceAtOnceAndDescribesBackWhatWasGi
   EXPECT_EQ(group["CurrentCount"], 2);
   EXPECT_EQ(group["TargetCount"], 2);
   EXPECT_EQ(group["Status"], "InService");
-  EXPECT_EQ(group["ExecutionRole"], kRole);
+  EXPECT_EQ(group["ExecutionRole"], kHyperPodRole);
   EXPECT_EQ(group["ThreadsPerCore"], 1);
   EXPECT_EQ(group["LifeCycleConfig"]["OnCreate"], "on_create.sh");
   EXPECT_FALSE(group.contains("TrainingPlanArn"));
@@ -237,7 +231,7 @@ TEST_F(ClustersTest, CreateRefusesRequestsItCannotHonour) {
       {"NoInstanceType",
        {{"ClusterName", "c"},
         {"InstanceGroups",
-         {{{"InstanceGroupName", "g"}, {"InstanceCount", 1}, {"ExecutionRole", kRole}}}}},
+         {{{"InstanceGroupName", "g"}, {"InstanceCount", 1}, {"ExecutionRole", kHyperPodRole}}}}},
        "ValidationException",
        "Instance group g must specify InstanceType (InstanceRequirements is not supported by this "
        "emulator)."},

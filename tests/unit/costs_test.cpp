@@ -19,10 +19,7 @@ using domain::PlanBill;
 using ::testing::HasSubstr;
 
 constexpr long long kHourMs = 3'600'000;
-constexpr const char* kP5 = "ml.p5.48xlarge";  // 98.32 on demand, 55.00 on a plan
-constexpr const char* kG5 = "ml.g5.12xlarge";  // 7.09 on demand
-constexpr const char* kAccount = "123456789012";
-constexpr const char* kRegion = "us-west-2";
+// kP5: 98.32 on demand, 55.00 on a plan; kG5: 7.09 on demand.
 
 TimePoint Hours(double hours) {
   return kStart + Millis{static_cast<long long>(hours * static_cast<double>(kHourMs))};

@@ -12,9 +12,6 @@ using namespace smemu::testing;
 using ::testing::HasSubstr;
 
 constexpr const char* kOtherAccount = "210987654321";
-const std::string kOtherAuth =
-    "AWS4-HMAC-SHA256 Credential=210987654321/20270125/us-west-2/sagemaker/aws4_request, "
-    "SignedHeaders=host, Signature=0";
 
 class DashboardTest : public EmulatorFixture {
  protected:

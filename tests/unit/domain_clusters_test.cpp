@@ -19,23 +19,22 @@ using domain::NodeStatus;
 using testing::FakeFacts;
 using ::testing::HasSubstr;
 using testing::Hour;
+using testing::kDelay;
+using testing::kG5;
+using testing::kNoCapacity;
 using testing::kOtherPlan;
 using testing::kOwner;
+using testing::kP5;
 using testing::kPlan;
 
-constexpr const char* kArn = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef123456";
-constexpr const char* kP5 = "ml.p5.48xlarge";
-constexpr const char* kG5 = "ml.g5.12xlarge";
-const Millis kDelay{std::chrono::minutes(10)};
-const std::string kNoCapacity =
-    "We currently do not have sufficient capacity for the requested instance type(s). Please try "
-    "again.";
+constexpr const char* kDomainClusterArn =
+    "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef123456";
 
-GroupSpec OnPlan(const std::string& name, int count, const std::string& plan = kPlan) {
+GroupSpec GroupOnPlan(const std::string& name, int count, const std::string& plan = kPlan) {
   return {name, kP5, count, plan};
 }
 
-GroupSpec OnDemand(const std::string& name, const std::string& type, int count) {
+GroupSpec GroupOnDemand(const std::string& name, const std::string& type, int count) {
   return {name, type, count, ""};
 }
 
@@ -48,7 +47,8 @@ domain::ClusterSettlement SettleAt(const Cluster& cluster, TimePoint now, const 
 }
 
 Cluster Created(std::vector<GroupSpec> groups, const FakeFacts& facts, TimePoint now = Hour(0)) {
-  auto cluster = domain::NewCluster(kArn, kOwner, std::move(groups), now, kDelay, facts, {});
+  auto cluster =
+      domain::NewCluster(kDomainClusterArn, kOwner, std::move(groups), now, kDelay, facts, {});
   EXPECT_TRUE(cluster) << cluster.error().message;
   return *cluster;
 }
@@ -88,14 +88,14 @@ TEST(DomainCluster, NewClusterChecksEveryPlanGroupAtOnce) {
   const std::vector<PlanCheckCase> cases = {
       {"MissingPlan",
        FakeFacts(),
-       {OnPlan("g", 1)},
+       {GroupOnPlan("g", 1)},
        0,
        {},
        domain::ErrorCode::kValidationException,
        "Training plan " + plan + " does not exist in this account and region."},
       {"NotBoughtForClusters",
        FakeFacts().WithPlan(kPlan, 2, 0, 48, kP5, {"training-job", "endpoint"}),
-       {OnPlan("g", 1)},
+       {GroupOnPlan("g", 1)},
        0,
        {},
        domain::ErrorCode::kValidationException,
@@ -104,7 +104,7 @@ TEST(DomainCluster, NewClusterChecksEveryPlanGroupAtOnce) {
            "hyperpod-cluster)."},
       {"OtherInstanceType",
        FakeFacts().WithPlan(kPlan, 2, 0, 48, kG5),
-       {OnPlan("g", 1)},
+       {GroupOnPlan("g", 1)},
        0,
        {},
        domain::ErrorCode::kValidationException,
@@ -113,14 +113,14 @@ TEST(DomainCluster, NewClusterChecksEveryPlanGroupAtOnce) {
            plan + " (ml.g5.12xlarge)."},
       {"Expired",
        FakeFacts().WithPlan(kPlan, 2, 0, 1),
-       {OnPlan("g", 1)},
+       {GroupOnPlan("g", 1)},
        2,
        {},
        domain::ErrorCode::kValidationException,
        "Training plan " + plan + " has expired."},
       {"MoreThanReserved",
        FakeFacts().WithPlan(kPlan, 2, 0, 48),
-       {OnPlan("g", 3)},
+       {GroupOnPlan("g", 3)},
        0,
        {},
        domain::ErrorCode::kValidationException,
@@ -129,7 +129,7 @@ TEST(DomainCluster, NewClusterChecksEveryPlanGroupAtOnce) {
            plan + "."},
       {"MoreThanOthersLeave",
        FakeFacts().WithPlan(kPlan, 2, 0, 48),
-       {OnPlan("g", 2)},
+       {GroupOnPlan("g", 2)},
        0,
        one_held,
        domain::ErrorCode::kResourceLimitExceeded,
@@ -138,7 +138,7 @@ TEST(DomainCluster, NewClusterChecksEveryPlanGroupAtOnce) {
            plan + "."},
       {"TwoGroupsShareOnePlan",
        FakeFacts().WithPlan(kPlan, 2, 0, 48),
-       {OnPlan("a", 1), OnPlan("b", 2)},
+       {GroupOnPlan("a", 1), GroupOnPlan("b", 2)},
        0,
        {},
        domain::ErrorCode::kResourceLimitExceeded,
@@ -148,8 +148,8 @@ TEST(DomainCluster, NewClusterChecksEveryPlanGroupAtOnce) {
   };
   for (const PlanCheckCase& c : cases) {
     SCOPED_TRACE(c.name);
-    const auto created =
-        domain::NewCluster(kArn, kOwner, c.groups, Hour(c.hour), kDelay, c.facts, c.others);
+    const auto created = domain::NewCluster(kDomainClusterArn, kOwner, c.groups, Hour(c.hour),
+                                            kDelay, c.facts, c.others);
     ASSERT_FALSE(created);
     EXPECT_EQ(created.error().code, c.code);
     EXPECT_EQ(created.error().message, c.message);
@@ -161,8 +161,9 @@ TEST(DomainCluster, NewClusterChecksEveryPlanGroupAtOnce) {
 TEST(DomainCluster, ANewClusterIsCreatingAndHoldsOnlyItsPlanInstances) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 2, 5, 48);  // scheduled: a plan may be named before its window opens
-  const auto created = domain::NewCluster(kArn, kOwner, {OnPlan("a", 1), OnPlan("b", 1)}, Hour(1),
-                                          kDelay, facts, {});
+  const auto created =
+      domain::NewCluster(kDomainClusterArn, kOwner, {GroupOnPlan("a", 1), GroupOnPlan("b", 1)},
+                         Hour(1), kDelay, facts, {});
   ASSERT_TRUE(created) << created.error().message;
   EXPECT_EQ(created->status, ClusterStatus::kCreating);
   EXPECT_EQ(created->created, Hour(1));
@@ -177,12 +178,12 @@ TEST(DomainCluster, ANewClusterIsCreatingAndHoldsOnlyItsPlanInstances) {
   holdings.Put(domain::HolderOf(*created));
   const auto second =
       domain::NewCluster("arn:aws:sagemaker:us-west-2:111122223333:cluster/second", kOwner,
-                         {OnPlan("c", 1)}, Hour(1), kDelay, facts, holdings);
+                         {GroupOnPlan("c", 1)}, Hour(1), kDelay, facts, holdings);
   ASSERT_FALSE(second);
   EXPECT_EQ(second.error().code, domain::ErrorCode::kResourceLimitExceeded);
 
-  const auto on_demand =
-      domain::NewCluster(kArn, kOwner, {OnDemand("cpu", kG5, 3)}, Hour(1), kDelay, facts, {});
+  const auto on_demand = domain::NewCluster(
+      kDomainClusterArn, kOwner, {GroupOnDemand("cpu", kG5, 3)}, Hour(1), kDelay, facts, {});
   ASSERT_TRUE(on_demand);
   EXPECT_TRUE(domain::HolderOf(*on_demand).holds.empty());
 }
@@ -190,7 +191,7 @@ TEST(DomainCluster, ANewClusterIsCreatingAndHoldsOnlyItsPlanInstances) {
 TEST(DomainCluster, ProvisioningFallsDueAfterTheDelayAndLaunchesRunningOnDemandNodes) {
   FakeFacts facts;
   facts.WithOnDemand(kG5, 2);
-  const Cluster created = Created({OnDemand("workers", kG5, 2)}, facts);
+  const Cluster created = Created({GroupOnDemand("workers", kG5, 2)}, facts);
 
   const auto early = SettleAt(created, Hour(0) + kDelay - Millis{1}, facts);
   ASSERT_TRUE(early.cluster);
@@ -208,13 +209,13 @@ TEST(DomainCluster, ProvisioningFallsDueAfterTheDelayAndLaunchesRunningOnDemandN
   EXPECT_THAT(StatusesOf(cluster.groups[0]),
               ::testing::ElementsAre(NodeStatus::kRunning, NodeStatus::kRunning));
   EXPECT_EQ(cluster.groups[0].nodes[0].launched, Hour(0) + kDelay);
-  EXPECT_EQ(cluster.groups[0].nodes[0].id, domain::NodeId(kArn, 1));
-  EXPECT_EQ(cluster.groups[0].nodes[1].id, domain::NodeId(kArn, 2));
+  EXPECT_EQ(cluster.groups[0].nodes[0].id, domain::NodeId(kDomainClusterArn, 1));
+  EXPECT_EQ(cluster.groups[0].nodes[1].id, domain::NodeId(kDomainClusterArn, 2));
   EXPECT_EQ(cluster.nodes_launched, 2);
   EXPECT_FALSE(settled.next_due) << "an on-demand cluster in service has nothing left to do";
 
   const domain::Holder holder = domain::HolderOf(cluster);
-  EXPECT_EQ(holder.arn, kArn);
+  EXPECT_EQ(holder.arn, kDomainClusterArn);
   EXPECT_EQ(holder.kind, domain::ResourceKind::kCluster);
   EXPECT_EQ(holder.region, kOwner.region);
   EXPECT_EQ(holder.account, kOwner.account);
@@ -229,11 +230,14 @@ TEST(DomainCluster, AnOnDemandShortageAtProvisioningFailsTheCluster) {
     bool fails;
   };
   const std::vector<Case> cases = {
-      {"WithinThePool", {OnDemand("a", kG5, 3)}, 0, false},
-      {"BeyondThePool", {OnDemand("a", kG5, 4)}, 0, true},
-      {"ThePoolIsPartlyHeld", {OnDemand("a", kG5, 2)}, 2, true},
-      {"TwoGroupsTogetherBeyondThePool", {OnDemand("a", kG5, 2), OnDemand("b", kG5, 2)}, 0, true},
-      {"AnUnlistedTypeIsUnlimited", {OnDemand("a", "ml.m5.xlarge", 500)}, 0, false},
+      {"WithinThePool", {GroupOnDemand("a", kG5, 3)}, 0, false},
+      {"BeyondThePool", {GroupOnDemand("a", kG5, 4)}, 0, true},
+      {"ThePoolIsPartlyHeld", {GroupOnDemand("a", kG5, 2)}, 2, true},
+      {"TwoGroupsTogetherBeyondThePool",
+       {GroupOnDemand("a", kG5, 2), GroupOnDemand("b", kG5, 2)},
+       0,
+       true},
+      {"AnUnlistedTypeIsUnlimited", {GroupOnDemand("a", "ml.m5.xlarge", 500)}, 0, false},
   };
   FakeFacts facts;
   facts.WithOnDemand(kG5, 3);
@@ -268,12 +272,12 @@ TEST(DomainCluster, AnOnDemandShortageAtProvisioningFailsTheCluster) {
 TEST(DomainCluster, APlanThatExpiredBeforeProvisioningFailsTheCluster) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 1, 0, 2);
-  const Cluster created = Created({OnPlan("g", 1)}, facts, Hour(0));
+  const Cluster created = Created({GroupOnPlan("g", 1)}, facts, Hour(0));
   const auto settled = SettleAt(created, Hour(0) + kDelay, facts);
   ASSERT_TRUE(settled.cluster);
   EXPECT_EQ(settled.cluster->status, ClusterStatus::kInService);  // still inside the window
   // Asked for before the plan's last hour, with a delay that carries provisioning past its end.
-  const auto late = domain::NewCluster(kArn, kOwner, {OnPlan("g", 1)}, Hour(0),
+  const auto late = domain::NewCluster(kDomainClusterArn, kOwner, {GroupOnPlan("g", 1)}, Hour(0),
                                        Millis{std::chrono::hours(3)}, facts, {});
   ASSERT_TRUE(late) << late.error().message;
   const auto failed = SettleAt(*late, Hour(4), facts);
@@ -287,7 +291,7 @@ TEST(DomainCluster, APlanThatExpiredBeforeProvisioningFailsTheCluster) {
 TEST(DomainCluster, PlanNodesFollowTheWindowOfTheirPlan) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 2, 5, 48);
-  const Cluster cluster = InService({OnPlan("gpu", 2)}, facts);
+  const Cluster cluster = InService({GroupOnPlan("gpu", 2)}, facts);
   const domain::InstanceGroup& group = cluster.groups[0];
   EXPECT_EQ(group.status, GroupStatus::kInService);
   EXPECT_THAT(StatusesOf(group), ::testing::Each(NodeStatus::kPending));
@@ -326,11 +330,11 @@ TEST(DomainCluster, PlanNodesFollowTheWindowOfTheirPlan) {
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(*ended.cluster));
   EXPECT_EQ(holdings.OnPlan(kPlan), 0);
-  EXPECT_EQ(holdings.Find(kArn), nullptr);
+  EXPECT_EQ(holdings.Find(kDomainClusterArn), nullptr);
   EXPECT_FALSE(ended.next_due);
 
   // One Settle from Creating far past the end walks through every step in order.
-  const auto at_once = SettleAt(Created({OnPlan("gpu", 2)}, facts), Hour(100), facts);
+  const auto at_once = SettleAt(Created({GroupOnPlan("gpu", 2)}, facts), Hour(100), facts);
   ASSERT_TRUE(at_once.cluster);
   EXPECT_EQ(at_once.cluster->status, ClusterStatus::kInService);
   EXPECT_TRUE(at_once.cluster->groups[0].nodes.empty());
@@ -340,7 +344,7 @@ TEST(DomainCluster, PlanNodesFollowTheWindowOfTheirPlan) {
 TEST(DomainCluster, SettleWithAFrozenNowReportsTheNextTransition) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 2, 5, 48).WithOnDemand(kG5, 4);
-  const Cluster created = Created({OnPlan("gpu", 1), OnDemand("cpu", kG5, 1)}, facts);
+  const Cluster created = Created({GroupOnPlan("gpu", 1), GroupOnDemand("cpu", kG5, 1)}, facts);
   struct Case {
     TimePoint now;
     std::optional<TimePoint> next_due;
@@ -367,25 +371,25 @@ TEST(DomainCluster, SettleWithAFrozenNowReportsTheNextTransition) {
 TEST(DomainCluster, AnUpdateNeedsAClusterInService) {
   FakeFacts facts;
   facts.WithOnDemand(kG5, 4);
-  const Cluster creating = Created({OnDemand("a", kG5, 1)}, facts);
+  const Cluster creating = Created({GroupOnDemand("a", kG5, 1)}, facts);
   const auto refused =
-      domain::StartUpdate(creating, {OnDemand("a", kG5, 2)}, {}, Hour(0), kDelay, facts, {});
+      domain::StartUpdate(creating, {GroupOnDemand("a", kG5, 2)}, {}, Hour(0), kDelay, facts, {});
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, domain::ErrorCode::kConflictException);
-  EXPECT_EQ(refused.error().message, std::string("Cluster ") + kArn +
+  EXPECT_EQ(refused.error().message, std::string("Cluster ") + kDomainClusterArn +
                                          " is Creating; it can be updated only while it is "
                                          "InService.");
 
-  const Cluster cluster = InService({OnDemand("a", kG5, 1)}, facts);
+  const Cluster cluster = InService({GroupOnDemand("a", kG5, 1)}, facts);
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(cluster));
-  const auto updating =
-      domain::StartUpdate(cluster, {OnDemand("a", kG5, 2)}, {}, Hour(2), kDelay, facts, holdings);
+  const auto updating = domain::StartUpdate(cluster, {GroupOnDemand("a", kG5, 2)}, {}, Hour(2),
+                                            kDelay, facts, holdings);
   ASSERT_TRUE(updating);
   EXPECT_EQ(updating->status, ClusterStatus::kUpdating);
   holdings.Put(domain::HolderOf(*updating));
-  const auto again =
-      domain::StartUpdate(*updating, {OnDemand("a", kG5, 3)}, {}, Hour(2), kDelay, facts, holdings);
+  const auto again = domain::StartUpdate(*updating, {GroupOnDemand("a", kG5, 3)}, {}, Hour(2),
+                                         kDelay, facts, holdings);
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().code, domain::ErrorCode::kConflictException);
   EXPECT_THAT(again.error().message, HasSubstr(" is Updating; "));
@@ -394,11 +398,11 @@ TEST(DomainCluster, AnUpdateNeedsAClusterInService) {
 TEST(DomainCluster, ScalingUpIsHeldFromTheRequestAndAppliedWhenDue) {
   FakeFacts facts;
   facts.WithOnDemand(kG5, 3);
-  const Cluster cluster = InService({OnDemand("a", kG5, 2)}, facts);
+  const Cluster cluster = InService({GroupOnDemand("a", kG5, 2)}, facts);
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(cluster));
-  const auto updating =
-      domain::StartUpdate(cluster, {OnDemand("a", kG5, 3)}, {}, Hour(2), kDelay, facts, holdings);
+  const auto updating = domain::StartUpdate(cluster, {GroupOnDemand("a", kG5, 3)}, {}, Hour(2),
+                                            kDelay, facts, holdings);
   ASSERT_TRUE(updating) << updating.error().message;
   EXPECT_EQ(updating->status, ClusterStatus::kUpdating);
   EXPECT_EQ(updating->modified, Hour(2));
@@ -417,7 +421,7 @@ TEST(DomainCluster, ScalingUpIsHeldFromTheRequestAndAppliedWhenDue) {
   EXPECT_EQ(scaled.modified, Hour(2) + kDelay);
   EXPECT_EQ(scaled.groups[0].status, GroupStatus::kInService);
   ASSERT_EQ(scaled.groups[0].nodes.size(), 3u);
-  EXPECT_EQ(scaled.groups[0].nodes[2].id, domain::NodeId(kArn, 3));
+  EXPECT_EQ(scaled.groups[0].nodes[2].id, domain::NodeId(kDomainClusterArn, 3));
   EXPECT_EQ(scaled.groups[0].nodes[2].launched, Hour(2) + kDelay);
   EXPECT_EQ(scaled.groups[0].nodes[0].launched, Hour(0) + kDelay);
 }
@@ -425,21 +429,21 @@ TEST(DomainCluster, ScalingUpIsHeldFromTheRequestAndAppliedWhenDue) {
 TEST(DomainCluster, GrowthBeyondThePoolOrThePlanIsRefused) {
   FakeFacts facts;
   facts.WithOnDemand(kG5, 3).WithPlan(kPlan, 3, 0, 48);
-  const Cluster cluster = InService({OnDemand("cpu", kG5, 2), OnPlan("gpu", 2)}, facts);
+  const Cluster cluster = InService({GroupOnDemand("cpu", kG5, 2), GroupOnPlan("gpu", 2)}, facts);
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(cluster));
   holdings.Put({"arn:job", domain::ResourceKind::kTrainingJob, kOwner.region, {{kG5, "", 1}}, ""});
   holdings.Put(
       {"arn:endpoint", domain::ResourceKind::kEndpoint, kOwner.region, {{kP5, kPlan, 1}}, ""});
 
-  const auto pool =
-      domain::StartUpdate(cluster, {OnDemand("cpu", kG5, 3)}, {}, Hour(2), kDelay, facts, holdings);
+  const auto pool = domain::StartUpdate(cluster, {GroupOnDemand("cpu", kG5, 3)}, {}, Hour(2),
+                                        kDelay, facts, holdings);
   ASSERT_FALSE(pool);
   EXPECT_EQ(pool.error().code, domain::ErrorCode::kResourceLimitExceeded);
   EXPECT_EQ(pool.error().message, std::string(domain::kNoOnDemandCapacity));
 
   const auto plan =
-      domain::StartUpdate(cluster, {OnPlan("gpu", 3)}, {}, Hour(2), kDelay, facts, holdings);
+      domain::StartUpdate(cluster, {GroupOnPlan("gpu", 3)}, {}, Hour(2), kDelay, facts, holdings);
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().code, domain::ErrorCode::kResourceLimitExceeded);
   EXPECT_EQ(plan.error().message,
@@ -447,25 +451,25 @@ TEST(DomainCluster, GrowthBeyondThePoolOrThePlanIsRefused) {
                 std::string(kPlan) + ".");
 
   // A new group on the same pool counts too.
-  const auto added = domain::StartUpdate(cluster, {OnDemand("more", kG5, 1)}, {}, Hour(2), kDelay,
-                                         facts, holdings);
+  const auto added = domain::StartUpdate(cluster, {GroupOnDemand("more", kG5, 1)}, {}, Hour(2),
+                                         kDelay, facts, holdings);
   ASSERT_FALSE(added);
   EXPECT_EQ(added.error().code, domain::ErrorCode::kResourceLimitExceeded);
 
   // Once the job lets go of its instance, the same growth fits.
   holdings.Remove("arn:job");
-  EXPECT_TRUE(domain::StartUpdate(cluster, {OnDemand("cpu", kG5, 3)}, {}, Hour(2), kDelay, facts,
-                                  holdings));
+  EXPECT_TRUE(domain::StartUpdate(cluster, {GroupOnDemand("cpu", kG5, 3)}, {}, Hour(2), kDelay,
+                                  facts, holdings));
 }
 
 TEST(DomainCluster, ScalingDownShutsDownTheNewestNodes) {
   FakeFacts facts;
-  const Cluster cluster = InService({OnDemand("a", kG5, 3)}, facts);
+  const Cluster cluster = InService({GroupOnDemand("a", kG5, 3)}, facts);
   const std::vector<domain::ClusterNode> nodes = cluster.groups[0].nodes;
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(cluster));
-  const auto updating =
-      domain::StartUpdate(cluster, {OnDemand("a", kG5, 1)}, {}, Hour(2), kDelay, facts, holdings);
+  const auto updating = domain::StartUpdate(cluster, {GroupOnDemand("a", kG5, 1)}, {}, Hour(2),
+                                            kDelay, facts, holdings);
   ASSERT_TRUE(updating) << updating.error().message;
   const domain::InstanceGroup& group = updating->groups[0];
   EXPECT_THAT(StatusesOf(group),
@@ -487,7 +491,7 @@ TEST(DomainCluster, ScalingDownShutsDownTheNewestNodes) {
 TEST(DomainCluster, AGroupKeepsItsInstanceTypeAndPlan) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 2, 0, 48).WithPlan(kOtherPlan, 2, 0, 48);
-  const Cluster cluster = InService({OnPlan("gpu", 1)}, facts);
+  const Cluster cluster = InService({GroupOnPlan("gpu", 1)}, facts);
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(cluster));
   struct Case {
@@ -498,7 +502,8 @@ TEST(DomainCluster, AGroupKeepsItsInstanceTypeAndPlan) {
       {{"gpu", kG5, 1, kPlan},
        "The instance type of instance group gpu cannot be changed from ml.p5.48xlarge to "
        "ml.g5.12xlarge."},
-      {OnPlan("gpu", 1, kOtherPlan), "The training plan of instance group gpu cannot be changed."},
+      {GroupOnPlan("gpu", 1, kOtherPlan),
+       "The training plan of instance group gpu cannot be changed."},
       {{"gpu", kP5, 1, ""}, "The training plan of instance group gpu cannot be changed."},
   };
   for (const Case& c : cases) {
@@ -514,17 +519,18 @@ TEST(DomainCluster, AGroupKeepsItsInstanceTypeAndPlan) {
 TEST(DomainCluster, UpdatesAddAndDeleteGroups) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 2, 0, 48).WithOnDemand(kG5, 4);
-  const Cluster cluster = InService({OnDemand("a", kG5, 1), OnDemand("b", kG5, 2)}, facts);
+  const Cluster cluster =
+      InService({GroupOnDemand("a", kG5, 1), GroupOnDemand("b", kG5, 2)}, facts);
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(cluster));
 
-  const auto updating =
-      domain::StartUpdate(cluster, {OnPlan("gpu", 2)}, {"b"}, Hour(2), kDelay, facts, holdings);
+  const auto updating = domain::StartUpdate(cluster, {GroupOnPlan("gpu", 2)}, {"b"}, Hour(2),
+                                            kDelay, facts, holdings);
   ASSERT_TRUE(updating) << updating.error().message;
   ASSERT_EQ(updating->groups.size(), 3u);
   EXPECT_EQ(updating->groups[1].status, GroupStatus::kDeleting);
   EXPECT_THAT(StatusesOf(updating->groups[1]), ::testing::Each(NodeStatus::kShuttingDown));
-  EXPECT_EQ(updating->groups[2].spec, OnPlan("gpu", 2));
+  EXPECT_EQ(updating->groups[2].spec, GroupOnPlan("gpu", 2));
   EXPECT_EQ(updating->groups[2].status, GroupStatus::kCreating);
   EXPECT_EQ(domain::HolderOf(*updating).holds,
             (std::vector<domain::Hold>{{kG5, "", 1}, {kG5, "", 2}, {kP5, kPlan, 2}}));
@@ -537,7 +543,7 @@ TEST(DomainCluster, UpdatesAddAndDeleteGroups) {
   EXPECT_EQ(updated.groups[1].status, GroupStatus::kInService);
   EXPECT_THAT(StatusesOf(updated.groups[1]),
               ::testing::ElementsAre(NodeStatus::kRunning, NodeStatus::kRunning));
-  EXPECT_EQ(updated.groups[1].nodes[0].id, domain::NodeId(kArn, 4));
+  EXPECT_EQ(updated.groups[1].nodes[0].id, domain::NodeId(kDomainClusterArn, 4));
   EXPECT_EQ(domain::HolderOf(updated).holds,
             (std::vector<domain::Hold>{{kG5, "", 1}, {kP5, kPlan, 2}}));
 
@@ -547,7 +553,7 @@ TEST(DomainCluster, UpdatesAddAndDeleteGroups) {
     domain::ErrorCode code;
     std::string message;
   };
-  const std::string arn = kArn;
+  const std::string arn = kDomainClusterArn;
   const std::vector<Case> refusals = {
       {{},
        {"a", "b"},
@@ -557,12 +563,12 @@ TEST(DomainCluster, UpdatesAddAndDeleteGroups) {
        {"nope"},
        domain::ErrorCode::kValidationException,
        "Instance group nope does not exist in cluster " + arn + "."},
-      {{OnDemand("a", kG5, 2)},
+      {{GroupOnDemand("a", kG5, 2)},
        {"a"},
        domain::ErrorCode::kValidationException,
        "Instance group a cannot be both updated and deleted."},
       // A new group on a plan passes the plan's rules as in CreateCluster.
-      {{OnPlan("gpu", 3)},
+      {{GroupOnPlan("gpu", 3)},
        {},
        domain::ErrorCode::kValidationException,
        "Requested instance count (3) of instance group gpu exceeds reserved capacity (2) for "
@@ -589,13 +595,13 @@ TEST(DomainCluster, UpdatesAddAndDeleteGroups) {
 TEST(DomainCluster, AnUpdateAfterAPlanEndedAsksNothingOfThatPlan) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 1, 0, 48).WithOnDemand(kG5, 4);
-  const Cluster cluster = InService({OnPlan("gpu", 1), OnDemand("cpu", kG5, 1)}, facts);
+  const Cluster cluster = InService({GroupOnPlan("gpu", 1), GroupOnDemand("cpu", kG5, 1)}, facts);
   const auto ended = SettleAt(cluster, Hour(49), facts);
   ASSERT_TRUE(ended.cluster->groups[0].nodes.empty());
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(*ended.cluster));
-  const auto updating = domain::StartUpdate(*ended.cluster, {OnDemand("cpu", kG5, 2)}, {}, Hour(50),
-                                            kDelay, facts, holdings);
+  const auto updating = domain::StartUpdate(*ended.cluster, {GroupOnDemand("cpu", kG5, 2)}, {},
+                                            Hour(50), kDelay, facts, holdings);
   ASSERT_TRUE(updating) << updating.error().message;
   EXPECT_EQ(domain::HolderOf(*updating).holds, (std::vector<domain::Hold>{{kG5, "", 2}}));
   const auto settled = SettleAt(*updating, Hour(51), facts);
@@ -609,13 +615,13 @@ TEST(DomainCluster, AnUpdateAfterAPlanEndedAsksNothingOfThatPlan) {
 TEST(DomainCluster, AnUpdateInThePlansLastHourDoesNotReplaceItsNodes) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 1, 0, 48).WithOnDemand(kG5, 4);
-  const Cluster cluster = InService({OnPlan("gpu", 1), OnDemand("cpu", kG5, 1)}, facts);
+  const Cluster cluster = InService({GroupOnPlan("gpu", 1), GroupOnDemand("cpu", kG5, 1)}, facts);
   const auto winding_down = SettleAt(cluster, Hour(47), facts);
   ASSERT_EQ(winding_down.cluster->groups[0].live_nodes(), 0);
   domain::Holdings holdings;
   holdings.Put(domain::HolderOf(*winding_down.cluster));
-  const auto updating = domain::StartUpdate(*winding_down.cluster, {OnDemand("cpu", kG5, 2)}, {},
-                                            Hour(47), kDelay, facts, holdings);
+  const auto updating = domain::StartUpdate(*winding_down.cluster, {GroupOnDemand("cpu", kG5, 2)},
+                                            {}, Hour(47), kDelay, facts, holdings);
   ASSERT_TRUE(updating) << updating.error().message;
   EXPECT_EQ(domain::HolderOf(*updating).holds,
             (std::vector<domain::Hold>{{kP5, kPlan, 1}, {kG5, "", 2}}))
@@ -629,7 +635,7 @@ TEST(DomainCluster, AnUpdateInThePlansLastHourDoesNotReplaceItsNodes) {
 TEST(DomainCluster, DeletionShutsEveryNodeDownAndIsGoneAfterTheDelay) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 2, 0, 48);
-  const Cluster cluster = InService({OnPlan("gpu", 2), OnDemand("cpu", kG5, 1)}, facts);
+  const Cluster cluster = InService({GroupOnPlan("gpu", 2), GroupOnDemand("cpu", kG5, 1)}, facts);
   const auto deleting = domain::StartDelete(cluster, Hour(2), kDelay);
   ASSERT_TRUE(deleting);
   EXPECT_EQ(deleting->status, ClusterStatus::kDeleting);
@@ -652,12 +658,14 @@ TEST(DomainCluster, DeletionShutsEveryNodeDownAndIsGoneAfterTheDelay) {
   const auto again = domain::StartDelete(*deleting, Hour(2), kDelay);
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().code, domain::ErrorCode::kConflictException);
-  EXPECT_EQ(again.error().message, std::string("Cluster ") + kArn + " is already being deleted.");
+  EXPECT_EQ(again.error().message,
+            std::string("Cluster ") + kDomainClusterArn + " is already being deleted.");
 
   // A failed cluster can be deleted too.
   FakeFacts short_of;
   short_of.WithOnDemand(kG5, 0);
-  const auto failed = SettleAt(Created({OnDemand("cpu", kG5, 1)}, short_of), Hour(1), short_of);
+  const auto failed =
+      SettleAt(Created({GroupOnDemand("cpu", kG5, 1)}, short_of), Hour(1), short_of);
   ASSERT_EQ(failed.cluster->status, ClusterStatus::kFailed);
   const auto deleted = domain::StartDelete(*failed.cluster, Hour(2), kDelay);
   ASSERT_TRUE(deleted);
@@ -666,7 +674,8 @@ TEST(DomainCluster, DeletionShutsEveryNodeDownAndIsGoneAfterTheDelay) {
 
 TEST(DomainCluster, DeleteNodesShutsDownTheNodesFoundAndLowersTheTarget) {
   FakeFacts facts;
-  const Cluster cluster = InService({OnDemand("a", kG5, 2), OnDemand("b", kG5, 1)}, facts);
+  const Cluster cluster =
+      InService({GroupOnDemand("a", kG5, 2), GroupOnDemand("b", kG5, 1)}, facts);
   const std::string first = cluster.groups[0].nodes[0].id;
   const std::string missing = "i-0123456789abcdef0";
   domain::NodeDeletion outcome;
@@ -677,8 +686,8 @@ TEST(DomainCluster, DeleteNodesShutsDownTheNodesFoundAndLowersTheTarget) {
   ASSERT_EQ(outcome.failed.size(), 2u);
   EXPECT_EQ(outcome.failed[0].node_id, missing);
   EXPECT_EQ(outcome.failed[0].code, "NodeIdNotFound");
-  EXPECT_EQ(outcome.failed[0].message,
-            "Node " + missing + " was not found in cluster " + std::string(kArn) + ".");
+  EXPECT_EQ(outcome.failed[0].message, "Node " + missing + " was not found in cluster " +
+                                           std::string(kDomainClusterArn) + ".");
   EXPECT_EQ(outcome.failed[1].node_id, first);
   EXPECT_EQ(outcome.failed[1].code, "InvalidNodeStatus");
   EXPECT_EQ(outcome.failed[1].message, "Node " + first + " is already being deleted.");
@@ -707,33 +716,34 @@ TEST(DomainCluster, DeleteNodesShutsDownTheNodesFoundAndLowersTheTarget) {
 
   // A cluster still being created has no nodes to delete.
   domain::NodeDeletion creating_outcome;
-  const auto creating = domain::DeleteNodes(Created({OnDemand("a", kG5, 1)}, facts), {first},
+  const auto creating = domain::DeleteNodes(Created({GroupOnDemand("a", kG5, 1)}, facts), {first},
                                             Hour(0), kDelay, creating_outcome);
   ASSERT_FALSE(creating);
   EXPECT_EQ(creating.error().code, domain::ErrorCode::kValidationException);
   EXPECT_EQ(creating.error().message,
-            std::string("Cluster ") + kArn +
+            std::string("Cluster ") + kDomainClusterArn +
                 " is Creating; nodes can be deleted only while it is InService or Updating.");
 }
 
 TEST(DomainCluster, NodeIdsAreSeventeenHexDigitsDerivedFromTheClusterAndTheNumber) {
   for (int number = 1; number <= 20; ++number) {
-    EXPECT_THAT(domain::NodeId(kArn, number), ::testing::MatchesRegex("i-[0-9a-f]{17}"));
+    EXPECT_THAT(domain::NodeId(kDomainClusterArn, number),
+                ::testing::MatchesRegex("i-[0-9a-f]{17}"));
   }
-  EXPECT_EQ(domain::NodeId(kArn, 1), domain::NodeId(kArn, 1));
-  EXPECT_NE(domain::NodeId(kArn, 1), domain::NodeId(kArn, 2));
-  EXPECT_NE(domain::NodeId(kArn, 1),
+  EXPECT_EQ(domain::NodeId(kDomainClusterArn, 1), domain::NodeId(kDomainClusterArn, 1));
+  EXPECT_NE(domain::NodeId(kDomainClusterArn, 1), domain::NodeId(kDomainClusterArn, 2));
+  EXPECT_NE(domain::NodeId(kDomainClusterArn, 1),
             domain::NodeId("arn:aws:sagemaker:us-west-2:111122223333:cluster/zzzzzz999999", 1));
 }
 
 TEST(DomainCluster, PlansOfListsEveryPlanOnceInGroupOrder) {
   FakeFacts facts;
   facts.WithPlan(kPlan, 4, 0, 48).WithPlan(kOtherPlan, 4, 0, 48);
-  const Cluster cluster = Created({OnPlan("a", 1, kOtherPlan), OnDemand("b", kG5, 1),
-                                   OnPlan("c", 1, kPlan), OnPlan("d", 1, kOtherPlan)},
+  const Cluster cluster = Created({GroupOnPlan("a", 1, kOtherPlan), GroupOnDemand("b", kG5, 1),
+                                   GroupOnPlan("c", 1, kPlan), GroupOnPlan("d", 1, kOtherPlan)},
                                   facts);
   EXPECT_EQ(domain::PlansOf(cluster), (std::vector<std::string>{kOtherPlan, kPlan}));
-  EXPECT_TRUE(domain::PlansOf(Created({OnDemand("b", kG5, 1)}, facts)).empty());
+  EXPECT_TRUE(domain::PlansOf(Created({GroupOnDemand("b", kG5, 1)}, facts)).empty());
 }
 
 TEST(DomainCluster, StatusNamesAreTheModelsEnumValuesAndParseBack) {

@@ -13,11 +13,11 @@ using domain::EndpointStatus;
 using domain::Variant;
 using testing::FakeFacts;
 using testing::Hour;
+using testing::kDelay;
 using testing::kOwner;
 using testing::kPlan;
 
-constexpr const char* kArn = "arn:aws:sagemaker:us-west-2:111122223333:endpoint/e";
-const Millis kDelay{std::chrono::minutes(10)};
+constexpr const char* kEndpointArn = "arn:aws:sagemaker:us-west-2:111122223333:endpoint/e";
 
 Variant OnPlan(const std::string& name, int count) {
   Variant variant;
@@ -143,8 +143,8 @@ TEST(DomainEndpoint, ProvisioningTable) {
   };
   for (const ProvisionCase& c : cases) {
     SCOPED_TRACE(c.name);
-    const Endpoint created =
-        domain::NewEndpoint(kArn, kOwner, "config", c.variants, Hour(c.created_hour), kDelay);
+    const Endpoint created = domain::NewEndpoint(kEndpointArn, kOwner, "config", c.variants,
+                                                 Hour(c.created_hour), kDelay);
     const auto settled = SettleAt(created, c.settle_hour, c.facts);
     ASSERT_TRUE(settled.endpoint);
     EXPECT_EQ(settled.endpoint->status, c.status);
@@ -173,8 +173,9 @@ TEST(DomainEndpoint, ProvisioningTable) {
 TEST(DomainEndpoint, InstancePoolsTakeTheFirstPoolWithAllItsInstances) {
   FakeFacts facts;
   facts.WithOnDemand("ml.g6.xlarge", 1).WithOnDemand("ml.g5.xlarge", 4);
-  const Endpoint created = domain::NewEndpoint(
-      kArn, kOwner, "config", {Pools("v", {"ml.g6.xlarge", "ml.g5.xlarge"}, 2)}, Hour(0), kDelay);
+  const Endpoint created =
+      domain::NewEndpoint(kEndpointArn, kOwner, "config",
+                          {Pools("v", {"ml.g6.xlarge", "ml.g5.xlarge"}, 2)}, Hour(0), kDelay);
   const auto settled = SettleAt(created, 1, facts);
   ASSERT_EQ(settled.endpoint->status, EndpointStatus::kInService);
   EXPECT_EQ(settled.endpoint->variants[0].instance_type, "ml.g5.xlarge");
@@ -185,7 +186,7 @@ TEST(DomainEndpoint, InstancePoolsTakeTheFirstPoolWithAllItsInstances) {
 }
 
 TEST(DomainEndpoint, AFailingHealthCheckFailsTheEndpoint) {
-  const Endpoint created = domain::NewEndpoint(kArn, kOwner, "config",
+  const Endpoint created = domain::NewEndpoint(kEndpointArn, kOwner, "config",
                                                {OnDemand("v", "ml.c5.xlarge", 1)}, Hour(0), kDelay);
   const auto settled = SettleAt(created, 1, FakeFacts(), {},
                                 [](const domain::Owner&, const Variant&) { return false; });
@@ -196,7 +197,8 @@ TEST(DomainEndpoint, AFailingHealthCheckFailsTheEndpoint) {
 }
 
 Endpoint InService(const std::vector<Variant>& variants, const FakeFacts& facts) {
-  const Endpoint created = domain::NewEndpoint(kArn, kOwner, "config", variants, Hour(0), kDelay);
+  const Endpoint created =
+      domain::NewEndpoint(kEndpointArn, kOwner, "config", variants, Hour(0), kDelay);
   auto settled = SettleAt(created, 1, facts);
   EXPECT_EQ(settled.endpoint->status, EndpointStatus::kInService);
   return *settled.endpoint;
@@ -293,11 +295,11 @@ TEST(DomainEndpoint, DeletionReleasesAtOnceAndIsGoneAfterTheDelay) {
   EXPECT_FALSE(SettleAt(*deleting, 3, facts).endpoint);
   // Deleting again reads as a missing endpoint; a Creating one cannot be deleted yet.
   EXPECT_EQ(domain::StartDelete(*deleting, Hour(2), kDelay).error().message,
-            std::string("Could not find endpoint \"") + kArn + "\".");
+            std::string("Could not find endpoint \"") + kEndpointArn + "\".");
   const Endpoint creating =
-      domain::NewEndpoint(kArn, kOwner, "c", {OnPlan("p", 1)}, Hour(0), kDelay);
+      domain::NewEndpoint(kEndpointArn, kOwner, "c", {OnPlan("p", 1)}, Hour(0), kDelay);
   EXPECT_EQ(domain::StartDelete(creating, Hour(0), kDelay).error().message,
-            std::string("Cannot update in-progress endpoint \"") + kArn + "\".");
+            std::string("Cannot update in-progress endpoint \"") + kEndpointArn + "\".");
 }
 
 TEST(DomainHoldings, CountsPerPlanAndPoolFollowPutAndRemove) {

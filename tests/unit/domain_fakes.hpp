@@ -1,12 +1,14 @@
 // A table of plans and on-demand pools for the lifecycle rules, without a store or a router.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "domain/capacity_facts.hpp"
+#include "unit/test_values.hpp"
 
 namespace smemu::testing {
 
@@ -61,6 +63,9 @@ class FakeFacts : public domain::CapacityFacts {
   std::map<std::string, int> on_demand_;
   domain::QuotaTable quotas_;
 };
+
+// How long provisioning takes in the domain tests.
+inline const Millis kDelay{std::chrono::minutes(10)};
 
 inline const domain::Owner kOwner{"111122223333", "us-west-2"};
 // Two plans of kOwner's account and region.

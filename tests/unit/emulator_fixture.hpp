@@ -16,6 +16,7 @@
 #include "ops/emulator.hpp"
 #include "protocol/router.hpp"
 #include "store/state_store.hpp"
+#include "unit/test_values.hpp"
 
 namespace smemu::testing {
 
@@ -35,8 +36,17 @@ inline const char* kCapacity = R"({
     "us-west-2b": {"ml.p5.48xlarge": {"reservable": 1, "on_demand": 0}}}},
   "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}})";
 
+inline constexpr const char* kRole = "arn:aws:iam::123456789012:role/r";
+
+// The account and region kAuth signs for.
+inline constexpr const char* kAccount = "123456789012";
+inline constexpr const char* kRegion = "us-west-2";
 inline const std::string kAuth =
     "AWS4-HMAC-SHA256 Credential=123456789012/20270125/us-west-2/sagemaker/aws4_request, "
+    "SignedHeaders=host, Signature=0";
+// Another account's signature, for the tests that one account cannot see another's resources.
+inline const std::string kOtherAuth =
+    "AWS4-HMAC-SHA256 Credential=210987654321/20270125/us-west-2/sagemaker/aws4_request, "
     "SignedHeaders=host, Signature=0";
 
 class EmulatorFixture : public ::testing::Test {

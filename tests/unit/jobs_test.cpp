@@ -25,10 +25,6 @@ constexpr const char* kJobCapacity = R"({
              "ml.g5.12xlarge": {"on_demand_hourly": 7.09, "plan_hourly": 5.0},
              "ml.m5.xlarge": {"on_demand_hourly": 0.23, "plan_hourly": 0.2}}})";
 
-constexpr const char* kP5 = "ml.p5.48xlarge";
-constexpr const char* kG5 = "ml.g5.12xlarge";
-constexpr const char* kM5 = "ml.m5.xlarge";
-
 class JobsTest : public EmulatorFixture {
  protected:
   JobsTest() {

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "unit/test_values.hpp"
+
 namespace smemu {
 namespace {
 
@@ -20,7 +22,7 @@ const TimePoint kNow{Millis{1800835200000}};  // 2027-01-25T00:00:00Z
 constexpr const char* kPlanArn = "arn:aws:sagemaker:us-west-2:123456789012:training-plan/p";
 constexpr const char* kCapacityArn =
     "arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity/rc-1";
-constexpr const char* kP5 = "ml.p5.48xlarge";
+using testing::kP5;
 
 domain::PlanFacts Plan(std::vector<std::string> targets, TimePoint start = kNow - domain::kHour,
                        TimePoint end = kNow + domain::kDay) {

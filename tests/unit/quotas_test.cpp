@@ -23,9 +23,7 @@ using domain::QuotaTable;
 using domain::QuotaUse;
 using ::testing::HasSubstr;
 
-constexpr const char* kAccount = "123456789012";  // the account kAuth signs as
 constexpr const char* kOther = "210987654321";
-constexpr const char* kRegion = "us-west-2";  // the region kAuth signs for
 
 // AWS's refusal, written out here independently of domain::QuotaExceeded.
 std::string Refusal(const std::string& name, int limit, int used, int delta,
@@ -417,10 +415,9 @@ class QuotasTest : public EmulatorFixture {
   }
 };
 
-constexpr const char* kG5 = "ml.g5.xlarge";    // not in the capacity file: never short
-constexpr const char* kG52 = "ml.g5.2xlarge";  // likewise
-constexpr const char* kM5 = "ml.m5.xlarge";    // likewise, and a CPU type
-constexpr const char* kP5 = "ml.p5.48xlarge";  // one on demand in us-west-2a
+constexpr const char* kSmallG5 = "ml.g5.xlarge";  // not in the capacity file: never short
+constexpr const char* kG52 = "ml.g5.2xlarge";     // likewise
+// kM5: likewise, and a CPU type; kP5: one on demand in us-west-2a.
 const std::string kEndpointTotal = "Number of instances across active endpoints";
 const std::string kTrainingTotal = "Number of instances across all training jobs";
 const std::string kProcessingTotal = "Number of instances across all processing jobs";
@@ -432,8 +429,8 @@ const std::string kPerCluster = "Maximum number instances allowed per SageMaker 
 
 TEST_F(QuotasTest, CreateEndpointIsRefusedBeyondTheTypesQuotaAndNothingIsCreated) {
   SetQuota("ml.g5.xlarge for endpoint usage", 3);
-  Config("two", kG5, 2);
-  Config("one", kG5, 1);
+  Config("two", kSmallG5, 2);
+  Config("one", kSmallG5, 1);
   Call("CreateEndpoint", {{"EndpointName", "first"}, {"EndpointConfigName", "two"}});
   EXPECT_EQ(Refused("CreateEndpoint", {{"EndpointName", "second"}, {"EndpointConfigName", "two"}}),
             Refusal("ml.g5.xlarge for endpoint usage", 3, 2, 2));
@@ -457,7 +454,7 @@ TEST_F(QuotasTest, TheEndpointTotalCountsEndpointsStillCreating) {
   hosting_.provisioning_delay = Millis{60'000};
   Open();
   SetQuota(kEndpointTotal, 3);
-  Config("g5", kG5, 2);
+  Config("g5", kSmallG5, 2);
   Config("g52", kG52, 2);
   Call("CreateEndpoint", {{"EndpointName", "slow"}, {"EndpointConfigName", "g5"}});
   ASSERT_EQ(Endpoint("slow")["EndpointStatus"], "Creating");
@@ -477,7 +474,7 @@ TEST_F(QuotasTest, TheEndpointTotalCountsEndpointsStillCreating) {
 
 TEST_F(QuotasTest, ScalingAnEndpointUpIsRefusedAndDownIsAllowed) {
   SetQuota("ml.g5.xlarge for endpoint usage", 3);
-  Config("two", kG5, 2);
+  Config("two", kSmallG5, 2);
   Call("CreateEndpoint", {{"EndpointName", "scaled"}, {"EndpointConfigName", "two"}});
   EXPECT_EQ(Refused("UpdateEndpointWeightsAndCapacities", Scale("scaled", 4)),
             Refusal("ml.g5.xlarge for endpoint usage", 3, 2, 2));
@@ -498,9 +495,9 @@ TEST_F(QuotasTest, ScalingAnEndpointUpIsRefusedAndDownIsAllowed) {
 
 TEST_F(QuotasTest, UpdatingAnEndpointToABiggerConfigIsRefused) {
   SetQuota("ml.g5.xlarge for endpoint usage", 3);
-  Config("two", kG5, 2);
-  Config("four", kG5, 4);
-  Config("three", kG5, 3);
+  Config("two", kSmallG5, 2);
+  Config("four", kSmallG5, 4);
+  Config("three", kSmallG5, 3);
   Call("CreateEndpoint", {{"EndpointName", "moved"}, {"EndpointConfigName", "two"}});
   EXPECT_EQ(Refused("UpdateEndpoint", {{"EndpointName", "moved"}, {"EndpointConfigName", "four"}}),
             Refusal("ml.g5.xlarge for endpoint usage", 3, 2, 2));
@@ -518,7 +515,7 @@ TEST_F(QuotasTest, AQuotaSetForOneAccountLimitsThatAccountOnly) {
   SetQuotas({{"quotas",
               {{{"name", "ml.g5.xlarge for endpoint usage"}, {"value", 0}, {"account", kAccount}},
                {{"name", "ml.g5.xlarge for endpoint usage"}, {"value", 2}}}}});
-  Config("two", kG5, 2);
+  Config("two", kSmallG5, 2);
   EXPECT_EQ(Refused("CreateEndpoint", {{"EndpointName", "mine"}, {"EndpointConfigName", "two"}}),
             Refusal("ml.g5.xlarge for endpoint usage", 0, 0, 2));
   ASSERT_EQ(CallAs(kOther, "CreateModel", {{"ModelName", "model"}}).first, 200);
@@ -527,7 +524,7 @@ TEST_F(QuotasTest, AQuotaSetForOneAccountLimitsThatAccountOnly) {
                     {"ProductionVariants",
                      {{{"VariantName", "AllTraffic"},
                        {"ModelName", "model"},
-                       {"InstanceType", kG5},
+                       {"InstanceType", kSmallG5},
                        {"InitialInstanceCount", 2}}}}})
                 .first,
             200);
@@ -553,8 +550,8 @@ TEST_F(QuotasTest, AnEndpointUpdateInProgressCountsWhatItAskedFor) {
   hosting_.provisioning_delay = Millis{60'000};
   Open();
   SetQuota("ml.g5.xlarge for endpoint usage", 4);
-  Config("two", kG5, 2);
-  Config("four", kG5, 4);
+  Config("two", kSmallG5, 2);
+  Config("four", kSmallG5, 4);
   Call("CreateEndpoint", {{"EndpointName", "moving"}, {"EndpointConfigName", "two"}});
   Advance(60);
   ASSERT_EQ(Endpoint("moving")["EndpointStatus"], "InService");
@@ -636,16 +633,16 @@ TEST_F(QuotasTest, AJobAcceptedWhileItsQuotaWasFreeWaitsUntilTheQuotaGrows) {
 TEST_F(QuotasTest, TheTrainingJobTotalCountsEveryTypeUntilJobsEnd) {
   SetQuota(kTrainingTotal, 3);
   Call("CreateTrainingJob", TrainingJob("cpu", Plain(kM5, 2), 100));
-  EXPECT_EQ(Refused("CreateTrainingJob", TrainingJob("gpu", Plain(kG5, 2))),
+  EXPECT_EQ(Refused("CreateTrainingJob", TrainingJob("gpu", Plain(kSmallG5, 2))),
             Refusal(kTrainingTotal, 3, 2, 2));
-  Call("CreateTrainingJob", TrainingJob("small", Plain(kG5, 1), 100));
+  Call("CreateTrainingJob", TrainingJob("small", Plain(kSmallG5, 1), 100));
   EXPECT_EQ(Used(kTrainingTotal), 3);
   // Processing jobs and endpoints do not count against the training total.
   Call("CreateProcessingJob", ProcessingJob("prep", kM5, 5));
   Advance(100);  // both training jobs completed
   EXPECT_EQ(Job("cpu")["TrainingJobStatus"], "Completed");
   EXPECT_EQ(Used(kTrainingTotal), 0);
-  Call("CreateTrainingJob", TrainingJob("gpu", Plain(kG5, 2)));
+  Call("CreateTrainingJob", TrainingJob("gpu", Plain(kSmallG5, 2)));
 }
 
 TEST_F(QuotasTest, ProcessingJobsHaveTheirOwnQuotas) {
@@ -660,9 +657,9 @@ TEST_F(QuotasTest, ProcessingJobsHaveTheirOwnQuotas) {
   Call("CreateProcessingJob", ProcessingJob("one", kM5, 1));
   EXPECT_EQ(Call("DescribeProcessingJob", {{"ProcessingJobName", "one"}})["ProcessingJobStatus"],
             "InProgress");
-  EXPECT_EQ(Refused("CreateProcessingJob", ProcessingJob("other", kG5, 2)),
+  EXPECT_EQ(Refused("CreateProcessingJob", ProcessingJob("other", kSmallG5, 2)),
             Refusal(kProcessingTotal, 2, 1, 2));
-  Call("CreateProcessingJob", ProcessingJob("other", kG5, 1));
+  Call("CreateProcessingJob", ProcessingJob("other", kSmallG5, 1));
 }
 
 // ---- HyperPod clusters ----
@@ -675,9 +672,9 @@ TEST_F(QuotasTest, ClustersAreLimitedPerTypePerClusterAndInTotal) {
   EXPECT_EQ(Refused("CreateCluster", Cluster("wide", {Group("a", kM5, 2), Group("b", kM5, 2)})),
             Refusal(kPerCluster, 3, 0, 4));
   EXPECT_EQ(Call("DescribeCluster", {{"ClusterName", "wide"}}, 400)["__type"], "ResourceNotFound");
-  Call("CreateCluster", Cluster("one", {Group("workers", kG5, 3)}));
+  Call("CreateCluster", Cluster("one", {Group("workers", kSmallG5, 3)}));
   EXPECT_EQ(Call("DescribeCluster", {{"ClusterName", "one"}})["ClusterStatus"], "InService");
-  EXPECT_EQ(Refused("CreateCluster", Cluster("two", {Group("workers", kG5, 2)})),
+  EXPECT_EQ(Refused("CreateCluster", Cluster("two", {Group("workers", kSmallG5, 2)})),
             Refusal("ml.g5.xlarge for cluster usage", 4, 3, 2));
   EXPECT_EQ(Refused("CreateCluster", Cluster("two", {Group("workers", kM5, 3)})),
             Refusal(kClusterTotal, 5, 3, 3));
@@ -692,8 +689,8 @@ TEST_F(QuotasTest, UpdateClusterGrowthIsRefusedAndShrinkingIsAllowed) {
   SetQuotas({{"quotas",
               {{{"name", "ml.g5.xlarge for cluster usage"}, {"value", 3}},
                {{"name", kPerCluster}, {"value", 4}}}}});
-  Call("CreateCluster", Cluster("grown", {Group("workers", kG5, 2)}));
-  EXPECT_EQ(Refused("UpdateCluster", Cluster("grown", {Group("workers", kG5, 4)})),
+  Call("CreateCluster", Cluster("grown", {Group("workers", kSmallG5, 2)}));
+  EXPECT_EQ(Refused("UpdateCluster", Cluster("grown", {Group("workers", kSmallG5, 4)})),
             Refusal("ml.g5.xlarge for cluster usage", 3, 2, 2));
   EXPECT_EQ(Refused("UpdateCluster", Cluster("grown", {Group("more", kM5, 3)})),
             Refusal(kPerCluster, 4, 2, 3));
@@ -703,11 +700,11 @@ TEST_F(QuotasTest, UpdateClusterGrowthIsRefusedAndShrinkingIsAllowed) {
   EXPECT_EQ(cluster["InstanceGroups"][0]["TargetCount"], 2);
   EXPECT_EQ(cluster["InstanceGroups"][0]["CurrentCount"], 2);
   // Up to the limit, then down while the quota is below what is held.
-  Call("UpdateCluster", Cluster("grown", {Group("workers", kG5, 3)}));
+  Call("UpdateCluster", Cluster("grown", {Group("workers", kSmallG5, 3)}));
   EXPECT_EQ(Call("DescribeCluster", {{"ClusterName", "grown"}})["InstanceGroups"][0]["TargetCount"],
             3);
   SetQuota("ml.g5.xlarge for cluster usage", 0);
-  Call("UpdateCluster", Cluster("grown", {Group("workers", kG5, 1)}));
+  Call("UpdateCluster", Cluster("grown", {Group("workers", kSmallG5, 1)}));
   cluster = Call("DescribeCluster", {{"ClusterName", "grown"}});
   EXPECT_EQ(cluster["InstanceGroups"][0]["TargetCount"], 1);
 }
@@ -720,11 +717,11 @@ TEST_F(QuotasTest, AClusterStillCreatingCountsOnce) {
   SetQuotas({{"quotas",
               {{{"name", "ml.g5.xlarge for cluster usage"}, {"value", 4}},
                {{"name", kClusterTotal}, {"value", 4}}}}});
-  Call("CreateCluster", Cluster("slow", {Group("workers", kG5, 3)}));
+  Call("CreateCluster", Cluster("slow", {Group("workers", kSmallG5, 3)}));
   ASSERT_EQ(Call("DescribeCluster", {{"ClusterName", "slow"}})["ClusterStatus"], "Creating");
   EXPECT_EQ(Used("ml.g5.xlarge for cluster usage"), 3);
   EXPECT_EQ(Used(kClusterTotal), 3);
-  EXPECT_EQ(Refused("CreateCluster", Cluster("next", {Group("workers", kG5, 2)})),
+  EXPECT_EQ(Refused("CreateCluster", Cluster("next", {Group("workers", kSmallG5, 2)})),
             Refusal("ml.g5.xlarge for cluster usage", 4, 3, 2));
   Advance(60);
   ASSERT_EQ(Call("DescribeCluster", {{"ClusterName", "slow"}})["ClusterStatus"], "InService");
@@ -739,7 +736,7 @@ TEST_F(QuotasTest, AGroupReplacedInOneUpdateCountsOnlyTheNewGroup) {
   SetQuotas({{"quotas",
               {{{"name", kPerCluster}, {"value", 4}}, {{"name", kClusterTotal}, {"value", 4}}}}});
   Call("CreateCluster", Cluster("swapped", {Group("old", kM5, 3)}));
-  json update = Cluster("swapped", {Group("new", kG5, 3)});
+  json update = Cluster("swapped", {Group("new", kSmallG5, 3)});
   update["InstanceGroupsToDelete"] = {"old"};
   Call("UpdateCluster", update);
   const json cluster = Call("DescribeCluster", {{"ClusterName", "swapped"}});
@@ -819,7 +816,7 @@ TEST_F(QuotasTest, GetShowsTheQuotasOfOneAccountAndRegionWithWhatIsUsed) {
                 {"account", kOther},
                 {"region", kRegion}},
                {{"name", kEndpointTotal}, {"value", 8}, {"region", kRegion}}}}});
-  Config("two", kG5, 2);
+  Config("two", kSmallG5, 2);
   Call("CreateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "two"}});
 
   EXPECT_EQ(
@@ -969,7 +966,7 @@ TEST_F(QuotasTest, ResetReturnsToTheStartingQuotas) {
   QuotaTable starting;
   starting.Set({"", "", "ml.g5.xlarge for endpoint usage", 1});
   emulator_->SetStartingQuotas(starting);
-  Config("two", kG5, 2);
+  Config("two", kSmallG5, 2);
   EXPECT_EQ(Refused("CreateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "two"}}),
             Refusal("ml.g5.xlarge for endpoint usage", 1, 0, 2));
   SetQuotas({{"preset", "none"}});
@@ -1002,7 +999,7 @@ TEST_F(QuotasRestartTest, ChangedQuotasSurviveARestartAndResetForgetsThem) {
   ASSERT_EQ(changed.size(), 2u);
   Restart(starting);
   EXPECT_EQ(emulator_->GetQuotas().All(), changed) << "the changed table wins over the starting";
-  Config("two", kG5, 2);
+  Config("two", kSmallG5, 2);
   Call("CreateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "two"}});
   EXPECT_EQ(Refused("CreateTrainingJob", TrainingJob("t", Plain(kM5, 1))),
             Refusal(kTrainingTotal, 0, 0, 1));

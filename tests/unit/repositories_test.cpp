@@ -16,12 +16,12 @@ namespace {
 
 using namespace smemu::testing;  // the fixture and its constants
 
-constexpr const char* kArn = "arn:aws:sagemaker:us-west-2:123456789012:endpoint/e";
+constexpr const char* kStoredEndpointArn = "arn:aws:sagemaker:us-west-2:123456789012:endpoint/e";
 const store::ResourceKey kKey{"123456789012", "us-west-2", "endpoint", "e"};
 
-domain::Endpoint InService(int count) {
+domain::Endpoint InServiceEndpoint(int count) {
   domain::Endpoint endpoint;
-  endpoint.arn = kArn;
+  endpoint.arn = kStoredEndpointArn;
   endpoint.owner = {"123456789012", "us-west-2"};
   endpoint.status = domain::EndpointStatus::kInService;
   endpoint.config_name = "c";
@@ -56,27 +56,29 @@ class Repositories : public EmulatorFixture {
 
 TEST_F(Repositories, EveryEndpointWriteKeepsTheHoldingsAndTheLogInStep) {
   ops::Writer writer{store_, ledger_, holdings_};
-  ASSERT_TRUE(ops::InsertEndpoint(writer, kStart, {kKey, kStart, InService(2)}, {}));
+  ASSERT_TRUE(ops::InsertEndpoint(writer, kStart, {kKey, kStart, InServiceEndpoint(2)}, {}));
   ASSERT_TRUE(store_.Get(kKey));
-  ASSERT_NE(holdings_.Find(kArn), nullptr);
-  EXPECT_EQ(holdings_.Find(kArn)->holds, (std::vector<domain::Hold>{{"ml.g5.xlarge", "", 2}}));
-  EXPECT_THAT(OpenStretches(kArn), ::testing::ElementsAre("ml.g5.xlarge x2 from 0"));
-  EXPECT_FALSE(ops::InsertEndpoint(writer, kStart, {kKey, kStart, InService(5)}, {}))
+  ASSERT_NE(holdings_.Find(kStoredEndpointArn), nullptr);
+  EXPECT_EQ(holdings_.Find(kStoredEndpointArn)->holds,
+            (std::vector<domain::Hold>{{"ml.g5.xlarge", "", 2}}));
+  EXPECT_THAT(OpenStretches(kStoredEndpointArn), ::testing::ElementsAre("ml.g5.xlarge x2 from 0"));
+  EXPECT_FALSE(ops::InsertEndpoint(writer, kStart, {kKey, kStart, InServiceEndpoint(5)}, {}))
       << "a second insert of the same key writes nothing";
-  EXPECT_EQ(holdings_.Find(kArn)->holds.front().count, 2);
+  EXPECT_EQ(holdings_.Find(kStoredEndpointArn)->holds.front().count, 2);
 
-  ops::SaveEndpoint(writer, kStart + Millis{60'000}, {kKey, kStart, InService(3)});
-  EXPECT_EQ(holdings_.Find(kArn)->holds.front().count, 3);
-  EXPECT_THAT(OpenStretches(kArn), ::testing::ElementsAre("ml.g5.xlarge x3 from 60000"));
+  ops::SaveEndpoint(writer, kStart + Millis{60'000}, {kKey, kStart, InServiceEndpoint(3)});
+  EXPECT_EQ(holdings_.Find(kStoredEndpointArn)->holds.front().count, 3);
+  EXPECT_THAT(OpenStretches(kStoredEndpointArn),
+              ::testing::ElementsAre("ml.g5.xlarge x3 from 60000"));
   const auto history = store_.HeldBetween(kStart, kStart + Millis{120'000});
   ASSERT_EQ(history.size(), 2u);
   EXPECT_EQ(history[0].to, kStart + Millis{60'000})
       << "the first stretch ends where the next begins";
 
-  ops::EraseHolding(writer, kStart + Millis{120'000}, kKey, kArn);
+  ops::EraseHolding(writer, kStart + Millis{120'000}, kKey, kStoredEndpointArn);
   EXPECT_FALSE(store_.Get(kKey));
-  EXPECT_EQ(holdings_.Find(kArn), nullptr);
-  EXPECT_THAT(OpenStretches(kArn), ::testing::IsEmpty());
+  EXPECT_EQ(holdings_.Find(kStoredEndpointArn), nullptr);
+  EXPECT_THAT(OpenStretches(kStoredEndpointArn), ::testing::IsEmpty());
 }
 
 // The coordinator applies a handler's edit after the handler answers, in order, and settles.
@@ -106,7 +108,7 @@ TEST_F(Repositories, AnEditThatFailsHalfwayLeavesTheStoreTheHoldingsAndTheLogUnt
   Call("CreateModel", {{"ModelName", "m"}});
   emulator_->SetHandlerForTest(
       "DeleteModel", [](const json&, ops::Context& ctx) -> domain::Result<json> {
-        ctx.edit.Add(ops::Edit::InsertEndpoint{{kKey, ctx.now, InService(2)}, {}});
+        ctx.edit.Add(ops::Edit::InsertEndpoint{{kKey, ctx.now, InServiceEndpoint(2)}, {}});
         const store::ResourceKey model{ctx.caller.account, ctx.caller.region, "model", "m"};
         ctx.edit.Add(ops::Edit::InsertModel{{model, "arn:m", ctx.now, json::object()}, {}});
         return json::object();
@@ -114,7 +116,7 @@ TEST_F(Repositories, AnEditThatFailsHalfwayLeavesTheStoreTheHoldingsAndTheLogUnt
   const json failed = Call("DeleteModel", {{"ModelName", "m"}}, 500);
   EXPECT_EQ(failed["__type"], "InternalFailure");
   EXPECT_FALSE(store_.Get(kKey));
-  EXPECT_THAT(OpenStretches(kArn), ::testing::IsEmpty());
+  EXPECT_THAT(OpenStretches(kStoredEndpointArn), ::testing::IsEmpty());
   const json capacity = Admin("GET", "/_emulator/capacity");
   EXPECT_THAT(capacity["in_use"], ::testing::IsEmpty()) << capacity.dump();
 }

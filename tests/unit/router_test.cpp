@@ -361,7 +361,7 @@ TEST_F(RouterTest, ResetDeletesEverythingAndRestoresTheClock) {
 // signatures are checked against) stands at the virtual clock's start, 2027-01-25T00:00:00Z.
 
 constexpr char kNowAmz[] = "20270125T000000Z";
-constexpr char kSecret[] = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+constexpr char kExampleSecretKey[] = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
 
 // Signs `request` as the SDKs do: adds Host and X-Amz-Date, signs every header, and takes the
 // payload hash from X-Amz-Content-SHA256 when there is one.
@@ -411,7 +411,7 @@ class StrictAuthTest : public RouterTest {
         strict_(emulator_, apimodel::ControlPlaneModel(), apimodel::RuntimeModel(), [this] {
           RouterConfig config = Checking();
           config.verifier = std::make_shared<const SigV4Verifier>(
-              CredentialTable{{"AKIDEXAMPLE", {"AKIDEXAMPLE", kSecret, "111122223333"}},
+              CredentialTable{{"AKIDEXAMPLE", {"AKIDEXAMPLE", kExampleSecretKey, "111122223333"}},
                               {"123456789012", {"123456789012", "other-secret", "123456789012"}}},
               real_clock_);
           return config;
@@ -440,12 +440,12 @@ class StrictAuthTest : public RouterTest {
 
 TEST_F(StrictAuthTest, ASignedRequestActsInTheAccountOfItsKey) {
   const Reply created = Strict(Sign(ControlPlane("CreateModel", R"({"ModelName": "m"})"),
-                                    "AKIDEXAMPLE", kSecret, kNowAmz, "eu-west-1"));
+                                    "AKIDEXAMPLE", kExampleSecretKey, kNowAmz, "eu-west-1"));
   ASSERT_EQ(created.status, 200) << created.raw.body;
   EXPECT_EQ(created.body["ModelArn"], "arn:aws:sagemaker:eu-west-1:111122223333:model/m");
   EXPECT_EQ(FindHeader(created.raw.headers, "Date"), nullptr);
-  const Reply listed =
-      Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret, kNowAmz, "eu-west-1"));
+  const Reply listed = Strict(
+      Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kExampleSecretKey, kNowAmz, "eu-west-1"));
   ASSERT_EQ(listed.status, 200);
   EXPECT_EQ(listed.body["Models"].size(), 1u);
   // The runtime: authenticated, then the operation answers for the key's account.
@@ -463,10 +463,10 @@ TEST_F(StrictAuthTest, WithoutAnAuthorizationHeader) {
 }
 
 TEST_F(StrictAuthTest, AnUnknownAccessKey) {
-  ExpectRefusal(Strict(Sign(ControlPlane("ListModels"), "AKIDUNKNOWN", kSecret)), 400,
+  ExpectRefusal(Strict(Sign(ControlPlane("ListModels"), "AKIDUNKNOWN", kExampleSecretKey)), 400,
                 "UnrecognizedClientException",
                 "The security token included in the request is invalid.");
-  ExpectRefusal(Strict(Sign(Invocation("e"), "AKIDUNKNOWN", kSecret)), 403,
+  ExpectRefusal(Strict(Sign(Invocation("e"), "AKIDUNKNOWN", kExampleSecretKey)), 403,
                 "UnrecognizedClientException",
                 "The security token included in the request is invalid.");
 }
@@ -496,41 +496,42 @@ TEST_F(StrictAuthTest, AWrongSecretShowsWhatShouldHaveBeenSigned) {
 
 TEST_F(StrictAuthTest, ChangesAfterSigningBreakTheSignature) {
   HttpRequest tampered =
-      Sign(ControlPlane("CreateModel", R"({"ModelName": "a"})"), "AKIDEXAMPLE", kSecret);
+      Sign(ControlPlane("CreateModel", R"({"ModelName": "a"})"), "AKIDEXAMPLE", kExampleSecretKey);
   tampered.body = R"({"ModelName": "b"})";
   EXPECT_EQ(Strict(tampered).body["__type"], "InvalidSignatureException");
-  HttpRequest retargeted = Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret);
+  HttpRequest retargeted = Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kExampleSecretKey);
   retargeted.headers[1].second = "SageMaker.ListEndpoints";
   EXPECT_EQ(Strict(retargeted).body["__type"], "InvalidSignatureException");
   // An unsigned header may change; an X-Amz-Content-SHA256 that lies about the body may not.
-  HttpRequest extra = Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret);
+  HttpRequest extra = Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kExampleSecretKey);
   extra.headers.emplace_back("User-Agent", "added later");
   EXPECT_EQ(Strict(extra).status, 200);
   HttpRequest hashed = ControlPlane("CreateModel", R"({"ModelName": "c"})");
   hashed.headers.emplace_back("X-Amz-Content-SHA256", Sha256Hex("{}"));
-  EXPECT_EQ(Strict(Sign(hashed, "AKIDEXAMPLE", kSecret)).body["__type"],
+  EXPECT_EQ(Strict(Sign(hashed, "AKIDEXAMPLE", kExampleSecretKey)).body["__type"],
             "InvalidSignatureException");
   HttpRequest honest = ControlPlane("CreateModel", R"({"ModelName": "c"})");
   honest.headers.emplace_back("X-Amz-Content-SHA256", Sha256Hex(honest.body));
-  EXPECT_EQ(Strict(Sign(honest, "AKIDEXAMPLE", kSecret)).status, 200);
+  EXPECT_EQ(Strict(Sign(honest, "AKIDEXAMPLE", kExampleSecretKey)).status, 200);
 }
 
 TEST_F(StrictAuthTest, TheRequestTimeMustBeWithinFifteenMinutesOfTheRealClock) {
-  ExpectRefusal(
-      Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret, "20270124T234000Z")), 400,
-      "InvalidSignatureException",
-      "Signature expired: 20270124T234000Z is now earlier than 20270124T234500Z "
-      "(20270125T000000Z - 15 min.)");
-  ExpectRefusal(Strict(Sign(Invocation("e"), "AKIDEXAMPLE", kSecret, "20270125T002000Z")), 403,
-                "InvalidSignatureException",
+  ExpectRefusal(Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kExampleSecretKey,
+                            "20270124T234000Z")),
+                400, "InvalidSignatureException",
+                "Signature expired: 20270124T234000Z is now earlier than 20270124T234500Z "
+                "(20270125T000000Z - 15 min.)");
+  ExpectRefusal(Strict(Sign(Invocation("e"), "AKIDEXAMPLE", kExampleSecretKey, "20270125T002000Z")),
+                403, "InvalidSignatureException",
                 "Signature not yet current: 20270125T002000Z is still later than "
                 "20270125T001500Z (20270125T000000Z + 15 min.)");
   EXPECT_EQ(
-      Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret, "20270124T234500Z")).status,
+      Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kExampleSecretKey, "20270124T234500Z"))
+          .status,
       200);
   // The virtual clock does not matter: a day later in virtual time, signatures still work.
   ASSERT_EQ(Admin("POST", "/_emulator/clock", R"({"advance_seconds": 86400})").status, 200);
-  EXPECT_EQ(Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret)).status, 200);
+  EXPECT_EQ(Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kExampleSecretKey)).status, 200);
 }
 
 TEST_F(StrictAuthTest, MalformedAuthorizationHeaders) {
@@ -581,7 +582,7 @@ TEST_F(StrictAuthTest, MalformedAuthorizationHeaders) {
 }
 
 TEST_F(StrictAuthTest, TheCredentialScopeMustMatch) {
-  ExpectRefusal(Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kSecret, kNowAmz,
+  ExpectRefusal(Strict(Sign(ControlPlane("ListModels"), "AKIDEXAMPLE", kExampleSecretKey, kNowAmz,
                             "us-east-1", "runtime.sagemaker")),
                 400, "InvalidSignatureException",
                 "Credential should be scoped to correct service: 'sagemaker'. ");

@@ -36,10 +36,6 @@ constexpr const char* kStoredCapacity = R"({
              "ml.g5.12xlarge": {"on_demand_hourly": 7.09, "plan_hourly": 5.0},
              "ml.m5.xlarge": {"on_demand_hourly": 0.23, "plan_hourly": 0.2}}})";
 
-constexpr const char* kP5 = "ml.p5.48xlarge";
-constexpr const char* kG5 = "ml.g5.12xlarge";
-constexpr const char* kM5 = "ml.m5.xlarge";
-constexpr const char* kRole = "arn:aws:iam::123456789012:role/r";
 constexpr long long kProvisioningSeconds = 600;
 
 // A database file of this test process's own.

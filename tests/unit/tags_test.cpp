@@ -16,9 +16,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr const char* kArnPrefix = "arn:aws:sagemaker:us-west-2:123456789012:";
-const std::string kOtherAuth =
-    "AWS4-HMAC-SHA256 Credential=210987654321/20270125/us-west-2/sagemaker/aws4_request, "
-    "SignedHeaders=host, Signature=0";
 const std::string kEastAuth =
     "AWS4-HMAC-SHA256 Credential=123456789012/20270125/us-east-1/sagemaker/aws4_request, "
     "SignedHeaders=host, Signature=0";

@@ -22,7 +22,7 @@ constexpr const char* kOneInstance = R"({
     "us-west-2a": {"ml.p5.48xlarge": {"reservable": 1, "on_demand": 0}}}},
   "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}})";
 
-constexpr const char* kP5 = "ml.p5.48xlarge";
+using testing::kP5;
 
 // The start of plan day `day`: 0 is the first, kPlanStartSeconds.
 long long Day(int day) { return kPlanStartSeconds + day * kDay; }
