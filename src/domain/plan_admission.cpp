@@ -5,8 +5,6 @@
 namespace smemu::domain {
 namespace {
 
-std::string Count(int count) { return std::to_string(count); }
-
 AwsError NotFound(const PlanRequest& request) {
   switch (request.target) {
     case PlanTarget::kEndpoint:
@@ -80,13 +78,13 @@ AwsError OtherType(const PlanRequest& request, const PlanFacts& plan) {
 
 AwsError TooMany(const PlanRequest& request, const PlanFacts& plan) {
   if (request.target == PlanTarget::kHyperPodCluster) {
-    return ValidationException("Requested instance count (" + Count(request.count) +
-                               ") of instance group " + Excerpt(request.part) +
-                               " exceeds reserved capacity (" + Count(plan.instance_count) +
-                               ") for training plan " + Named(request, plan) + ".");
+    return ValidationException(
+        "Requested instance count (" + std::to_string(request.count) + ") of instance group " +
+        Excerpt(request.part) + " exceeds reserved capacity (" +
+        std::to_string(plan.instance_count) + ") for training plan " + Named(request, plan) + ".");
   }
-  return ValidationException("Requested instance count (" + Count(request.count) +
-                             ") exceeds reserved capacity (" + Count(plan.instance_count) +
+  return ValidationException("Requested instance count (" + std::to_string(request.count) +
+                             ") exceeds reserved capacity (" + std::to_string(plan.instance_count) +
                              ") for training plan.");
 }
 

@@ -21,7 +21,6 @@ std::optional<int> ReadDigits(std::string_view text, size_t& pos, size_t width) 
 
 namespace {
 
-using std::chrono::days;
 using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
@@ -93,7 +92,7 @@ std::optional<TimePoint> ParseIso8601(std::string_view text) {
 }
 
 std::string FormatIso8601(TimePoint time) {
-  const auto day_start = std::chrono::floor<days>(time);
+  const auto day_start = std::chrono::floor<std::chrono::days>(time);
   const std::chrono::year_month_day date{day_start};
   const std::chrono::hh_mm_ss<Millis> clock_time{time - day_start};
   char buffer[40];

@@ -24,7 +24,7 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = domain::kClusterKind;
+constexpr const char* kClusterKindName = domain::kClusterKind;
 
 // The members of a cluster and of an instance group that the emulator keeps as given and shows
 // back in DescribeCluster (and DescribeClusterNode), without acting on them.
@@ -46,7 +46,7 @@ std::string ClusterArn(const Context& ctx, const std::string& name) {
                         '/' + std::to_string(ctx.now.time_since_epoch().count()) + '/' +
                         std::to_string(ctx.store.TotalChanges()))
           .substr(0, 12);
-  return SageMakerArn(ctx.caller, kKind, id);
+  return SageMakerArn(ctx.caller, kClusterKindName, id);
 }
 
 json Kept(const json& given, const auto& members) {
@@ -247,7 +247,7 @@ Result<Answer> ListClusters(const json& in, Context& ctx) {
     }
   }
   const auto page = Paginate<store::ResourceRow>(
-      kSpec, *request, StoreSource(ctx, kKind, *request, ReadStoreFilters(in)), filters);
+      kSpec, *request, StoreSource(ctx, kClusterKindName, *request, ReadStoreFilters(in)), filters);
   return WriteListAnswer(
       "ClusterSummaries", page, [&](JsonWriter& out, const store::ResourceRow& row) {
         out.Member("ClusterArn", row.arn)
@@ -503,7 +503,7 @@ void AddClusterHolders(const store::StateStore& store, domain::Holdings& holding
 // Clusters Creating claim the instances they are about to take.
 void AddClusterClaims(const store::StateStore& store, const std::string& account,
                       const std::string& region, std::vector<domain::Hold>& claims) {
-  for (const store::ResourceRow& row : store.AllOfKind(kKind, "Creating")) {
+  for (const store::ResourceRow& row : store.AllOfKind(kClusterKindName, "Creating")) {
     if (row.key.account != account || row.key.region != region) continue;
     const std::vector<domain::Hold> claimed = domain::ClaimsOf(ClusterFromRow(row).cluster);
     claims.insert(claims.end(), claimed.begin(), claimed.end());
@@ -513,7 +513,7 @@ void AddClusterClaims(const store::StateStore& store, const std::string& account
 // Every HyperPod cluster in creation order, with each group's nodes counted by status and where
 // their instances come from.
 void AddClusterState(const StateQuery& query, json& entries) {
-  std::vector<store::ResourceRow> rows = query.ctx().store.AllOfKind(kKind);
+  std::vector<store::ResourceRow> rows = query.ctx().store.AllOfKind(kClusterKindName);
   // Clusters created at the same instant (a frozen clock) come in name order.
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     return std::tie(a.created, a.key.account, a.key.name) <

@@ -22,11 +22,11 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = domain::kEndpointConfigKind;
-constexpr domain::ResourceKind kConfig = domain::ResourceKind::kEndpointConfig;
+constexpr const char* kConfigKindName = domain::kEndpointConfigKind;
+constexpr domain::ResourceKind kConfigKind = domain::ResourceKind::kEndpointConfig;
 
 // Members of CreateEndpointConfigInput that DescribeEndpointConfig echoes back.
-constexpr const char* kDescribedMembers[] = {
+constexpr const char* kDescribedConfigMembers[] = {
     "ProductionVariants",   "DataCaptureConfig", "KmsKeyId",
     "AsyncInferenceConfig", "ExplainerConfig",   "ShadowProductionVariants",
     "ExecutionRoleArn",     "VpcConfig",         "EnableNetworkIsolation",
@@ -161,7 +161,7 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
   }
   if (auto ok = CheckOnePlan(in); !ok) return ok.error();
   json doc = json::object();
-  for (const char* member : kDescribedMembers) {
+  for (const char* member : kDescribedConfigMembers) {
     if (auto it = in.find(member); it != in.end() && !it->is_null()) doc[member] = *it;
   }
   doc["ProductionVariants"] = DescribedVariants(doc["ProductionVariants"]);
@@ -169,20 +169,20 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
     doc["ShadowProductionVariants"] = DescribedVariants(doc["ShadowProductionVariants"]);
   }
   const store::Tags tags = ReadTags(in);
-  const std::string arn = SageMakerArn(ctx.caller, kKind, name);
-  if (ctx.store.Get(KeyOf(ctx.caller, kConfig, name))) {
+  const std::string arn = SageMakerArn(ctx.caller, kConfigKindName, name);
+  if (ctx.store.Get(KeyOf(ctx.caller, kConfigKind, name))) {
     return domain::ValidationException("Cannot create already existing endpoint configuration \"" +
                                        domain::Excerpt(arn) + "\".");
   }
   ctx.edit.Add(Edit::InsertEndpointConfig{
-      NewEndpointConfig(KeyOf(ctx.caller, kConfig, name), arn, ctx.now, std::move(doc)), tags});
+      NewEndpointConfig(KeyOf(ctx.caller, kConfigKind, name), arn, ctx.now, std::move(doc)), tags});
   return json{{"EndpointConfigArn", arn}};
 }
 
 Result<json> DescribeEndpointConfig(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointConfigName");
-  auto config = LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kConfig, name));
-  if (!config) return NotFound(ctx.caller, kConfig, name);
+  auto config = LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kConfigKind, name));
+  if (!config) return NotFound(ctx.caller, kConfigKind, name);
   json out = std::move(config->described);
   out["EndpointConfigName"] = config->key.name;
   out["EndpointConfigArn"] = config->arn;
@@ -192,8 +192,9 @@ Result<json> DescribeEndpointConfig(const json& in, Context& ctx) {
 
 Result<json> DeleteEndpointConfig(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointConfigName");
-  if (!ctx.store.Get(KeyOf(ctx.caller, kConfig, name))) return NotFound(ctx.caller, kConfig, name);
-  ctx.edit.Add(Edit::EraseEndpointConfig{KeyOf(ctx.caller, kConfig, name)});
+  if (!ctx.store.Get(KeyOf(ctx.caller, kConfigKind, name)))
+    return NotFound(ctx.caller, kConfigKind, name);
+  ctx.edit.Add(Edit::EraseEndpointConfig{KeyOf(ctx.caller, kConfigKind, name)});
   return json::object();
 }
 
@@ -202,8 +203,9 @@ Result<Answer> ListEndpointConfigs(const json& in, Context& ctx) {
       "ListEndpointConfigs",
       {{"CreationTime", store::SortField::kCreationTime}, {"Name", store::SortField::kName}},
       /*descending_by_default=*/true};
-  return ListSimple(in, ctx, kSpec,
-                    {kKind, "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn"});
+  return ListSimple(
+      in, ctx, kSpec,
+      {kConfigKindName, "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn"});
 }
 
 void AddEndpointConfigHandlers(HandlerTable& table) {

@@ -23,9 +23,9 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = domain::kEndpointKind;
+constexpr const char* kEndpointKindName = domain::kEndpointKind;
 constexpr domain::ResourceKind kEndpoint = domain::ResourceKind::kEndpoint;
-constexpr domain::ResourceKind kConfig = domain::ResourceKind::kEndpointConfig;
+constexpr domain::ResourceKind kEndpointConfigResource = domain::ResourceKind::kEndpointConfig;
 
 // Whether a variant's model, when it is a real container, passes its health check.
 domain::HealthCheck HealthCheckOf(const Context& ctx) {
@@ -71,9 +71,10 @@ json VariantSummary(const domain::Endpoint& endpoint, const domain::Variant& var
 Result<json> CreateEndpoint(const json& in, Context& ctx) {
   const std::string name = in.at("EndpointName");
   const std::string config_name = in.at("EndpointConfigName");
-  const auto config = LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kConfig, config_name));
-  if (!config) return NotFound(ctx.caller, kConfig, config_name);
-  const std::string arn = SageMakerArn(ctx.caller, kKind, name);
+  const auto config =
+      LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kEndpointConfigResource, config_name));
+  if (!config) return NotFound(ctx.caller, kEndpointConfigResource, config_name);
+  const std::string arn = SageMakerArn(ctx.caller, kEndpointKindName, name);
   std::vector<domain::Variant> variants = config->variants;
   if (auto allowed =
           CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint, EndpointGrowth(variants, nullptr));
@@ -193,8 +194,9 @@ Result<json> UpdateEndpoint(const json& in, Context& ctx) {
   const std::string config_name = in.at("EndpointConfigName");
   auto record = EndpointToUpdate(ctx, name);
   if (!record) return record.error();
-  const auto config = LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kConfig, config_name));
-  if (!config) return NotFound(ctx.caller, kConfig, config_name);
+  const auto config =
+      LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kEndpointConfigResource, config_name));
+  if (!config) return NotFound(ctx.caller, kEndpointConfigResource, config_name);
   std::vector<domain::Variant> variants = config->variants;
   if (auto allowed = CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint,
                                          EndpointGrowth(variants, &record->endpoint));
@@ -216,7 +218,7 @@ Result<Answer> ListEndpoints(const json& in, Context& ctx) {
   if (!request) return request.error();
   const auto page = Paginate<store::ResourceRow>(
       kSpec, *request,
-      StoreSource(ctx, kKind, *request, ReadStoreFilters(in), /*documents=*/false));
+      StoreSource(ctx, kEndpointKindName, *request, ReadStoreFilters(in), /*documents=*/false));
   return WriteListAnswer("Endpoints", page, [](JsonWriter& out, const store::ResourceRow& row) {
     out.Member("EndpointName", row.key.name)
         .Member("EndpointArn", row.arn)
@@ -237,7 +239,7 @@ std::optional<TimePoint> SettleEndpoints(const Context& ctx, Writer& writer) {
        {domain::EndpointStatus::kDeleting, domain::EndpointStatus::kUpdating,
         domain::EndpointStatus::kCreating}) {
     for (const store::ResourceRow& row :
-         ctx.store.AllOfKind(kKind, std::string(domain::ToString(status)))) {
+         ctx.store.AllOfKind(kEndpointKindName, std::string(domain::ToString(status)))) {
       in_transition.push_back(EndpointFromRow(row));
     }
   }
@@ -271,7 +273,7 @@ std::optional<TimePoint> SettleEndpoints(const Context& ctx, Writer& writer) {
 }
 
 void AddEndpointHolders(const store::StateStore& store, domain::Holdings& holdings) {
-  for (const store::ResourceRow& row : store.AllOfKind(kKind)) {
+  for (const store::ResourceRow& row : store.AllOfKind(kEndpointKindName)) {
     holdings.Put(domain::HolderOf(EndpointFromRow(row).endpoint));
   }
 }
@@ -282,7 +284,7 @@ void AddEndpointClaims(const store::StateStore& store, const std::string& accoun
   for (domain::EndpointStatus status :
        {domain::EndpointStatus::kCreating, domain::EndpointStatus::kUpdating}) {
     for (const store::ResourceRow& row :
-         store.AllOfKind(kKind, std::string(domain::ToString(status)))) {
+         store.AllOfKind(kEndpointKindName, std::string(domain::ToString(status)))) {
       if (row.key.account != account || row.key.region != region) continue;
       const std::vector<domain::Hold> claimed = domain::ClaimsOf(EndpointFromRow(row).endpoint);
       claims.insert(claims.end(), claimed.begin(), claimed.end());
@@ -292,7 +294,7 @@ void AddEndpointClaims(const store::StateStore& store, const std::string& accoun
 
 // Every endpoint, in name order per account, with where each variant's instances come from.
 void AddEndpointState(const StateQuery& query, json& entries) {
-  for (const store::ResourceRow& row : query.ctx().store.AllOfKind(kKind)) {
+  for (const store::ResourceRow& row : query.ctx().store.AllOfKind(kEndpointKindName)) {
     if (!query.Shows(row.key.account)) continue;
     const domain::Endpoint endpoint = EndpointFromRow(row).endpoint;
     json variants = json::array();

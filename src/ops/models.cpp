@@ -15,11 +15,11 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kKind = domain::kModelKind;
+constexpr const char* kModelKindName = domain::kModelKind;
 constexpr domain::ResourceKind kModel = domain::ResourceKind::kModel;
 
 // Members of CreateModelInput that DescribeModel echoes back.
-constexpr const char* kDescribedMembers[] = {
+constexpr const char* kDescribedModelMembers[] = {
     "PrimaryContainer", "Containers", "InferenceExecutionConfig",
     "ExecutionRoleArn", "VpcConfig",  "EnableNetworkIsolation"};
 
@@ -33,7 +33,7 @@ json DescribedContainer(json container) {
 Result<json> CreateModel(const json& in, Context& ctx) {
   const std::string name = in.at("ModelName").get<std::string>();
   json doc = json::object();
-  for (const char* member : kDescribedMembers) {
+  for (const char* member : kDescribedModelMembers) {
     if (auto it = in.find(member); it != in.end() && !it->is_null()) doc[member] = *it;
   }
   if (doc.contains("PrimaryContainer")) {
@@ -49,7 +49,7 @@ Result<json> CreateModel(const json& in, Context& ctx) {
   if (!doc.contains("EnableNetworkIsolation")) doc["EnableNetworkIsolation"] = false;
 
   const store::Tags tags = ReadTags(in);
-  const std::string arn = SageMakerArn(ctx.caller, kKind, name);
+  const std::string arn = SageMakerArn(ctx.caller, kModelKindName, name);
   if (ctx.store.Get(KeyOf(ctx.caller, kModel, name))) {
     return domain::ValidationException("Cannot create already existing model \"" +
                                        domain::Excerpt(arn) + "\".");
@@ -82,7 +82,7 @@ Result<Answer> ListModels(const json& in, Context& ctx) {
       "ListModels",
       {{"CreationTime", store::SortField::kCreationTime}, {"Name", store::SortField::kName}},
       /*descending_by_default=*/true};
-  return ListSimple(in, ctx, kSpec, {kKind, "Models", "ModelName", "ModelArn"});
+  return ListSimple(in, ctx, kSpec, {kModelKindName, "Models", "ModelName", "ModelArn"});
 }
 
 void AddModelHandlers(HandlerTable& table) {
