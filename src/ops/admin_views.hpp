@@ -108,8 +108,8 @@ class AdminViews {
     };
     std::vector<OnDemandUse> on_demand;
     // Each kind's section (plans, endpoints, jobs, clusters): a list of entries each, as the
-    // kind's descriptor shows its resources (ops/state_view.hpp).
-    nlohmann::json sections;
+    // kind's descriptor shows its resources (ops/state_view.hpp). The JSON text of one object.
+    std::string sections;
     domain::Owner quotas_for;  // whose quotas `quotas` are
     std::vector<QuotaLine> quotas;
     std::vector<FaultRuleView> faults;  // the fault rules in force, with their counts

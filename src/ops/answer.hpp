@@ -23,19 +23,17 @@ class Answer {
   }
 
   // The JSON text the client gets.
-  std::string Text() const& {
-    if (written_) return text_;
-    return tree_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
-  std::string Text() && {
-    if (written_) return std::move(text_);
-    return tree_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
+  std::string Text() const& { return written_ ? text_ : Serialised(); }
+  std::string Text() && { return written_ ? std::move(text_) : Serialised(); }
 
   // The answer as a tree (tests, scenario steps, the micro-benchmarks): written text is parsed.
   nlohmann::json Tree() const { return written_ ? nlohmann::json::parse(text_) : tree_; }
 
  private:
+  std::string Serialised() const {
+    return tree_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+
   nlohmann::json tree_;
   std::string text_;
   bool written_ = false;

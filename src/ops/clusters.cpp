@@ -512,7 +512,7 @@ void AddClusterClaims(const store::StateStore& store, const std::string& account
 
 // Every HyperPod cluster in creation order, with each group's nodes counted by status and where
 // their instances come from.
-void AddClusterState(const StateQuery& query, json& entries) {
+void AddClusterState(const StateQuery& query, JsonWriter& entries) {
   std::vector<store::ResourceRow> rows = query.ctx().store.AllOfKind(kClusterKindName);
   // Clusters created at the same instant (a frozen clock) come in name order.
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
@@ -522,30 +522,34 @@ void AddClusterState(const StateQuery& query, json& entries) {
   for (const store::ResourceRow& row : rows) {
     if (!query.Shows(row.key.account)) continue;
     const domain::Cluster cluster = ClusterFromRow(row).cluster;
-    json groups = json::array();
+    entries.BeginObject()
+        .Member("name", row.key.name)
+        .Member("arn", cluster.arn)
+        .Member("account", row.key.account)
+        .Member("region", row.key.region)
+        .Member("status", domain::ToString(cluster.status));
+    if (cluster.failure_message && !cluster.failure_message->empty()) {
+      entries.Member("failure_message", *cluster.failure_message);
+    }
+    entries.Key("groups").BeginArray();
     for (const domain::InstanceGroup& group : cluster.groups) {
       std::map<domain::NodeStatus, int> nodes;
       for (const domain::ClusterNode& node : group.nodes) ++nodes[node.status];
-      json entry = {{"name", group.spec.name},
-                    {"instance_type", group.spec.instance_type},
-                    {"target_count", group.spec.count},
-                    {"current_count", group.live_nodes()},
-                    {"nodes",
-                     {{"Pending", nodes[domain::NodeStatus::kPending]},
-                      {"Running", nodes[domain::NodeStatus::kRunning]},
-                      {"ShuttingDown", nodes[domain::NodeStatus::kShuttingDown]}}}};
-      groups.push_back(query.WithSource(std::move(entry), cluster.owner, group.spec.plan_arn));
+      entries.BeginObject()
+          .Member("name", group.spec.name)
+          .Member("instance_type", group.spec.instance_type)
+          .Member("target_count", group.spec.count)
+          .Member("current_count", group.live_nodes())
+          .Key("nodes")
+          .BeginObject()
+          .Member("Pending", nodes[domain::NodeStatus::kPending])
+          .Member("Running", nodes[domain::NodeStatus::kRunning])
+          .Member("ShuttingDown", nodes[domain::NodeStatus::kShuttingDown])
+          .EndObject();
+      query.WriteSource(entries, cluster.owner, group.spec.plan_arn);
+      entries.EndObject();
     }
-    json entry = {{"name", row.key.name},
-                  {"arn", cluster.arn},
-                  {"account", row.key.account},
-                  {"region", row.key.region},
-                  {"status", std::string(domain::ToString(cluster.status))},
-                  {"groups", std::move(groups)}};
-    if (cluster.failure_message && !cluster.failure_message->empty()) {
-      entry["failure_message"] = *cluster.failure_message;
-    }
-    entries.push_back(std::move(entry));
+    entries.EndArray().EndObject();
   }
 }
 

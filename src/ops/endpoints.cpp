@@ -293,25 +293,30 @@ void AddEndpointClaims(const store::StateStore& store, const std::string& accoun
 }
 
 // Every endpoint, in name order per account, with where each variant's instances come from.
-void AddEndpointState(const StateQuery& query, json& entries) {
+void AddEndpointState(const StateQuery& query, JsonWriter& entries) {
   for (const store::ResourceRow& row : query.ctx().store.AllOfKind(kEndpointKindName)) {
     if (!query.Shows(row.key.account)) continue;
     const domain::Endpoint endpoint = EndpointFromRow(row).endpoint;
-    json variants = json::array();
-    for (const domain::Variant& variant : endpoint.variants) {
-      json entry = {{"name", variant.name},
-                    {"instance_type", variant.instance_type},
-                    {"current_instance_count", variant.current_count},
-                    {"desired_instance_count", variant.desired_count}};
-      variants.push_back(query.WithSource(std::move(entry), endpoint.owner, variant.plan_arn()));
-    }
-    json entry = {{"name", row.key.name},       {"arn", row.arn},
-                  {"account", row.key.account}, {"region", row.key.region},
-                  {"status", row.status},       {"variants", std::move(variants)}};
+    entries.BeginObject()
+        .Member("name", row.key.name)
+        .Member("arn", row.arn)
+        .Member("account", row.key.account)
+        .Member("region", row.key.region)
+        .Member("status", row.status);
     if (endpoint.failure_reason && !endpoint.failure_reason->empty()) {
-      entry["failure_reason"] = *endpoint.failure_reason;
+      entries.Member("failure_reason", *endpoint.failure_reason);
     }
-    entries.push_back(std::move(entry));
+    entries.Key("variants").BeginArray();
+    for (const domain::Variant& variant : endpoint.variants) {
+      entries.BeginObject()
+          .Member("name", variant.name)
+          .Member("instance_type", variant.instance_type)
+          .Member("current_instance_count", variant.current_count)
+          .Member("desired_instance_count", variant.desired_count);
+      query.WriteSource(entries, endpoint.owner, variant.plan_arn());
+      entries.EndObject();
+    }
+    entries.EndArray().EndObject();
   }
 }
 

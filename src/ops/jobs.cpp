@@ -472,7 +472,7 @@ constexpr std::string_view kCapacityBlockExpirationVariable =
     "SAGEMAKER_CURRENT_CAPACITY_BLOCK_EXPIRATION_TIMESTAMP";
 
 // Every job of the family, with what it waits for or runs on.
-void AddJobState(const JobFamily& family, const StateQuery& query, json& entries) {
+void AddJobState(const JobFamily& family, const StateQuery& query, JsonWriter& entries) {
   const TimePoint now = query.ctx().now;
   for (const store::ResourceRow& row : query.ctx().store.AllOfKind(family.kind)) {
     if (!query.Shows(row.key.account)) continue;
@@ -488,24 +488,25 @@ void AddJobState(const JobFamily& family, const StateQuery& query, json& entries
     // The wait ends when the job starts, or when it ended without ever starting.
     const TimePoint waited_until = job.start ? *job.start : job.end ? *job.end : now;
     const Millis waiting = std::max(Millis{0}, waited_until - row.created);
-    json entry = {{"name", row.key.name},
-                  {"arn", row.arn},
-                  {"account", row.key.account},
-                  {"region", row.key.region},
-                  {"kind", family.kind},
-                  {"status", row.status},
-                  {"secondary_status", secondary},
-                  {"instance_count", job.selected ? job.selected->instance_count : 0},
-                  {"created", domain::FormatIso8601(row.created)},
-                  {"waiting_seconds", waiting.count() / 1000}};
+    entries.BeginObject()
+        .Member("name", row.key.name)
+        .Member("arn", row.arn)
+        .Member("account", row.key.account)
+        .Member("region", row.key.region)
+        .Member("kind", family.kind)
+        .Member("status", row.status)
+        .Member("secondary_status", secondary)
+        .Member("instance_count", job.selected ? job.selected->instance_count : 0)
+        .Member("created", domain::FormatIso8601(row.created))
+        .Member("waiting_seconds", waiting.count() / 1000);
     if (job.selected && !job.selected->instance_type.empty()) {
-      entry["instance_type"] = job.selected->instance_type;
+      entries.Member("instance_type", job.selected->instance_type);
     }
     if (const std::string plan = domain::PlanOf(job); !plan.empty()) {
-      entry["training_plan_arn"] = plan;
+      entries.Member("training_plan_arn", plan);
     }
     if (job.failure_reason && !job.failure_reason->empty()) {
-      entry["failure_reason"] = *job.failure_reason;
+      entries.Member("failure_reason", *job.failure_reason);
     }
     // What the training container would find in its environment to checkpoint by: "you can use
     // the SAGEMAKER_CURRENT_CAPACITY_BLOCK_EXPIRATION_TIMESTAMP environment variable. This
@@ -518,23 +519,28 @@ void AddJobState(const JobFamily& family, const StateQuery& query, json& entries
       const domain::CapacityBlock* block =
           plan && job.start ? plan->BlockFrom(job.resumed.value_or(*job.start)) : nullptr;
       if (block != nullptr) {
-        entry["environment"] = {{std::string(kCapacityBlockExpirationVariable),
-                                 std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                                    block->window.end.time_since_epoch())
-                                                    .count())}};
+        entries.Key("environment")
+            .BeginObject()
+            .Member(kCapacityBlockExpirationVariable,
+                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                       block->window.end.time_since_epoch())
+                                       .count()))
+            .EndObject();
       }
     }
     // The options it may run on, in preference order (where a waiting job waits).
-    json options = json::array();
+    entries.Key("options").BeginArray();
     for (const domain::JobOption& option : job.options) {
-      options.push_back(query.WithSource(
-          {{"instance_type", option.instance_type}, {"instance_count", option.instance_count}},
-          job.owner, option.plan_arn));
+      entries.BeginObject()
+          .Member("instance_type", option.instance_type)
+          .Member("instance_count", option.instance_count);
+      query.WriteSource(entries, job.owner, option.plan_arn);
+      entries.EndObject();
     }
-    entry["options"] = std::move(options);
-    if (job.start) entry["started"] = domain::FormatIso8601(*job.start);
-    if (job.end) entry["ended"] = domain::FormatIso8601(*job.end);
-    entries.push_back(std::move(entry));
+    entries.EndArray();
+    if (job.start) entries.Member("started", domain::FormatIso8601(*job.start));
+    if (job.end) entries.Member("ended", domain::FormatIso8601(*job.end));
+    entries.EndObject();
   }
 }
 
@@ -576,7 +582,7 @@ const KindDescriptor kTrainingJobDescriptor{
     .add_holders = &AddJobHolders<domain::JobKind::kTraining>,
     .quota_counted = true,
     .state_section = "jobs",
-    .add_state = [](const StateQuery& query, json& entries) {
+    .add_state = [](const StateQuery& query, JsonWriter& entries) {
       AddJobState(kTraining, query, entries);
     }};
 const KindDescriptor kProcessingJobDescriptor{
@@ -588,7 +594,7 @@ const KindDescriptor kProcessingJobDescriptor{
     .add_holders = &AddJobHolders<domain::JobKind::kProcessing>,
     .quota_counted = true,
     .state_section = "jobs",
-    .add_state = [](const StateQuery& query, json& entries) {
+    .add_state = [](const StateQuery& query, JsonWriter& entries) {
       AddJobState(kProcessing, query, entries);
     }};
 

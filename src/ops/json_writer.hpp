@@ -38,6 +38,7 @@ class JsonWriter {
   JsonWriter& Int(int64_t value) { return Did(writer_.Int64(value)); }
   JsonWriter& Bool(bool value) { return Did(writer_.Bool(value)); }
   JsonWriter& Double(double value) { return Did(writer_.Double(value)); }
+  JsonWriter& Null() { return Did(writer_.Null()); }
   // Epoch seconds: whole seconds as an integer, as botocore's own serializer writes them, else
   // with their milliseconds (ops/wire_values.hpp's WriteTimestamp, for trees).
   JsonWriter& Timestamp(TimePoint time);

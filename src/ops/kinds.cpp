@@ -1,6 +1,8 @@
 #include "ops/kinds.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 
 namespace smemu::ops {
 
@@ -80,15 +82,23 @@ std::optional<TimePoint> SettleWaiting(const Context& ctx, Writer& writer) {
   return SettleStageAt(ctx, writer, SettleStage::kAfterReleases);
 }
 
-nlohmann::json StateSections(const StateQuery& query) {
-  nlohmann::json sections = nlohmann::json::object();
+std::string StateSections(const StateQuery& query) {
+  // The sections in name order, each with its kinds in registry order.
+  std::map<std::string_view, std::vector<const KindDescriptor*>> sections;
   for (const KindDescriptor* descriptor : Kinds()) {
-    if (descriptor->state_section == nullptr) continue;
-    nlohmann::json& entries = sections[descriptor->state_section];
-    if (entries.is_null()) entries = nlohmann::json::array();
-    descriptor->add_state(query, entries);
+    if (descriptor->state_section != nullptr) {
+      sections[descriptor->state_section].push_back(descriptor);
+    }
   }
-  return sections;
+  JsonWriter out;
+  out.BeginObject();
+  for (const auto& [section, descriptors] : sections) {
+    out.Key(section).BeginArray();
+    for (const KindDescriptor* descriptor : descriptors) descriptor->add_state(query, out);
+    out.EndArray();
+  }
+  out.EndObject();
+  return out.Text();
 }
 
 domain::Holdings HoldingsFromStore(const store::StateStore& store) {

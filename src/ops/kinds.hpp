@@ -50,10 +50,10 @@ struct KindDescriptor {
   // show the quotas of every account and region that has one.
   bool quota_counted = false;
   // How its resources show in the dashboard's state: under the key `state_section` (kinds of one
-  // family share one), as the entries `add_state` appends, in registry order. Kinds without a
-  // section do not show there.
+  // family share one), as the entries `add_state` writes into the section's open array, in
+  // registry order. Kinds without a section do not show there.
   const char* state_section = nullptr;
-  void (*add_state)(const StateQuery& query, nlohmann::json& entries) = nullptr;
+  void (*add_state)(const StateQuery& query, JsonWriter& entries) = nullptr;
   // For a kind whose status follows the clock rather than the stored column: its rows counted by
   // kind and status at ctx.now, for every row kind it writes (a plan writes its reserved capacity
   // too). The census takes these in place of the stored counts of those row kinds.
@@ -79,8 +79,9 @@ std::optional<TimePoint> SettleWaiting(const Context& ctx, Writer& writer);
 // What every resource in the store holds.
 domain::Holdings HoldingsFromStore(const store::StateStore& store);
 
-// Every kind's section of the dashboard's state, each a list of entries (ops/state_view.hpp).
-nlohmann::json StateSections(const StateQuery& query);
+// Every kind's section of the dashboard's state, each a list of entries (ops/state_view.hpp): the
+// JSON text of one object, written straight from the records (10,000 plans are megabytes).
+std::string StateSections(const StateQuery& query);
 
 // The descriptors, one per kind, each defined in its kind's file.
 extern const KindDescriptor kModelDescriptor;

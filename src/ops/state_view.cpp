@@ -5,18 +5,17 @@
 
 namespace smemu::ops {
 
-nlohmann::json StateQuery::WithSource(nlohmann::json entry, const domain::Owner& owner,
-                                      const std::string& plan_arn) const {
+void StateQuery::WriteSource(JsonWriter& out, const domain::Owner& owner,
+                             const std::string& plan_arn) const {
   if (plan_arn.empty()) {
-    entry["on_demand"] = true;
-    return entry;
+    out.Key("on_demand").Bool(true);
+    return;
   }
-  entry["training_plan_arn"] = plan_arn;
+  out.Member("training_plan_arn", plan_arn);
   // Each plan is decoded once per stored version, however many holders name it.
   if (const auto plan = PlanByReservationArn(ctx_.store, owner, plan_arn)) {
-    entry["training_plan_status"] = domain::PlanStatusAt(*plan, ctx_.now);
+    out.Member("training_plan_status", domain::PlanStatusAt(*plan, ctx_.now));
   }
-  return entry;
 }
 
 }  // namespace smemu::ops

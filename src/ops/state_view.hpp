@@ -3,12 +3,12 @@
 // put the pools, the on-demand use and the quotas around them.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "domain/capacity_facts.hpp"
 #include "ops/context.hpp"
+#include "ops/json_writer.hpp"
 
 namespace smemu::ops {
 
@@ -21,10 +21,9 @@ class StateQuery {
   const Context& ctx() const { return ctx_; }
   bool Shows(const std::string& account) const { return !account_ || *account_ == account; }
 
-  // `entry` with where its instances come from: `on_demand`, or the plan `plan_arn` of `owner`
-  // with the plan's status now (Expired when its holders lost it).
-  nlohmann::json WithSource(nlohmann::json entry, const domain::Owner& owner,
-                            const std::string& plan_arn) const;
+  // Writes, into the entry `out` has open, where its instances come from: `on_demand`, or the
+  // plan `plan_arn` of `owner` with the plan's status now (Expired when its holders lost it).
+  void WriteSource(JsonWriter& out, const domain::Owner& owner, const std::string& plan_arn) const;
 
  private:
   const Context& ctx_;

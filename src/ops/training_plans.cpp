@@ -32,53 +32,63 @@ constexpr const char* kPaymentConfirmed = "Payment confirmed, training plan sche
 constexpr const char* kPaymentPending = "Payment is being processed.";
 constexpr domain::ResourceKind kPlan = domain::ResourceKind::kTrainingPlan;
 
-void PutDuration(json& out, Millis duration) {
-  out["DurationHours"] = domain::DurationHours(duration);
-  out["DurationMinutes"] = domain::DurationMinutes(duration);
+void WriteDuration(JsonWriter& out, Millis duration) {
+  out.Member("DurationHours", domain::DurationHours(duration))
+      .Member("DurationMinutes", domain::DurationMinutes(duration));
 }
 
-void PutWindow(json& out, const domain::Window& window, const char* start_member,
-               const char* end_member) {
-  PutDuration(out, window.end - window.start);
-  out[start_member] = WriteTimestamp(window.start);
-  out[end_member] = WriteTimestamp(window.end);
+// A window's duration, start and end (StartTime, EndTime).
+void WriteWindow(JsonWriter& out, const domain::Window& window) {
+  WriteDuration(out, window.end - window.start);
+  out.TimestampMember("StartTime", window.start).TimestampMember("EndTime", window.end);
 }
 
 // AvailabilityZoneId beside AvailabilityZone, where the zone has one (domain::AvailabilityZoneId).
-void PutZone(json& out, const std::string& zone) {
-  out["AvailabilityZone"] = zone;
-  if (auto id = domain::AvailabilityZoneId(zone)) out["AvailabilityZoneId"] = *id;
+void WriteZone(JsonWriter& out, const std::string& zone) {
+  out.Member("AvailabilityZone", zone);
+  if (auto id = domain::AvailabilityZoneId(zone)) out.Member("AvailabilityZoneId", *id);
+}
+
+const char* CapacityType(const std::optional<domain::UltraServers>& ultraservers) {
+  return ultraservers ? "UltraServer" : "Instance";
 }
 
 // ReservedCapacityType, and for UltraServers their type and count.
-void PutCapacityType(json& out, const std::optional<domain::UltraServers>& ultraservers) {
-  out["ReservedCapacityType"] = ultraservers ? "UltraServer" : "Instance";
-  if (!ultraservers) return;
-  out["UltraServerType"] = ultraservers->type;
-  out["UltraServerCount"] = ultraservers->count;
+void WriteCapacityType(JsonWriter& out, const std::optional<domain::UltraServers>& ultraservers) {
+  out.Member("ReservedCapacityType", CapacityType(ultraservers));
+  if (ultraservers) {
+    out.Member("UltraServerType", ultraservers->type)
+        .Member("UltraServerCount", ultraservers->count);
+  }
 }
 
-json OfferingJson(const domain::Offering& offering) {
-  json capacities = json::array();
+void WriteStrings(JsonWriter& out, std::string_view member,
+                  const std::vector<std::string>& values) {
+  out.Key(member).BeginArray();
+  for (const std::string& value : values) out.String(value);
+  out.EndArray();
+}
+
+void WriteOffering(JsonWriter& out, const domain::Offering& offering) {
+  out.BeginObject().Member("TrainingPlanOfferingId", offering.id);
+  WriteStrings(out, "TargetResources", offering.target_resources);
+  out.TimestampMember("RequestedStartTimeAfter", offering.requested_start_after)
+      .OptionalTimestampMember("RequestedEndTimeBefore", offering.requested_end_before);
+  WriteDuration(out, domain::ReservedTime(offering.blocks));  // the blocks', as a plan's
+  out.Member("UpfrontFee", domain::FormatFee(offering.upfront_fee))
+      .Member("CurrencyCode", kCurrency)
+      .Key("ReservedCapacityOfferings")
+      .BeginArray();
   for (const domain::CapacityBlock& block : offering.blocks) {
-    json capacity = {{"InstanceType", block.pool.instance_type},
-                     {"InstanceCount", offering.instance_count},
-                     {"AvailabilityZone", block.pool.availability_zone}};
-    PutCapacityType(capacity, offering.ultraservers);
-    PutWindow(capacity, block.window, "StartTime", "EndTime");
-    capacities.push_back(std::move(capacity));
+    out.BeginObject();
+    WriteCapacityType(out, offering.ultraservers);
+    out.Member("InstanceType", block.pool.instance_type)
+        .Member("InstanceCount", offering.instance_count)
+        .Member("AvailabilityZone", block.pool.availability_zone);
+    WriteWindow(out, block.window);
+    out.EndObject();
   }
-  json out = {{"TrainingPlanOfferingId", offering.id},
-              {"TargetResources", offering.target_resources},
-              {"RequestedStartTimeAfter", WriteTimestamp(offering.requested_start_after)},
-              {"UpfrontFee", domain::FormatFee(offering.upfront_fee)},
-              {"CurrencyCode", kCurrency},
-              {"ReservedCapacityOfferings", std::move(capacities)}};
-  PutDuration(out, domain::ReservedTime(offering.blocks));  // the blocks', as a plan's
-  if (offering.requested_end_before) {
-    out["RequestedEndTimeBefore"] = WriteTimestamp(*offering.requested_end_before);
-  }
-  return out;
+  out.EndArray().EndObject();
 }
 
 // A reserved capacity's status: its plan's payment, then its own window.
@@ -111,11 +121,6 @@ UltraServerTotals UltraServerTotalsOf(const Context& ctx, const Plan& plan,
   return totals;
 }
 
-void WriteDuration(JsonWriter& out, Millis duration) {
-  out.Member("DurationHours", domain::DurationHours(duration))
-      .Member("DurationMinutes", domain::DurationMinutes(duration));
-}
-
 // A plan's members, in the model's order, for DescribeTrainingPlan (`totals`: its UltraServer
 // counts) and the ListTrainingPlans summaries (nullptr), written into an open object.
 void WritePlan(JsonWriter& out, const Caller& caller, const Plan& plan, TimePoint now,
@@ -146,27 +151,17 @@ void WritePlan(JsonWriter& out, const Caller& caller, const Plan& plan, TimePoin
         .Member("AvailableSpareInstanceCount", totals->spares_available);
   }
   if (plan.ultraservers) out.Member("TotalUltraServerCount", plan.ultraservers->count);
-  out.Key("TargetResources").BeginArray();
-  for (const std::string& target : plan.target_resources) out.String(target);
-  out.EndArray().Key("ReservedCapacitySummaries").BeginArray();
+  WriteStrings(out, "TargetResources", plan.target_resources);
+  out.Key("ReservedCapacitySummaries").BeginArray();
   for (const domain::CapacityBlock& block : plan.blocks) {
     out.BeginObject().Member("ReservedCapacityArn", ReservedCapacityArn(caller, block.id));
-    out.Member("ReservedCapacityType", plan.ultraservers ? "UltraServer" : "Instance");
-    if (plan.ultraservers) {
-      out.Member("UltraServerType", plan.ultraservers->type)
-          .Member("UltraServerCount", plan.ultraservers->count);
-    }
+    WriteCapacityType(out, plan.ultraservers);
     out.Member("InstanceType", block.pool.instance_type)
         .Member("TotalInstanceCount", plan.instance_count)
-        .Member("Status", BlockStatus(plan, block, now))
-        .Member("AvailabilityZone", block.pool.availability_zone);
-    if (auto id = domain::AvailabilityZoneId(block.pool.availability_zone)) {
-      out.Member("AvailabilityZoneId", *id);
-    }
-    WriteDuration(out, block.window.end - block.window.start);
-    out.TimestampMember("StartTime", block.window.start)
-        .TimestampMember("EndTime", block.window.end)
-        .EndObject();
+        .Member("Status", BlockStatus(plan, block, now));
+    WriteZone(out, block.pool.availability_zone);
+    WriteWindow(out, block.window);
+    out.EndObject();
   }
   out.EndArray();
 }
@@ -177,15 +172,17 @@ std::vector<std::string> AllInstanceTypes(const Context& ctx) {
   return types;
 }
 
-json ExtensionOfferingJson(const domain::Offering& offering) {
+void WriteExtensionOffering(JsonWriter& out, const domain::Offering& offering) {
   const domain::CapacityBlock& block = offering.blocks.front();
-  return {{"TrainingPlanExtensionOfferingId", offering.id},
-          {"AvailabilityZone", block.pool.availability_zone},
-          {"StartDate", WriteTimestamp(block.window.start)},
-          {"EndDate", WriteTimestamp(block.window.end)},
-          {"DurationHours", domain::DurationHours(block.window)},
-          {"UpfrontFee", domain::FormatFee(offering.upfront_fee)},
-          {"CurrencyCode", kCurrency}};
+  out.BeginObject()
+      .Member("TrainingPlanExtensionOfferingId", offering.id)
+      .Member("AvailabilityZone", block.pool.availability_zone)
+      .TimestampMember("StartDate", block.window.start)
+      .TimestampMember("EndDate", block.window.end)
+      .Member("DurationHours", domain::DurationHours(block.window))
+      .Member("UpfrontFee", domain::FormatFee(offering.upfront_fee))
+      .Member("CurrencyCode", kCurrency)
+      .EndObject();
 }
 
 // "The plan must not have any extensions in Payment Pending status." (Training plans extension)
@@ -203,7 +200,7 @@ domain::Status CheckNoPendingExtension(const Plan& plan, TimePoint now) {
 
 // Extension offerings for a plan: windows that start when it ends, in its last block's zone (an
 // extension lengthens the last reserved capacity).
-Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
+Result<Answer> SearchExtensionOfferings(const json& in, Context& ctx) {
   const std::string arn = in["TrainingPlanArn"];
   const std::optional<Plan> found = PlanByArn(ctx, arn);
   if (!found) {
@@ -224,7 +221,9 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
     if (!duration) return duration.error();
     durations = {*duration};
   }
-  json extensions = json::array();
+  JsonWriter out;
+  out.BeginObject().Key("TrainingPlanOfferings").BeginArray().EndArray();
+  out.Key("TrainingPlanExtensionOfferings").BeginArray();
   const domain::CapacityBlock& last = plan.blocks.back();
   if (last.window.end > ctx.now) {  // an expired plan can no longer be extended
     if (auto ok = domain::CheckExtensionTime(plan.arn, last.window.end, ctx.now); !ok) {
@@ -236,14 +235,14 @@ Result<json> SearchExtensionOfferings(const json& in, Context& ctx) {
                                           plan.instance_count, last.window.end, durations)) {
       ctx.offerings.Remember(offering.id, {offering, ctx.caller.account, ctx.caller.region,
                                            ctx.now + domain::kOfferingLifetime, plan.name});
-      extensions.push_back(ExtensionOfferingJson(offering));
+      WriteExtensionOffering(out, offering);
     }
   }
-  return json{{"TrainingPlanOfferings", json::array()},
-              {"TrainingPlanExtensionOfferings", std::move(extensions)}};
+  out.EndArray().EndObject();
+  return Answer::Written(out.Text());
 }
 
-Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
+Result<Answer> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
   if (in.contains("TrainingPlanArn")) return SearchExtensionOfferings(in, ctx);
   domain::SearchInput search;
   if (in.contains("InstanceType")) search.instance_type = in["InstanceType"].get<std::string>();
@@ -270,14 +269,16 @@ Result<json> SearchTrainingPlanOfferings(const json& in, Context& ctx) {
 
   // Forget offerings that can no longer be bought.
   ctx.offerings.ForgetExpired(ctx.now);
-  json offerings = json::array();
+  JsonWriter out;
+  out.BeginObject().Key("TrainingPlanOfferings").BeginArray();
   for (const domain::Offering& offering : domain::SearchOfferings(
            ctx.ledger, ctx.capacity, ctx.caller.account, ctx.caller.region, *request)) {
     ctx.offerings.Remember(offering.id, {offering, ctx.caller.account, ctx.caller.region,
                                          ctx.now + domain::kOfferingLifetime, ""});
-    offerings.push_back(OfferingJson(offering));
+    WriteOffering(out, offering);
   }
-  return json{{"TrainingPlanOfferings", std::move(offerings)}};
+  out.EndArray().EndObject();
+  return Answer::Written(out.Text());
 }
 
 // The StatusMessage of a purchase by `operation` of plan `name` that a fault rule makes fail
@@ -399,7 +400,7 @@ Result<ReservedCapacityOfPlan> PlanOfReservedCapacity(const std::string& arn, Co
   return ReservedCapacityOfPlan{std::move(*found), copy};
 }
 
-Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
+Result<Answer> DescribeReservedCapacity(const json& in, Context& ctx) {
   const auto found = PlanOfReservedCapacity(in.at("ReservedCapacityArn"), ctx);
   if (!found) return found.error();
   const Plan& plan = found->plan;
@@ -407,46 +408,53 @@ Result<json> DescribeReservedCapacity(const json& in, Context& ctx) {
   // What runs on the plan runs on the reserved capacity in force.
   const bool in_force = domain::PlanStatusOf(block.window, ctx.now) == domain::PlanStatus::kActive;
   const int used = in_force ? ctx.holdings.OnPlan(plan.arn) : 0;
-  json out = {{"ReservedCapacityArn", ReservedCapacityArn(ctx.caller, block.id)},
-              {"Status", BlockStatus(plan, block, ctx.now)},
-              {"AvailabilityZone", block.pool.availability_zone},
-              {"InstanceType", block.pool.instance_type},
-              {"TotalInstanceCount", plan.instance_count},
-              {"AvailableInstanceCount", plan.PaymentFails() && ctx.now >= plan.paid_at
-                                             ? 0
-                                             : std::max(0, domain::UsableInstances(plan) - used)},
-              {"InUseInstanceCount", used}};
-  out["ReservedCapacityType"] = plan.ultraservers ? "UltraServer" : "Instance";
+  JsonWriter out;
+  out.BeginObject()
+      .Member("ReservedCapacityArn", ReservedCapacityArn(ctx.caller, block.id))
+      .Member("ReservedCapacityType", CapacityType(plan.ultraservers));
   if (plan.ultraservers) {
     const UltraServerTotals totals = UltraServerTotalsOf(ctx, plan, block);
-    out["UltraServerSummary"] = {{"UltraServerType", plan.ultraservers->type},
-                                 {"InstanceType", block.pool.instance_type},
-                                 {"UltraServerCount", plan.ultraservers->count},
-                                 {"AvailableSpareInstanceCount", totals.spares_available},
-                                 {"UnhealthyInstanceCount", totals.unhealthy}};
+    out.Key("UltraServerSummary")
+        .BeginObject()
+        .Member("UltraServerType", plan.ultraservers->type)
+        .Member("InstanceType", block.pool.instance_type)
+        .Member("UltraServerCount", plan.ultraservers->count)
+        .Member("AvailableSpareInstanceCount", totals.spares_available)
+        .Member("UnhealthyInstanceCount", totals.unhealthy)
+        .EndObject();
   }
-  PutWindow(out, block.window, "StartTime", "EndTime");
-  return out;
+  out.Member("Status", BlockStatus(plan, block, ctx.now))
+      .Member("AvailabilityZone", block.pool.availability_zone)
+      .Member("InstanceType", block.pool.instance_type)
+      .Member("TotalInstanceCount", plan.instance_count)
+      .Member("AvailableInstanceCount", plan.PaymentFails() && ctx.now >= plan.paid_at
+                                            ? 0
+                                            : std::max(0, domain::UsableInstances(plan) - used))
+      .Member("InUseInstanceCount", used);
+  WriteWindow(out, block.window);
+  out.EndObject();
+  return Answer::Written(out.Text());
 }
 
-json ExtensionJson(const Plan::Extension& extension, const Plan& plan, TimePoint now) {
-  json out = {{"TrainingPlanExtensionOfferingId", extension.offering_id},
-              {"ExtendedAt", WriteTimestamp(extension.extended_at)},
-              {"StartDate", WriteTimestamp(extension.window.start)},
-              {"EndDate", WriteTimestamp(extension.window.end)},
-              {"Status", domain::PurchaseStatusAt(extension.window, extension.paid_at, now,
-                                                  !extension.payment_failure.empty())},
-              {"PaymentStatus", now < extension.paid_at              ? "Pending"
-                                : !extension.payment_failure.empty() ? "Failed"
-                                                                     : "Completed"},
-              {"DurationHours", domain::DurationHours(extension.window)},
-              {"UpfrontFee", extension.upfront_fee},
-              {"CurrencyCode", kCurrency}};
-  PutZone(out, plan.blocks.back().pool.availability_zone);
-  return out;
+// An extension's members, into an open object.
+void WriteExtension(JsonWriter& out, const Plan::Extension& extension, const Plan& plan,
+                    TimePoint now) {
+  out.Member("TrainingPlanExtensionOfferingId", extension.offering_id)
+      .TimestampMember("ExtendedAt", extension.extended_at)
+      .TimestampMember("StartDate", extension.window.start)
+      .TimestampMember("EndDate", extension.window.end)
+      .Member("Status", domain::PurchaseStatusAt(extension.window, extension.paid_at, now,
+                                                 !extension.payment_failure.empty()))
+      .Member("PaymentStatus", now < extension.paid_at              ? "Pending"
+                               : !extension.payment_failure.empty() ? "Failed"
+                                                                    : "Completed");
+  WriteZone(out, plan.blocks.back().pool.availability_zone);
+  out.Member("DurationHours", domain::DurationHours(extension.window))
+      .Member("UpfrontFee", extension.upfront_fee)
+      .Member("CurrencyCode", kCurrency);
 }
 
-Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
+Result<Answer> ExtendTrainingPlan(const json& in, Context& ctx) {
   const std::string offering_id = in.at("TrainingPlanExtensionOfferingId");
   auto found = ctx.offerings.find(offering_id);
   if (found == ctx.offerings.end() || found->second.account != ctx.caller.account ||
@@ -490,13 +498,16 @@ Result<json> ExtendTrainingPlan(const json& in, Context& ctx) {
     reservation = Reservation{last.pool, window, plan.instance_count};
     plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
   }
-  json extensions = json::array({ExtensionJson(extension, plan, ctx.now)});
+  JsonWriter out;
+  out.BeginObject().Key("TrainingPlanExtensions").BeginArray().BeginObject();
+  WriteExtension(out, extension, plan, ctx.now);
+  out.EndObject().EndArray().EndObject();
   ctx.edit.Add(Edit::SavePlan{row->key, std::move(plan), row->created, reservation});
   ctx.offerings.erase(found);
-  return json{{"TrainingPlanExtensions", std::move(extensions)}};
+  return Answer::Written(out.Text());
 }
 
-Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) {
+Result<Answer> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) {
   const std::string arn = in.at("TrainingPlanArn");
   const std::optional<Plan> found = PlanByArn(ctx, arn);
   if (!found) return NotFound(ctx.caller, kPlan, arn);
@@ -507,15 +518,14 @@ Result<json> DescribeTrainingPlanExtensionHistory(const json& in, Context& ctx) 
                               /*descending_by_default=*/false};
   auto request = ReadListRequest(in, kSpec);
   if (!request) return request.error();
-  std::vector<Positioned<json>> extensions;
+  std::vector<Positioned<size_t>> extensions;  // each extension's place in the plan's list
   for (size_t i = 0; i < plan.extensions.size(); ++i) {
-    extensions.push_back({{static_cast<int64_t>(i), plan.extensions[i].offering_id},
-                          ExtensionJson(plan.extensions[i], plan, ctx.now)});
+    extensions.push_back({{static_cast<int64_t>(i), plan.extensions[i].offering_id}, i});
   }
-  auto page = Paginate<json>(kSpec, *request, InMemorySource(std::move(extensions), false));
-  json out = {{"TrainingPlanExtensions", std::move(page.items)}};
-  if (page.next_token) out["NextToken"] = *page.next_token;
-  return out;
+  const auto page = Paginate<size_t>(kSpec, *request, InMemorySource(std::move(extensions), false));
+  return WriteListAnswer("TrainingPlanExtensions", page, [&](JsonWriter& out, size_t i) {
+    WriteExtension(out, plan.extensions[i], plan, ctx.now);
+  });
 }
 
 // The UltraServers of a reserved capacity, each with its counts and health
@@ -673,33 +683,37 @@ void AddTrainingPlanHandlers(HandlerTable& table) {
 }
 
 // Every plan sold, with how many of its instances are in use now.
-void AddPlanState(const StateQuery& query, json& entries) {
+void AddPlanState(const StateQuery& query, JsonWriter& entries) {
   const Context& ctx = query.ctx();
   for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kPlanKind)) {
     if (!query.Shows(row.key.account)) continue;
     const Plan plan = PlanFromRow(row);
-    json blocks = json::array();
-    for (const domain::CapacityBlock& block : plan.blocks) {
-      blocks.push_back({{"reserved_capacity_id", block.id},
-                        {"availability_zone", block.pool.availability_zone},
-                        {"start", domain::FormatIso8601(block.window.start)},
-                        {"end", domain::FormatIso8601(block.window.end)},
-                        {"status", BlockStatus(plan, block, ctx.now)}});
-    }
     const domain::Window span = plan.Span();
-    entries.push_back({{"name", plan.name},
-                       {"arn", plan.arn},
-                       {"account", row.key.account},
-                       {"region", plan.Region()},
-                       {"availability_zone", plan.blocks.front().pool.availability_zone},
-                       {"instance_type", plan.InstanceType()},
-                       {"instance_count", plan.instance_count},
-                       {"in_use", ctx.holdings.OnPlan(plan.arn)},
-                       {"start", domain::FormatIso8601(span.start)},
-                       {"end", domain::FormatIso8601(span.end)},
-                       {"status", domain::PlanStatusAt(plan, ctx.now)},
-                       {"target_resources", plan.target_resources},
-                       {"reserved_capacities", std::move(blocks)}});
+    entries.BeginObject()
+        .Member("name", plan.name)
+        .Member("arn", plan.arn)
+        .Member("account", row.key.account)
+        .Member("region", plan.Region())
+        .Member("availability_zone", plan.blocks.front().pool.availability_zone)
+        .Member("instance_type", plan.InstanceType())
+        .Member("instance_count", plan.instance_count)
+        .Member("in_use", ctx.holdings.OnPlan(plan.arn))
+        .Member("start", domain::FormatIso8601(span.start))
+        .Member("end", domain::FormatIso8601(span.end))
+        .Member("status", domain::PlanStatusAt(plan, ctx.now));
+    entries.Key("target_resources").BeginArray();
+    for (const std::string& target : plan.target_resources) entries.String(target);
+    entries.EndArray().Key("reserved_capacities").BeginArray();
+    for (const domain::CapacityBlock& block : plan.blocks) {
+      entries.BeginObject()
+          .Member("reserved_capacity_id", block.id)
+          .Member("availability_zone", block.pool.availability_zone)
+          .Member("start", domain::FormatIso8601(block.window.start))
+          .Member("end", domain::FormatIso8601(block.window.end))
+          .Member("status", BlockStatus(plan, block, ctx.now))
+          .EndObject();
+    }
+    entries.EndArray().EndObject();
   }
 }
 

@@ -2,120 +2,155 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <vector>
 
 #include "domain/resource_kinds.hpp"
 #include "domain/time_format.hpp"
 #include "domain/training_plan.hpp"
+#include "ops/json_writer.hpp"
 #include "ops/kinds.hpp"
 
 namespace smemu::protocol {
 namespace {
 
-using nlohmann::json;
-
 std::string Iso(TimePoint time) { return domain::FormatIso8601(time); }
 
-json Ratio(domain::InstanceMillis part, domain::InstanceMillis whole) {
-  if (whole <= 0) return nullptr;
+std::optional<double> Ratio(domain::InstanceMillis part, domain::InstanceMillis whole) {
+  if (whole <= 0) return std::nullopt;
   return std::round(static_cast<double>(part) / static_cast<double>(whole) * 1e4) / 1e4;
 }
 
-json Steps(const std::vector<domain::UseStep>& steps) {
-  json out = json::array();
+// The JSON answer is written as it goes (ops::JsonWriter): at 10,000 plans it is megabytes, and a
+// tree of it cost more than computing the ledger.
+void DoubleOrNull(ops::JsonWriter& out, const std::optional<double>& value) {
+  if (value) {
+    out.Double(*value);
+  } else {
+    out.Null();
+  }
+}
+
+void StringOrNull(ops::JsonWriter& out, const std::string& value) {
+  if (value.empty()) {
+    out.Null();
+  } else {
+    out.String(value);
+  }
+}
+
+void WriteSteps(ops::JsonWriter& out, const std::vector<domain::UseStep>& steps) {
+  out.BeginArray();
   for (const domain::UseStep& step : steps) {
-    out.push_back({{"from", Iso(step.from)}, {"to", Iso(step.to)}, {"instances", step.instances}});
+    out.BeginObject()
+        .Member("from", Iso(step.from))
+        .Member("to", Iso(step.to))
+        .Member("instances", step.instances)
+        .EndObject();
   }
-  return out;
+  out.EndArray();
 }
 
-json OptionalArn(const std::string& arn) { return arn.empty() ? json(nullptr) : json(arn); }
-
-json TotalsJson(const domain::CostTotals& totals) {
-  return {{"plan_fees", Dollars(totals.plan_fees)},
-          {"on_demand_cost", Dollars(totals.on_demand_cost)},
-          {"total_cost", Dollars(totals.total())},
-          {"reserved_instance_hours", InstanceHours(totals.reserved)},
-          {"plan_used_instance_hours", InstanceHours(totals.plan_used)},
-          {"on_demand_instance_hours", InstanceHours(totals.on_demand_used)},
-          {"utilization", Ratio(totals.plan_used, totals.reserved)},
-          {"on_demand_equivalent", Dollars(totals.on_demand_equivalent)},
-          {"savings", Dollars(totals.savings())}};
+// The totals' members, into the object `out` has open.
+void WriteTotals(ops::JsonWriter& out, const domain::CostTotals& totals) {
+  out.Key("plan_fees").Double(Dollars(totals.plan_fees));
+  out.Key("on_demand_cost").Double(Dollars(totals.on_demand_cost));
+  out.Key("total_cost").Double(Dollars(totals.total()));
+  out.Key("reserved_instance_hours").Double(InstanceHours(totals.reserved));
+  out.Key("plan_used_instance_hours").Double(InstanceHours(totals.plan_used));
+  out.Key("on_demand_instance_hours").Double(InstanceHours(totals.on_demand_used));
+  DoubleOrNull(out.Key("utilization"), Ratio(totals.plan_used, totals.reserved));
+  out.Key("on_demand_equivalent").Double(Dollars(totals.on_demand_equivalent));
+  out.Key("savings").Double(Dollars(totals.savings()));
 }
 
-json TotalsBy(const char* key, const std::map<std::string, domain::CostTotals>& totals) {
-  json out = json::array();
+void WriteTotalsBy(ops::JsonWriter& out, const char* key,
+                   const std::map<std::string, domain::CostTotals>& totals) {
+  out.BeginArray();
   for (const auto& [value, line] : totals) {
-    json entry = {{key, value}};
-    entry.update(TotalsJson(line));
-    out.push_back(std::move(entry));
+    out.BeginObject().Member(key, value);
+    WriteTotals(out, line);
+    out.EndObject();
   }
-  return out;
+  out.EndArray();
 }
 
-json PlanJson(const domain::PlanCost& cost, TimePoint now) {
+void WritePlan(ops::JsonWriter& out, const domain::PlanCost& cost, TimePoint now) {
   const domain::PlanBill& plan = cost.plan;
+  out.BeginObject()
+      .Member("training_plan_arn", plan.arn)
+      .Member("name", plan.name)
+      .Member("account", plan.account)
+      .Member("region", plan.pool.region)
+      .Member("availability_zone", plan.pool.availability_zone)
+      .Member("instance_type", plan.pool.instance_type)
+      .Member("instance_count", plan.instance_count)
+      .Member("start_time", Iso(plan.window.start))
+      .Member("end_time", Iso(plan.window.end))
+      .Member("status", domain::PurchaseStatusAt(plan.blocks, plan.paid_at, now));
+  out.Key("upfront_fee").Double(Dollars(plan.fee));
+  out.Key("fee_in_range").Double(Dollars(cost.fee_in_range));
+  out.Key("reserved_instance_hours").Double(InstanceHours(cost.reserved));
+  out.Key("used_instance_hours").Double(InstanceHours(cost.used));
   // Every kind that holds instances has its line, used or not.
-  static const json kNoneUsed = [] {
-    json lines = json::object();
+  static const std::map<std::string, double> kNoneUsed = [] {
+    std::map<std::string, double> lines;
     for (const ops::KindDescriptor* kind : ops::Kinds()) {
-      if (kind->add_holders != nullptr) lines[domain::WireName(kind->kind)] = 0.0;
+      if (kind->add_holders != nullptr) lines[std::string(domain::WireName(kind->kind))] = 0.0;
     }
     return lines;
   }();
-  json used_by = kNoneUsed;
+  std::map<std::string, double> used_by = kNoneUsed;
   for (const auto& [kind, used] : cost.used_by) used_by[kind] = InstanceHours(used);
-  return {{"training_plan_arn", plan.arn},
-          {"name", plan.name},
-          {"account", plan.account},
-          {"region", plan.pool.region},
-          {"availability_zone", plan.pool.availability_zone},
-          {"instance_type", plan.pool.instance_type},
-          {"instance_count", plan.instance_count},
-          {"start_time", Iso(plan.window.start)},
-          {"end_time", Iso(plan.window.end)},
-          {"status", domain::PurchaseStatusAt(plan.blocks, plan.paid_at, now)},
-          {"upfront_fee", Dollars(plan.fee)},
-          {"fee_in_range", Dollars(cost.fee_in_range)},
-          {"reserved_instance_hours", InstanceHours(cost.reserved)},
-          {"used_instance_hours", InstanceHours(cost.used)},
-          {"used_by", std::move(used_by)},
-          {"utilization", Ratio(cost.used, cost.reserved)},
-          {"on_demand_equivalent", Dollars(cost.on_demand_equivalent)},
-          {"use", Steps(cost.use)}};
+  out.Key("used_by").BeginObject();
+  for (const auto& [kind, hours] : used_by) out.Key(kind).Double(hours);
+  out.EndObject();
+  DoubleOrNull(out.Key("utilization"), Ratio(cost.used, cost.reserved));
+  out.Key("on_demand_equivalent").Double(Dollars(cost.on_demand_equivalent));
+  WriteSteps(out.Key("use"), cost.use);
+  out.EndObject();
 }
 
-json HolderJson(const domain::HolderCost& holder) {
-  return {{"arn", holder.arn},
-          {"name", holder.name},
-          {"kind", holder.kind},
-          {"account", holder.account},
-          {"region", holder.region},
-          {"instance_type", holder.instance_type},
-          {"training_plan_arn", OptionalArn(holder.plan_arn)},
-          {"instance_hours", InstanceHours(holder.used)},
-          {"hourly_price", holder.hourly_price ? json(*holder.hourly_price) : json(nullptr)},
-          {"cost", holder.cost ? json(Dollars(*holder.cost)) : json(nullptr)},
-          {"use", Steps(holder.use)}};
+void WriteHolder(ops::JsonWriter& out, const domain::HolderCost& holder) {
+  out.BeginObject()
+      .Member("arn", holder.arn)
+      .Member("name", holder.name)
+      .Member("kind", holder.kind)
+      .Member("account", holder.account)
+      .Member("region", holder.region)
+      .Member("instance_type", holder.instance_type);
+  StringOrNull(out.Key("training_plan_arn"), holder.plan_arn);
+  out.Key("instance_hours").Double(InstanceHours(holder.used));
+  DoubleOrNull(out.Key("hourly_price"), holder.hourly_price);
+  DoubleOrNull(out.Key("cost"),
+               holder.cost ? std::optional<double>(Dollars(*holder.cost)) : std::nullopt);
+  WriteSteps(out.Key("use"), holder.use);
+  out.EndObject();
 }
 
-json OptionJson(const domain::JobOption& option, domain::Cents cost) {
-  return {{"instance_type", option.instance_type},
-          {"instance_count", option.instance_count},
-          {"training_plan_arn", OptionalArn(option.plan_arn)},
-          {"cost", Dollars(cost)}};
+void WriteOption(ops::JsonWriter& out, const domain::JobOption& option, domain::Cents cost) {
+  out.BeginObject()
+      .Member("instance_type", option.instance_type)
+      .Member("instance_count", option.instance_count);
+  StringOrNull(out.Key("training_plan_arn"), option.plan_arn);
+  out.Key("cost").Double(Dollars(cost));
+  out.EndObject();
 }
 
-json PreferenceJobJson(const domain::PreferenceJobCost& cost) {
+void WritePreferenceJob(ops::JsonWriter& out, const domain::PreferenceJobCost& cost) {
   const domain::PreferenceJob& job = cost.job;
-  return {{"arn", job.arn},
-          {"name", job.name},
-          {"kind", job.kind},
-          {"account", job.account},
-          {"region", job.region},
-          {"hours", InstanceHours(cost.ran.count())},
-          {"chosen", OptionJson(job.chosen, cost.chosen)},
-          {"first_choice", OptionJson(job.first, cost.first)},
-          {"difference", Dollars(cost.chosen - cost.first)}};
+  out.BeginObject()
+      .Member("arn", job.arn)
+      .Member("name", job.name)
+      .Member("kind", job.kind)
+      .Member("account", job.account)
+      .Member("region", job.region);
+  out.Key("hours").Double(InstanceHours(cost.ran.count()));
+  WriteOption(out.Key("chosen"), job.chosen, cost.chosen);
+  WriteOption(out.Key("first_choice"), job.first, cost.first);
+  out.Key("difference").Double(Dollars(cost.chosen - cost.first));
+  out.EndObject();
 }
 
 // ---- CSV
@@ -145,10 +180,10 @@ std::string Hours(domain::InstanceMillis used) {
 }
 
 std::string RatioText(domain::InstanceMillis part, domain::InstanceMillis whole) {
-  const json ratio = Ratio(part, whole);
-  if (ratio.is_null()) return "";
+  const std::optional<double> ratio = Ratio(part, whole);
+  if (!ratio) return "";
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4f", ratio.get<double>());
+  std::snprintf(buffer, sizeof buffer, "%.4f", *ratio);
   return buffer;
 }
 
@@ -209,26 +244,28 @@ double InstanceHours(domain::InstanceMillis used) {
   return std::round(static_cast<double>(used) / 3'600'000.0 * 1e4) / 1e4;
 }
 
-json CostsJson(const domain::CostLedger& ledger, const std::optional<std::string>& account) {
-  json plans = json::array();
-  for (const domain::PlanCost& plan : ledger.plans) plans.push_back(PlanJson(plan, ledger.now));
-  json holders = json::array();
-  for (const domain::HolderCost& holder : ledger.holders) holders.push_back(HolderJson(holder));
-  json jobs = json::array();
-  for (const auto& job : ledger.preference_jobs) jobs.push_back(PreferenceJobJson(job));
-  return {{"now", Iso(ledger.now)},
-          {"from", Iso(ledger.from)},
-          {"to", Iso(ledger.to)},
-          {"account", account ? json(*account) : json(nullptr)},
-          {"currency", "USD"},
-          {"plans", std::move(plans)},
-          {"holders", std::move(holders)},
-          {"preference_jobs", std::move(jobs)},
-          {"totals",
-           {{"overall", TotalsJson(ledger.overall)},
-            {"by_account", TotalsBy("account", ledger.by_account)},
-            {"by_region", TotalsBy("region", ledger.by_region)},
-            {"by_instance_type", TotalsBy("instance_type", ledger.by_instance_type)}}}};
+std::string CostsText(const domain::CostLedger& ledger, const std::optional<std::string>& account) {
+  ops::JsonWriter out;
+  out.BeginObject()
+      .Member("now", Iso(ledger.now))
+      .Member("from", Iso(ledger.from))
+      .Member("to", Iso(ledger.to));
+  StringOrNull(out.Key("account"), account.value_or(""));
+  out.Member("currency", "USD");
+  out.Key("plans").BeginArray();
+  for (const domain::PlanCost& plan : ledger.plans) WritePlan(out, plan, ledger.now);
+  out.EndArray().Key("holders").BeginArray();
+  for (const domain::HolderCost& holder : ledger.holders) WriteHolder(out, holder);
+  out.EndArray().Key("preference_jobs").BeginArray();
+  for (const auto& job : ledger.preference_jobs) WritePreferenceJob(out, job);
+  out.EndArray().Key("totals").BeginObject().Key("overall").BeginObject();
+  WriteTotals(out, ledger.overall);
+  out.EndObject();
+  WriteTotalsBy(out.Key("by_account"), "account", ledger.by_account);
+  WriteTotalsBy(out.Key("by_region"), "region", ledger.by_region);
+  WriteTotalsBy(out.Key("by_instance_type"), "instance_type", ledger.by_instance_type);
+  out.EndObject().EndObject();
+  return out.Text();
 }
 
 std::string CostsCsv(const domain::CostLedger& ledger) {

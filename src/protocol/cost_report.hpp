@@ -2,7 +2,6 @@
 // spreadsheet. Money in dollars rounded to the cent, use in instance-hours to 4 decimals.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -10,8 +9,8 @@
 
 namespace smemu::protocol {
 
-nlohmann::json CostsJson(const domain::CostLedger& ledger,
-                         const std::optional<std::string>& account);
+// The JSON text of the ledger; `account` is the one it was narrowed to, if any.
+std::string CostsText(const domain::CostLedger& ledger, const std::optional<std::string>& account);
 std::string CostsCsv(const domain::CostLedger& ledger);
 
 // Dollars from cents, and instance-hours from instance-milliseconds, as the report shows them.
