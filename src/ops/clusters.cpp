@@ -24,8 +24,6 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kClusterKindName = domain::kClusterKind;
-
 // The members of a cluster and of an instance group that the emulator keeps as given and shows
 // back in DescribeCluster (and DescribeClusterNode), without acting on them.
 constexpr const char* kClusterSettings[] = {
@@ -46,7 +44,7 @@ std::string ClusterArn(const Context& ctx, const std::string& name) {
                         '/' + std::to_string(ctx.now.time_since_epoch().count()) + '/' +
                         std::to_string(ctx.store.TotalChanges()))
           .substr(0, 12);
-  return SageMakerArn(ctx.caller, kClusterKindName, id);
+  return SageMakerArn(ctx.caller, domain::kClusterKind, id);
 }
 
 json Kept(const json& given, const auto& members) {
@@ -247,7 +245,8 @@ Result<Answer> ListClusters(const json& in, Context& ctx) {
     }
   }
   const auto page = Paginate<store::ResourceRow>(
-      kSpec, *request, StoreSource(ctx, kClusterKindName, *request, ReadStoreFilters(in)), filters);
+      kSpec, *request, StoreSource(ctx, domain::kClusterKind, *request, ReadStoreFilters(in)),
+      filters);
   return WriteListAnswer(
       "ClusterSummaries", page, [&](JsonWriter& out, const store::ResourceRow& row) {
         out.Member("ClusterArn", row.arn)
@@ -503,7 +502,7 @@ void AddClusterHolders(const store::StateStore& store, domain::Holdings& holding
 // Clusters Creating claim the instances they are about to take.
 void AddClusterClaims(const store::StateStore& store, const std::string& account,
                       const std::string& region, std::vector<domain::Hold>& claims) {
-  for (const store::ResourceRow& row : store.AllOfKind(kClusterKindName, "Creating")) {
+  for (const store::ResourceRow& row : store.AllOfKind(domain::kClusterKind, "Creating")) {
     if (row.key.account != account || row.key.region != region) continue;
     const std::vector<domain::Hold> claimed = domain::ClaimsOf(ClusterFromRow(row).cluster);
     claims.insert(claims.end(), claimed.begin(), claimed.end());
@@ -513,7 +512,7 @@ void AddClusterClaims(const store::StateStore& store, const std::string& account
 // Every HyperPod cluster in creation order, with each group's nodes counted by status and where
 // their instances come from.
 void AddClusterState(const StateQuery& query, JsonWriter& entries) {
-  std::vector<store::ResourceRow> rows = query.ctx().store.AllOfKind(kClusterKindName);
+  std::vector<store::ResourceRow> rows = query.ctx().store.AllOfKind(domain::kClusterKind);
   // Clusters created at the same instant (a frozen clock) come in name order.
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     return std::tie(a.created, a.key.account, a.key.name) <

@@ -22,7 +22,6 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kConfigKindName = domain::kEndpointConfigKind;
 constexpr domain::ResourceKind kConfigKind = domain::ResourceKind::kEndpointConfig;
 
 // Members of CreateEndpointConfigInput that DescribeEndpointConfig echoes back.
@@ -169,7 +168,7 @@ Result<json> CreateEndpointConfig(const json& in, Context& ctx) {
     doc["ShadowProductionVariants"] = DescribedVariants(doc["ShadowProductionVariants"]);
   }
   const store::Tags tags = ReadTags(in);
-  const std::string arn = SageMakerArn(ctx.caller, kConfigKindName, name);
+  const std::string arn = SageMakerArn(ctx.caller, domain::kEndpointConfigKind, name);
   if (ctx.store.Get(KeyOf(ctx.caller, kConfigKind, name))) {
     return domain::ValidationException("Cannot create already existing endpoint configuration \"" +
                                        domain::Excerpt(arn) + "\".");
@@ -205,7 +204,7 @@ Result<Answer> ListEndpointConfigs(const json& in, Context& ctx) {
       /*descending_by_default=*/true};
   return ListSimple(
       in, ctx, kSpec,
-      {kConfigKindName, "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn"});
+      {domain::kEndpointConfigKind, "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn"});
 }
 
 void AddEndpointConfigHandlers(HandlerTable& table) {

@@ -23,7 +23,6 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kEndpointKindName = domain::kEndpointKind;
 constexpr domain::ResourceKind kEndpoint = domain::ResourceKind::kEndpoint;
 constexpr domain::ResourceKind kEndpointConfigResource = domain::ResourceKind::kEndpointConfig;
 
@@ -74,7 +73,7 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
   const auto config =
       LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kEndpointConfigResource, config_name));
   if (!config) return NotFound(ctx.caller, kEndpointConfigResource, config_name);
-  const std::string arn = SageMakerArn(ctx.caller, kEndpointKindName, name);
+  const std::string arn = SageMakerArn(ctx.caller, domain::kEndpointKind, name);
   std::vector<domain::Variant> variants = config->variants;
   if (auto allowed =
           CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint, EndpointGrowth(variants, nullptr));
@@ -218,7 +217,7 @@ Result<Answer> ListEndpoints(const json& in, Context& ctx) {
   if (!request) return request.error();
   const auto page = Paginate<store::ResourceRow>(
       kSpec, *request,
-      StoreSource(ctx, kEndpointKindName, *request, ReadStoreFilters(in), /*documents=*/false));
+      StoreSource(ctx, domain::kEndpointKind, *request, ReadStoreFilters(in), /*documents=*/false));
   return WriteListAnswer("Endpoints", page, [](JsonWriter& out, const store::ResourceRow& row) {
     out.Member("EndpointName", row.key.name)
         .Member("EndpointArn", row.arn)
@@ -239,7 +238,7 @@ std::optional<TimePoint> SettleEndpoints(const Context& ctx, Writer& writer) {
        {domain::EndpointStatus::kDeleting, domain::EndpointStatus::kUpdating,
         domain::EndpointStatus::kCreating}) {
     for (const store::ResourceRow& row :
-         ctx.store.AllOfKind(kEndpointKindName, std::string(domain::ToString(status)))) {
+         ctx.store.AllOfKind(domain::kEndpointKind, std::string(domain::ToString(status)))) {
       in_transition.push_back(EndpointFromRow(row));
     }
   }
@@ -273,7 +272,7 @@ std::optional<TimePoint> SettleEndpoints(const Context& ctx, Writer& writer) {
 }
 
 void AddEndpointHolders(const store::StateStore& store, domain::Holdings& holdings) {
-  for (const store::ResourceRow& row : store.AllOfKind(kEndpointKindName)) {
+  for (const store::ResourceRow& row : store.AllOfKind(domain::kEndpointKind)) {
     holdings.Put(domain::HolderOf(EndpointFromRow(row).endpoint));
   }
 }
@@ -284,7 +283,7 @@ void AddEndpointClaims(const store::StateStore& store, const std::string& accoun
   for (domain::EndpointStatus status :
        {domain::EndpointStatus::kCreating, domain::EndpointStatus::kUpdating}) {
     for (const store::ResourceRow& row :
-         store.AllOfKind(kEndpointKindName, std::string(domain::ToString(status)))) {
+         store.AllOfKind(domain::kEndpointKind, std::string(domain::ToString(status)))) {
       if (row.key.account != account || row.key.region != region) continue;
       const std::vector<domain::Hold> claimed = domain::ClaimsOf(EndpointFromRow(row).endpoint);
       claims.insert(claims.end(), claimed.begin(), claimed.end());
@@ -294,7 +293,7 @@ void AddEndpointClaims(const store::StateStore& store, const std::string& accoun
 
 // Every endpoint, in name order per account, with where each variant's instances come from.
 void AddEndpointState(const StateQuery& query, JsonWriter& entries) {
-  for (const store::ResourceRow& row : query.ctx().store.AllOfKind(kEndpointKindName)) {
+  for (const store::ResourceRow& row : query.ctx().store.AllOfKind(domain::kEndpointKind)) {
     if (!query.Shows(row.key.account)) continue;
     const domain::Endpoint endpoint = EndpointFromRow(row).endpoint;
     entries.BeginObject()

@@ -15,7 +15,6 @@ namespace {
 using domain::Result;
 using nlohmann::json;
 
-constexpr const char* kModelKindName = domain::kModelKind;
 constexpr domain::ResourceKind kModel = domain::ResourceKind::kModel;
 
 // Members of CreateModelInput that DescribeModel echoes back.
@@ -49,7 +48,7 @@ Result<json> CreateModel(const json& in, Context& ctx) {
   if (!doc.contains("EnableNetworkIsolation")) doc["EnableNetworkIsolation"] = false;
 
   const store::Tags tags = ReadTags(in);
-  const std::string arn = SageMakerArn(ctx.caller, kModelKindName, name);
+  const std::string arn = SageMakerArn(ctx.caller, domain::kModelKind, name);
   if (ctx.store.Get(KeyOf(ctx.caller, kModel, name))) {
     return domain::ValidationException("Cannot create already existing model \"" +
                                        domain::Excerpt(arn) + "\".");
@@ -82,7 +81,7 @@ Result<Answer> ListModels(const json& in, Context& ctx) {
       "ListModels",
       {{"CreationTime", store::SortField::kCreationTime}, {"Name", store::SortField::kName}},
       /*descending_by_default=*/true};
-  return ListSimple(in, ctx, kSpec, {kModelKindName, "Models", "ModelName", "ModelArn"});
+  return ListSimple(in, ctx, kSpec, {domain::kModelKind, "Models", "ModelName", "ModelArn"});
 }
 
 void AddModelHandlers(HandlerTable& table) {

@@ -701,9 +701,8 @@ void AddPlanState(const StateQuery& query, JsonWriter& entries) {
         .Member("start", domain::FormatIso8601(span.start))
         .Member("end", domain::FormatIso8601(span.end))
         .Member("status", domain::PlanStatusAt(plan, ctx.now));
-    entries.Key("target_resources").BeginArray();
-    for (const std::string& target : plan.target_resources) entries.String(target);
-    entries.EndArray().Key("reserved_capacities").BeginArray();
+    WriteStrings(entries, "target_resources", plan.target_resources);
+    entries.Key("reserved_capacities").BeginArray();
     for (const domain::CapacityBlock& block : plan.blocks) {
       entries.BeginObject()
           .Member("reserved_capacity_id", block.id)

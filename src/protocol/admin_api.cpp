@@ -286,8 +286,9 @@ struct Router::AdminCall {
   Outcome& outcome;
   AdminAccess access;
 
-  HttpResponse Reply(const json& body) const {
-    return RenderJson(200, body.dump(), WireProtocol::kAdmin, outcome.request_id);
+  HttpResponse Reply(const json& body) const { return ReplyText(body.dump()); }
+  HttpResponse ReplyText(std::string json_text) const {
+    return RenderJson(200, std::move(json_text), WireProtocol::kAdmin, outcome.request_id);
   }
   HttpResponse Fail(const domain::AwsError& error) const {
     return RenderError(error, WireProtocol::kAdmin, outcome.request_id);
@@ -456,8 +457,7 @@ HttpResponse Router::AdminState(const AdminCall& call) const {
                      {"clock", ClockJson(overview.clock)}};
   if (overview.unchanged) return call.Reply(head);
   // One object: the (large) rest as written, then the small head.
-  return RenderJson(200, JoinObjects(OverviewText(overview), head.dump()), WireProtocol::kAdmin,
-                    call.outcome.request_id);
+  return call.ReplyText(JoinObjects(OverviewText(overview), head.dump()));
 }
 
 HttpResponse Router::AdminReset(const AdminCall& call) const {
@@ -553,10 +553,7 @@ HttpResponse Router::AdminCosts(const AdminCall& call) const {
   }
   auto ledger = admin_views_.Costs(query);
   if (!ledger) return call.Fail(ledger.error());
-  if (!csv) {
-    return RenderJson(200, CostsText(*ledger, query.account), WireProtocol::kAdmin,
-                      call.outcome.request_id);
-  }
+  if (!csv) return call.ReplyText(CostsText(*ledger, query.account));
   HttpResponse response;
   response.headers = {
       {"Content-Type", "text/csv; charset=utf-8"},
