@@ -10,6 +10,7 @@
 set -uo pipefail
 
 CLI_TEST_TAG=cli
+CLI_PRELOAD=0  # this suite starts /usr/bin/aws afresh for every command, as a user's shell does
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ARN_PREFIX="arn:aws:sagemaker:$REGION:$ACCOUNT:model/"

@@ -4,6 +4,10 @@
 # (runs "aws sagemaker ..." into RC/OUT/ERR), rt (the same for sagemaker-runtime), jget, and the
 # ok/not_ok/expect_* assertions.
 # Set CLI_TEST_TAG before sourcing to name the work folder.
+# Each `aws` command runs in a process of its own forked from one preloaded AWS CLI
+# (tests/preload/server.py: the same /usr/bin/aws program, about 0.3 s a command instead of
+# 0.85 s); set CLI_PRELOAD=0 before sourcing, or in the environment, to start /usr/bin/aws afresh
+# for every command, as tests/cli/aws_cli_test.sh does.
 
 if [[ $# -ne 1 ]]; then
   echo "usage: $0 /path/to/sagemaker-emulator" >&2
@@ -54,6 +58,11 @@ PASSED=0
 FAILED=0
 
 cleanup() {
+  if [[ -n ${PRELOAD_PID:-} ]]; then
+    kill -TERM "$PRELOAD_PID" 2>/dev/null
+    wait "$PRELOAD_PID" 2>/dev/null
+    [[ -s $WORK/preload.err ]] && sed 's/^/# preload: /' "$WORK/preload.err" >&2
+  fi
   if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
     kill -TERM "$SERVER_PID" 2>/dev/null
     for _ in $(seq 1 50); do
@@ -70,6 +79,15 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+
+# The preloaded CLI, when used, is served from the work folder and ends when its socket goes.
+if [[ ${CLI_PRELOAD:-1} != 0 ]]; then
+  export SMEMU_AWS_PRELOAD=$WORK/aws.sock
+  "$PY" "$REPO_ROOT/tests/preload/server.py" "$SMEMU_AWS_PRELOAD" "$AWS" 2>"$WORK/preload.err" &
+  PRELOAD_PID=$!
+  for _ in $(seq 1 100); do [[ -S $SMEMU_AWS_PRELOAD ]] && break; sleep 0.05; done
+  AWS=$REPO_ROOT/tests/preload/aws
+fi
 trap 'exit 130' INT TERM
 
 ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
