@@ -505,19 +505,18 @@ ListPage StateStore::List(const ListQuery& query) const {
   // their window are read from plan_capacity's index first (CROSS JOIN keeps it the outer loop,
   // so a page costs a keyset seek, not a sort of every plan), then each row by its key.
   const bool plans = query.plan.has_value();
-  std::string sql = std::string("SELECT ") +
-                    (query.documents ? kQualifiedRowColumns : kQualifiedRowColumnsWithoutDoc) +
-                    ", ";
   // The phase of the plan's window at :now, as 3 (not paid yet), 4 (its payment failed), 0
   // (before, or between its two blocks), 1 (during) or 2 (after): the values of WindowPhase.
   const char* phase =
       "(CASE WHEN :now < p.paid_ms THEN 3 WHEN p.payment_fails THEN 4 WHEN :now < p.start_ms THEN "
       "0 WHEN :now >= p.gap_start_ms AND :now < p.gap_end_ms THEN 0 WHEN :now < p.end_ms THEN 1 "
       "ELSE 2 END)";
+  // The name key is the tiebreak; plan_capacity's copy of it lets its indexes order the page.
+  const char* name_key = plans ? "p.name_key" : "r.name_key";
   std::string sort_value;
   switch (query.sort) {
     case SortField::kName:
-      sort_value = plans ? "p.name_key" : "r.name_key";
+      sort_value = name_key;
       break;
     case SortField::kCreationTime:
       sort_value = "r.created_ms";
@@ -537,45 +536,60 @@ ListPage StateStore::List(const ListQuery& query) const {
   if ((query.sort == SortField::kPlanStart || query.sort == SortField::kPlanPhase) && !plans) {
     throw std::logic_error("a listing sorted by a plan's window needs ListQuery::plan");
   }
-  sql += sort_value + " AS sort_value";
+  std::string from;
   if (plans) {
-    sql +=
+    from =
         " FROM plan_capacity p CROSS JOIN resources r ON r.account = p.account AND r.region = "
         "p.region AND r.kind = :kind AND r.name_key = p.name_key WHERE p.account = :account AND "
         "p.region = :region";
-    if (query.plan->start_after) sql += " AND p.start_ms > :start_after";
-    if (query.plan->start_before) sql += " AND p.start_ms < :start_before";
+    if (query.plan->start_after) from += " AND p.start_ms > :start_after";
+    if (query.plan->start_before) from += " AND p.start_ms < :start_before";
     if (!query.plan->phases.empty()) {
-      sql += std::string(" AND ") + phase + " IN (";
+      from += std::string(" AND ") + phase + " IN (";
       for (size_t i = 0; i < query.plan->phases.size(); ++i) {
-        sql += (i ? "," : "") + std::to_string(static_cast<int>(query.plan->phases[i]));
+        from += (i ? "," : "") + std::to_string(static_cast<int>(query.plan->phases[i]));
       }
-      sql += ")";
+      from += ")";
     }
   } else {
-    sql += " FROM resources r WHERE r.account = :account AND r.region = :region AND r.kind = :kind";
+    from = " FROM resources r WHERE r.account = :account AND r.region = :region AND r.kind = :kind";
   }
-  if (query.name_contains) sql += " AND instr(r.name_key, :contains) > 0";
-  if (query.created_after) sql += " AND r.created_ms > :created_after";
-  if (query.created_before) sql += " AND r.created_ms < :created_before";
-  if (query.modified_after) sql += " AND r.modified_ms > :modified_after";
-  if (query.modified_before) sql += " AND r.modified_ms < :modified_before";
-  if (query.status) sql += " AND r.status = :status";
-  const char* direction = query.descending ? "DESC" : "ASC";
+  const bool filtered = query.name_contains || query.created_after || query.created_before ||
+                        query.modified_after || query.modified_before || query.status;
+  if (query.name_contains) from += std::string(" AND instr(") + name_key + ", :contains) > 0";
+  if (query.created_after) from += " AND r.created_ms > :created_after";
+  if (query.created_before) from += " AND r.created_ms < :created_before";
+  if (query.modified_after) from += " AND r.modified_ms > :modified_after";
+  if (query.modified_before) from += " AND r.modified_ms < :modified_before";
+  if (query.status) from += " AND r.status = :status";
+  const char* direction = query.descending ? " DESC" : " ASC";
   const char* beyond = query.descending ? "<" : ">";
-  // The name key is the tiebreak; plan_capacity's copy of it lets its indexes order the page.
-  const char* name_key = plans ? "p.name_key" : "r.name_key";
+  std::string order;
   if (query.sort == SortField::kName) {
-    if (query.after) sql += std::string(" AND ") + name_key + " " + beyond + " :after_name";
-    sql += std::string(" ORDER BY ") + name_key + " " + direction;
+    if (query.after) from += std::string(" AND ") + name_key + " " + beyond + " :after_name";
+    order = std::string(" ORDER BY sort_value") + direction;
   } else {
     if (query.after) {
-      sql +=
+      from +=
           " AND (" + sort_value + ", " + name_key + ") " + beyond + " (:after_value, :after_name)";
     }
-    sql += " ORDER BY sort_value " + std::string(direction) + ", " + name_key + " " + direction;
+    order = std::string(" ORDER BY sort_value") + direction + ", key" + direction;
   }
-  sql += " LIMIT :limit";
+  const char* columns = query.documents ? kQualifiedRowColumns : kQualifiedRowColumnsWithoutDoc;
+  std::string sql;
+  if (filtered && !plans) {
+    // A filtered page picks its keys first, from what the index holds, and then reads just the
+    // page's rows: SQLite would otherwise read every scanned row of this WITHOUT ROWID table
+    // before testing it (at 10,000 endpoints, NameContains took 14 ms instead of 2).
+    sql = "SELECT " + std::string(columns) + ", k.sort_value FROM (SELECT " + name_key +
+          " AS key, " + sort_value + " AS sort_value" + from + order +
+          " LIMIT :limit) k CROSS JOIN resources r ON r.account = :account AND r.region = :region"
+          " AND r.kind = :kind AND r.name_key = k.key" +
+          order;
+  } else {
+    sql = "SELECT " + std::string(columns) + ", " + sort_value + " AS sort_value, " + name_key +
+          " AS key" + from + order + " LIMIT :limit";
+  }
 
   Prepared statement_lease = Prepare(sql);
   SQLite::Statement& statement = *statement_lease;
