@@ -447,6 +447,33 @@ TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
   EXPECT_EQ(names, (std::vector<std::string>{"bravo", "charlie", "delta"}));
 }
 
+// A filtered page picks its keys from the index before it reads rows: its positions and its
+// cursor must still page through names whose creation times tie, without gaps or repeats.
+TEST(StateStore, AFilteredListPagesThroughTiedCreationTimes) {
+  StateStore store(":memory:");
+  for (const auto& [name, ms] : std::vector<std::pair<std::string, long long>>{
+           {"a-1", 1000}, {"b-2", 2000}, {"x", 2000}, {"c-2", 2000}, {"d-3", 3000}}) {
+    ASSERT_TRUE(store.Insert(Row(name, ms), {}));
+  }
+  for (const bool descending : {true, false}) {
+    ListQuery query = Query();
+    query.descending = descending;
+    query.name_contains = "-";
+    query.limit = 1;
+    std::vector<std::string> seen;
+    for (int pages = 0; pages < 10; ++pages) {  // a cursor that does not move fails, not hangs
+      const ListPage page = store.List(query);
+      ASSERT_EQ(page.rows.size(), page.positions.size());
+      for (const auto& row : page.rows) seen.push_back(row.key.name);
+      if (!page.has_more) break;
+      query.after = page.positions.back();
+    }
+    const std::vector<std::string> ascending{"a-1", "b-2", "c-2", "d-3"};
+    EXPECT_EQ(seen, descending ? std::vector<std::string>(ascending.rbegin(), ascending.rend())
+                               : ascending);
+  }
+}
+
 // Found by fuzz_control_plane (ListTrainingJobs with TrainingPlanArnEquals lists everything and
 // filters afterwards): the page limit plus one overflowed an int.
 TEST(StateStore, TheLargestLimitListsEverything) {
