@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests the sagemaker-emulator JS package as its users get it: `npm pack` of clients/js, the
 # tarball installed into the test project (test/, with the AWS SDK v3 pinned as in tests/js), then
-# test/*.test.mjs and examples/*.test.mjs with `node --test`.
+# test/*.test.mjs, examples/*.test.mjs and the js blocks of README.md with `node --test`.
 #
 #   clients/js/run-tests.sh path/to/sagemaker-emulator   the tests and examples, on that binary
 #   clients/js/run-tests.sh --url http://HOST:PORT       the examples only, against a running
@@ -46,6 +46,8 @@ TARBALL=("$WORK"/sagemaker-emulator-*.tgz)
 mkdir "$WORK/project"
 ln -s "$HERE/test/node_modules" "$WORK/project/node_modules"
 cp -r "$HERE/examples" "$WORK/project/examples"
+# The README's js blocks run as written, as test files of the user's project.
+"$HERE/../../tests/readme/readme_test.py" --page "$HERE/README.md" --write-js "$WORK/project/readme"
 
 # The tests find the emulator as users do, through SAGEMAKER_EMULATOR_BINARY or, in URL mode,
 # SAGEMAKER_EMULATOR_URL; a developer's own settings must not leak in.
@@ -63,5 +65,5 @@ if [[ -n $URL ]]; then
 else
   cd "$HERE/test"
   SAGEMAKER_EMULATOR_BINARY=$BIN "$NODE" --test --test-reporter=spec ./*.test.mjs \
-    "$WORK"/project/examples/*.test.mjs
+    "$WORK"/project/examples/*.test.mjs "$WORK"/project/readme/*.test.mjs
 fi

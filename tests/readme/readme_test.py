@@ -18,6 +18,9 @@ blocks it ran and those it skipped with their reasons. Conventions in the pages:
 - `<!-- readme-test: skip REASON -->` (or `docs-test: skip`) right before a block leaves it out,
   with its reason printed.
 - A ```python block runs with the session's environment (`python3 -` in the scratch folder).
+- A block of a file format (json, yaml, ini, Dockerfile) is a file the page shows, not a command:
+  it is counted as shown, and a json or yaml one must parse. A block of any other language (js)
+  must say with a skip marker which test runs it, or the page fails.
 
 Every `aws` command runs in a process of its own, forked from one preloaded copy of the CLI
 given with --aws (tests/preload/server.py; about 0.3 s a command instead of 0.85 s). With
@@ -28,6 +31,7 @@ Background jobs still running at the end are stopped. Exit status 0 when every b
 shown, 1 otherwise (the failing command, its output and what was expected are printed).
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -39,10 +43,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+import yaml
+
 REPOSITORY = Path(__file__).resolve().parents[2]
-FENCE = re.compile(r"^```(\w*)\s*$")
+FENCE = re.compile(r"^\s*```(\w*)\s*$")  # indented too: a block inside a list item
 SKIP = re.compile(r"^<!--\s*(?:readme|docs)-test:\s*skip\s+(.+?)\s*-->\s*$")
 RUNNABLE = ("sh", "bash", "shell", "python")
+FILE_FORMATS = ("json", "yaml", "ini", "Dockerfile")
 EXPECTATION = "#> "
 
 
@@ -156,6 +163,19 @@ def check_output(expected: List[str], output: str) -> Optional[str]:
         if at == len(lines):
             return f"no line (after the ones matched before it) matches: {want}"
         at += 1
+    return None
+
+
+def check_file_block(block: Block) -> Optional[str]:
+    """A file a page shows must be one its reader can use: json and yaml must parse."""
+    text = "\n".join(block.body)
+    try:
+        if block.language == "json":
+            json.loads(text)
+        elif block.language == "yaml":
+            yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as error:
+        return f"{block.page}:{block.line}: the {block.language} block does not parse: {error}"
     return None
 
 
@@ -294,27 +314,58 @@ def run_page(blocks: List[Block], aws: Optional[str]) -> bool:
     return completed.returncode == 0
 
 
+def write_js_blocks(pages: List[Path], folder: Path) -> int:
+    """Writes the js blocks of `pages` as FOLDER/<page>-<line>.test.mjs; fails when there are none,
+    so that a test that runs them cannot pass by running nothing."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for page in pages:
+        for block in read_blocks(page):
+            if block.language == "js":
+                name = str(page.resolve().relative_to(REPOSITORY)).replace("/", "-")
+                (folder / f"{name}-{block.line}.test.mjs").write_text("\n".join(block.body) + "\n")
+                written += 1
+    print(f"wrote {written} js blocks to {folder}", file=sys.stderr)
+    return 0 if written else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--page", type=Path, action="append",
                         help="a page to run (repeatable); default: README.md and docs/**/*.md")
     parser.add_argument("--aws", help="the AWS CLI to put first on PATH as `aws`")
     parser.add_argument("--judge", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--write-js", type=Path, metavar="FOLDER",
+                        help="write each js block of the pages to FOLDER as a node:test file "
+                             "(for the test that runs them), and run nothing")
     args = parser.parse_args()
     if args.judge:
         return judge(Path(args.judge[0]), int(args.judge[1]))
+    if args.write_js:
+        return write_js_blocks(args.page or default_pages(), args.write_js)
 
     failed: List[str] = []
     summary: List[str] = []
     for page in args.page or default_pages():
-        blocks = [block for block in read_blocks(page) if block.language in RUNNABLE]
+        every_block = read_blocks(page)
+        files = [block for block in every_block if block.language in FILE_FORMATS]
+        blocks = [block for block in every_block if block not in files]
         skipped = [block for block in blocks if block.skip_reason]
         for block in skipped:
             print(f"skipped {block.page}:{block.line} ({block.language}): {block.skip_reason}")
-        if not run_page(blocks, args.aws):
+        problems = [problem for problem in map(check_file_block, files) if problem]
+        problems += [f"{block.page}:{block.line}: a {block.language} block neither runs here nor "
+                     "says which test runs it (a docs-test: skip marker)"
+                     for block in blocks if block.language not in RUNNABLE and not block.skip_reason]
+        for problem in problems:
+            print(f"FAILED {problem}", flush=True)
+        runnable = [block for block in blocks if block.language in RUNNABLE]
+        if problems or not run_page(runnable, args.aws):
             failed.append(str(page))
+        ran = [block for block in runnable if not block.skip_reason]
         summary.append(f"  {page.resolve().relative_to(REPOSITORY)}: "
-                       f"{len(blocks) - len(skipped)} blocks run, {len(skipped)} skipped")
+                       f"{len(ran)} blocks run, {len(skipped)} skipped, "
+                       f"{len(files)} files shown")
     print("pages:\n" + "\n".join(summary))
     if failed:
         print("FAILED pages: " + ", ".join(failed))
