@@ -215,16 +215,17 @@ Result<Answer> ListEndpoints(const json& in, Context& ctx) {
                               /*descending_by_default=*/true};
   auto request = ReadListRequest(in, kSpec);
   if (!request) return request.error();
-  const auto page = Paginate<store::ResourceRow>(
+  auto page = Paginate<store::ResourceRow>(
       kSpec, *request,
       StoreSource(ctx, domain::kEndpointKind, *request, ReadStoreFilters(in), /*documents=*/false));
-  return WriteListAnswer("Endpoints", page, [](JsonWriter& out, const store::ResourceRow& row) {
-    out.Member("EndpointName", row.key.name)
-        .Member("EndpointArn", row.arn)
-        .TimestampMember("CreationTime", row.created)
-        .TimestampMember("LastModifiedTime", row.modified)
-        .Member("EndpointStatus", row.status);
-  });
+  return WriteListAnswerLater("Endpoints", std::move(page),
+                              [](JsonWriter& out, const store::ResourceRow& row) {
+                                out.Member("EndpointName", row.key.name)
+                                    .Member("EndpointArn", row.arn)
+                                    .TimestampMember("CreationTime", row.created)
+                                    .TimestampMember("LastModifiedTime", row.modified)
+                                    .Member("EndpointStatus", row.status);
+                              });
 }
 
 // Applies every endpoint transition that is due at ctx.now: Creating endpoints take their

@@ -440,27 +440,43 @@ Result<Answer> ListJobs(const JobFamily& family, const char* list_member, const 
       return !warm_pool_filter && domain::PlanOf(JobFromRow(row).job) == plan_filter;
     };
   }
-  const auto page = Paginate<store::ResourceRow>(
+  auto page = Paginate<store::ResourceRow>(
       spec, *request, StoreSource(ctx, family.kind, *request, store_filters), filters);
-  return WriteListAnswer(list_member, page, [&](JsonWriter& out, const store::ResourceRow& row) {
-    const auto record = ctx.store.DecodedRow<JobRecord>(row, &JobFromRow);
-    const domain::Job& job = record->job;
-    out.Member(family.name_member, row.key.name)
-        .Member(family.arn_member, row.arn)
-        .TimestampMember("CreationTime", row.created);
-    if (job.end) {
-      out.TimestampMember(family.training ? "TrainingEndTime" : "ProcessingEndTime", *job.end);
-    }
-    out.TimestampMember("LastModifiedTime", row.modified).Member(family.status_member, row.status);
-    if (family.training) {
-      out.Member("SecondaryStatus", SecondaryStatus(job, ctx.now));
-      if (const std::string plan = domain::PlanOf(job); !plan.empty()) {
-        out.Member("TrainingPlanArn", plan);
-      }
-    } else {
-      out.OptionalMember("FailureReason", job.failure_reason);
-    }
-  });
+  // The decoded jobs are taken now; the summaries are written after the lock is released.
+  struct Summary {
+    store::ResourceRow row;
+    std::shared_ptr<const JobRecord> record;  // decoded records are immutable and shared
+  };
+  Page<Summary> summaries{{}, std::move(page.next_token)};
+  summaries.items.reserve(page.items.size());
+  for (store::ResourceRow& row : page.items) {
+    auto record = ctx.store.DecodedRow<JobRecord>(row, &JobFromRow);
+    row.doc.clear();  // the record holds what the summary needs
+    summaries.items.push_back({std::move(row), std::move(record)});
+  }
+  // `family` is one of the two static families: the reference outlives the request.
+  return WriteListAnswerLater(
+      list_member, std::move(summaries),
+      [&family = family, now = ctx.now](JsonWriter& out, const Summary& summary) {
+        const store::ResourceRow& row = summary.row;
+        const domain::Job& job = summary.record->job;
+        out.Member(family.name_member, row.key.name)
+            .Member(family.arn_member, row.arn)
+            .TimestampMember("CreationTime", row.created);
+        if (job.end) {
+          out.TimestampMember(family.training ? "TrainingEndTime" : "ProcessingEndTime", *job.end);
+        }
+        out.TimestampMember("LastModifiedTime", row.modified)
+            .Member(family.status_member, row.status);
+        if (family.training) {
+          out.Member("SecondaryStatus", SecondaryStatus(job, now));
+          if (const std::string plan = domain::PlanOf(job); !plan.empty()) {
+            out.Member("TrainingPlanArn", plan);
+          }
+        } else {
+          out.OptionalMember("FailureReason", job.failure_reason);
+        }
+      });
 }
 
 }  // namespace

@@ -120,6 +120,7 @@ Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& ki
     if (after) query.after = store::ListQuery::Cursor{after->value, after->tiebreak};
     store::ListPage page = store->List(query);
     std::vector<Positioned<store::ResourceRow>> batch;
+    batch.reserve(page.rows.size());
     for (size_t i = 0; i < page.rows.size(); ++i) {
       store::ListQuery::Cursor& position = page.positions[i];
       batch.push_back(
@@ -133,15 +134,16 @@ domain::Result<Answer> ListSimple(const json& input, const Context& ctx, const L
                                   const SimpleListing& listing) {
   auto request = ReadListRequest(input, spec);
   if (!request) return request.error();
-  const auto page = Paginate<store::ResourceRow>(
+  auto page = Paginate<store::ResourceRow>(
       spec, *request,
       StoreSource(ctx, listing.kind, *request, ReadStoreFilters(input), /*documents=*/false));
-  return WriteListAnswer(listing.list_member, page,
-                         [&](JsonWriter& out, const store::ResourceRow& row) {
-                           out.Member(listing.name_member, row.key.name)
-                               .Member(listing.arn_member, row.arn)
-                               .TimestampMember("CreationTime", row.created);
-                         });
+  return WriteListAnswerLater(listing.list_member, std::move(page),
+                              [name_member = listing.name_member, arn_member = listing.arn_member](
+                                  JsonWriter& out, const store::ResourceRow& row) {
+                                out.Member(name_member, row.key.name)
+                                    .Member(arn_member, row.arn)
+                                    .TimestampMember("CreationTime", row.created);
+                              });
 }
 
 }  // namespace smemu::ops

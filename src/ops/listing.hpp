@@ -112,6 +112,19 @@ Answer WriteListAnswer(const char* list_member, const Page<Item>& page,
   return Answer::Written(out.Text());
 }
 
+// The same answer, written after the emulator's lock is released (Answer::WrittenLater): for
+// summaries made of the page's own items alone. `write_summary` must not read the context, the
+// store or anything else the lock guards; it is copied, and the page moved, into the writer.
+// `list_member` must outlive the answer (a string literal).
+template <class Item, class WriteSummary>
+Answer WriteListAnswerLater(const char* list_member, Page<Item>&& page,
+                            WriteSummary write_summary) {
+  auto shared_page = std::make_shared<const Page<Item>>(std::move(page));
+  return Answer::WrittenLater([list_member, shared_page, write_summary]() {
+    return WriteListAnswer(list_member, *shared_page, write_summary).Text();
+  });
+}
+
 // Cuts one page from `source`.
 template <class Item>
 Page<Item> Paginate(const ListSpec& spec, const ListRequest& request, const Source<Item>& source,

@@ -123,9 +123,9 @@ UltraServerTotals UltraServerTotalsOf(const Context& ctx, const Plan& plan,
 
 // A plan's members, in the model's order, for DescribeTrainingPlan (`totals`: its UltraServer
 // counts) and the ListTrainingPlans summaries (nullptr), written into an open object.
-void WritePlan(JsonWriter& out, const Caller& caller, const Plan& plan, TimePoint now,
-               const domain::Holdings& holdings, const UltraServerTotals* totals) {
-  const int used = holdings.OnPlan(plan.arn);
+// `used`: the plan's instances held at `now` (Holdings::OnPlan).
+void WritePlan(JsonWriter& out, const Caller& caller, const Plan& plan, TimePoint now, int used,
+               const UltraServerTotals* totals) {
   const std::string status = domain::PlanStatusAt(plan, now);
   const bool failed = status == domain::ToString(domain::PlanStatus::kFailed);
   const domain::Window span = domain::SpanOf(plan.blocks);
@@ -374,7 +374,8 @@ Result<Answer> DescribeTrainingPlan(const json& in, Context& ctx) {
   }
   JsonWriter out;
   out.BeginObject();
-  WritePlan(out, ctx.caller, *plan, ctx.now, ctx.holdings, totals ? &*totals : nullptr);
+  WritePlan(out, ctx.caller, *plan, ctx.now, ctx.holdings.OnPlan(plan->arn),
+            totals ? &*totals : nullptr);
   out.EndObject();
   return Answer::Written(out.Text());
 }
@@ -634,10 +635,23 @@ Result<Answer> ListTrainingPlans(const json& in, Context& ctx) {
   }
   auto page = Paginate<store::ResourceRow>(kSpec, *request,
                                            StoreSource(ctx, domain::kPlanKind, *request, filters));
-  return WriteListAnswer(
-      "TrainingPlanSummaries", page, [&](JsonWriter& out, const store::ResourceRow& row) {
-        WritePlan(out, ctx.caller, *ctx.store.DecodedRow<Plan>(row, &PlanFromRow), ctx.now,
-                  ctx.holdings, nullptr);
+  // What the summaries need from the store and the holdings is taken now; they are written
+  // after the lock is released.
+  struct Summary {
+    std::shared_ptr<const Plan> plan;  // decoded records are immutable and shared
+    int used;
+  };
+  Page<Summary> summaries{{}, std::move(page.next_token)};
+  summaries.items.reserve(page.items.size());
+  for (const store::ResourceRow& row : page.items) {
+    auto plan = ctx.store.DecodedRow<Plan>(row, &PlanFromRow);
+    const int used = ctx.holdings.OnPlan(plan->arn);
+    summaries.items.push_back({std::move(plan), used});
+  }
+  return WriteListAnswerLater(
+      "TrainingPlanSummaries", std::move(summaries),
+      [caller = ctx.caller, now = ctx.now](JsonWriter& out, const Summary& summary) {
+        WritePlan(out, caller, *summary.plan, now, summary.used, nullptr);
       });
 }
 

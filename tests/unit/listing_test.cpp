@@ -340,6 +340,32 @@ TEST_F(ListingTest, TrainingPlanArnEqualsFiltersBeforePaging) {
 }
 
 // A token is a position: items added or removed between pages neither repeat nor vanish.
+// A page may be written after the emulator's lock is released (Answer::WrittenLater): what it
+// shows must be what was listed, whatever changes before it is written.
+TEST_F(ListingTest, AnAnswerShowsWhatWasListedWhenItIsWrittenAfterChanges) {
+  CreateEverything();
+  const ops::Caller caller{kAccount, kRegion, "listing-test"};
+  const json request = {{"MaxResults", 100}};
+  std::vector<std::pair<json, ops::Answer>> listed;  // the answer at once, and one held back
+  for (const ListOperation& op : kListOperations) {
+    auto held = emulator_->Invoke(op.operation, request, caller);
+    ASSERT_TRUE(held.ok()) << op.operation;
+    listed.emplace_back(Call(op.operation, request), std::move(*held));
+  }
+  // Everything moves: statuses follow a later clock, and half the resources go.
+  Advance(40 * kDay);
+  for (size_t i = 0; i < kNames.size(); i += 2) {
+    Call("DeleteEndpoint", {{"EndpointName", kNames[i]}});
+    Call("DeleteEndpointConfig", {{"EndpointConfigName", kNames[i]}});
+    Call("DeleteModel", {{"ModelName", kNames[i]}});
+  }
+  for (size_t i = 0; i < listed.size(); ++i) {
+    EXPECT_EQ(listed[i].second.Tree(), listed[i].first) << kListOperations[i].operation;
+    EXPECT_NE(Call(kListOperations[i].operation, request), listed[i].first)
+        << kListOperations[i].operation << ": the changes must show in a new listing";
+  }
+}
+
 TEST_F(ListingTest, PagesStayExactWhenItemsComeAndGoBetweenThem) {
   for (const char* name : {"b", "d", "f", "h", "j"}) Call("CreateModel", {{"ModelName", name}});
   json request = {{"SortBy", "Name"}, {"SortOrder", "Ascending"}, {"MaxResults", 2}};
