@@ -582,7 +582,10 @@ ListPage StateStore::List(const ListQuery& query) const {
   }
   const char* columns = query.documents ? kQualifiedRowColumns : kQualifiedRowColumnsWithoutDoc;
   std::string sql;
-  if (filtered && !plans) {
+  // Sorted by creation time, a page without documents is all in resources_by_creation, which
+  // holds every column it reads (migration 9): one query reads it from the index alone.
+  const bool covered = !query.documents && query.sort == SortField::kCreationTime;
+  if (filtered && !plans && !covered) {
     // A filtered page picks its keys first, from what the index holds, and then reads just the
     // page's rows: SQLite would otherwise read every scanned row of this WITHOUT ROWID table
     // before testing it (at 10,000 endpoints, NameContains took 14 ms instead of 2).
