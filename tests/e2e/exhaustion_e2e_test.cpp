@@ -24,6 +24,7 @@
 
 #include "e2e/http_client.hpp"
 #include "e2e/process.hpp"
+#include "sanitizers.hpp"
 
 namespace smemu {
 namespace {
@@ -182,7 +183,7 @@ TEST(Exhaustion, AtTheDefaultConnectionCapTheOldestIdleConnectionsMakeRoom) {
 // A cap above what the descriptor limit allows: accept() fails with EMFILE. The server must not
 // spin on it, must say so once, and must accept again when descriptors are free.
 TEST(Exhaustion, WhenAcceptRunsOutOfDescriptorsItBacksOffAndRecovers) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(SMEMU_UNDER_ASAN)
   // The sanitizer build is ASan with UBSan. UBSan's vptr check tests whether memory is readable
   // through a pipe(); with no descriptor left it takes every vtable it has not seen yet for
   // unreadable and stops the server with "object has invalid vptr". Plain and TSan builds run it.
@@ -301,7 +302,7 @@ long WarmedUpResidentKib(Process& server, unsigned short port) {
 // A connection that has sent nothing holds no read buffer: a flood of idle connections costs
 // little memory while it lasts.
 TEST(Exhaustion, ConnectionsThatSendNothingHoldLittleMemory) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(SMEMU_UNDER_ASAN) || defined(SMEMU_UNDER_TSAN)
   GTEST_SKIP() << "sanitizers keep freed memory in quarantine: only a plain build measures it";
 #endif
   if (!AllowDescriptors(kBurstDescriptors)) GTEST_SKIP() << "the descriptor limit is too low";
@@ -323,7 +324,7 @@ TEST(Exhaustion, ConnectionsThatSendNothingHoldLittleMemory) {
 // them has closed, the server gives that memory back (malloc_trim), even though a connection
 // opened after the burst, whose memory lies beyond the burst's in the heap, stays open.
 TEST(Exhaustion, MemoryGoesBackDownAfterABurstOfConnectionsCloses) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(SMEMU_UNDER_ASAN) || defined(SMEMU_UNDER_TSAN)
   GTEST_SKIP() << "sanitizers keep freed memory in quarantine: only a plain build measures it";
 #endif
   if (!AllowDescriptors(kBurstDescriptors)) GTEST_SKIP() << "the descriptor limit is too low";

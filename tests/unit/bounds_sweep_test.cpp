@@ -129,14 +129,14 @@ class BoundsSweep : public testing::EmulatorFixture {
                                                         ["TrainingPlanExtensionOfferingId"];
     Call("CreateModel", {{"ModelName", "m"}, {"ExecutionRoleArn", kRole}});
     Call("CreateEndpointConfig",
-         {{"EndpointConfigName", "c"}, {"ProductionVariants", {Variant()}}});
+         {{"EndpointConfigName", "c"}, {"ProductionVariants", json::array({Variant()})}});
     Call("CreateEndpointConfig",
-         {{"EndpointConfigName", "c2"}, {"ProductionVariants", {Variant()}}});
+         {{"EndpointConfigName", "c2"}, {"ProductionVariants", json::array({Variant()})}});
     world.endpoint_arn =
         Call("CreateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "c"}})["EndpointArn"];
     Call("CreateTrainingJob", TrainingJob("tj"));
     Call("CreateProcessingJob", ProcessingJob("pj"));
-    Call("CreateCluster", {{"ClusterName", "cl"}, {"InstanceGroups", {Group("g")}}});
+    Call("CreateCluster", {{"ClusterName", "cl"}, {"InstanceGroups", json::array({Group("g")})}});
     world.node =
         Call("ListClusterNodes", {{"ClusterName", "cl"}})["ClusterNodeSummaries"][0]["InstanceId"];
     return world;
@@ -212,12 +212,12 @@ class BoundsSweep : public testing::EmulatorFixture {
         {"ListTags", {{"ResourceArn", w.endpoint_arn}, {"MaxResults", 50}}},
         {"DeleteTags", {{"ResourceArn", w.endpoint_arn}, {"TagKeys", {"k"}}}},
         {"CreateCluster",
-         {{"ClusterName", "cl2"}, {"InstanceGroups", {Group("g")}}, {"Tags", tags}}},
+         {{"ClusterName", "cl2"}, {"InstanceGroups", json::array({Group("g")})}, {"Tags", tags}}},
         {"DescribeCluster", {{"ClusterName", "cl"}}},
         {"ListClusters", {{"NameContains", "c"}, {"MaxResults", 10}}},
         {"UpdateCluster",
          {{"ClusterName", "cl"},
-          {"InstanceGroups", {Group("g")}},
+          {"InstanceGroups", json::array({Group("g")})},
           {"InstanceGroupsToDelete", json::array()}}},
         {"DeleteCluster", {{"ClusterName", "cl"}}},
         {"ListClusterNodes", {{"ClusterName", "cl"}, {"MaxResults", 10}}},

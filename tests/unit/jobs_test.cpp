@@ -59,7 +59,7 @@ class JobsTest : public EmulatorFixture {
     return preference;
   }
 
-  static json Preferences(json list, int job_count = 0) {
+  static json Preferences(std::vector<json> list, int job_count = 0) {
     json resources = {{"InstancePreferences", std::move(list)}, {"VolumeSizeInGB", 50}};
     if (job_count > 0) resources["InstanceCount"] = job_count;
     return resources;

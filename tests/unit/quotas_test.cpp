@@ -392,7 +392,7 @@ class QuotasTest : public EmulatorFixture {
             {"ExecutionRole", "arn:aws:iam::123456789012:role/hyperpod"},
             {"LifeCycleConfig", {{"SourceS3Uri", "s3://bucket/lc"}, {"OnCreate", "on_create.sh"}}}};
   }
-  static json Cluster(const std::string& name, json groups) {
+  static json Cluster(const std::string& name, std::vector<json> groups) {
     return {{"ClusterName", name}, {"InstanceGroups", std::move(groups)}};
   }
 

@@ -133,7 +133,7 @@ class StoryWriter : public StoredReleaseTest {
     return group;
   }
 
-  void Cluster(const std::string& name, json groups) {
+  void Cluster(const std::string& name, std::vector<json> groups) {
     Call("CreateCluster", {{"ClusterName", name},
                            {"InstanceGroups", std::move(groups)},
                            {"Tags", {{{"Key", "cluster"}, {"Value", name}}}}});
