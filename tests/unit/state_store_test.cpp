@@ -447,24 +447,34 @@ TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
   EXPECT_EQ(names, (std::vector<std::string>{"bravo", "charlie", "delta"}));
 }
 
-// A filtered page picks its keys from the index before it reads rows: its positions and its
-// cursor must still page through names whose creation times tie, without gaps or repeats.
+// A filtered page picks its keys from the index before it reads rows (with documents), or reads
+// it from the covering index alone (without): either way its positions and its cursor must page
+// through names whose creation times tie, without gaps or repeats, and its rows must be whole.
 TEST(StateStore, AFilteredListPagesThroughTiedCreationTimes) {
   StateStore store(":memory:");
   for (const auto& [name, ms] : std::vector<std::pair<std::string, long long>>{
            {"a-1", 1000}, {"b-2", 2000}, {"x", 2000}, {"c-2", 2000}, {"d-3", 3000}}) {
     ASSERT_TRUE(store.Insert(Row(name, ms), {}));
   }
-  for (const bool descending : {true, false}) {
+  for (const auto& [descending, documents] : std::vector<std::pair<bool, bool>>{
+           {true, true}, {false, true}, {true, false}, {false, false}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "descending " << descending << ", documents " << documents);
     ListQuery query = Query();
     query.descending = descending;
+    query.documents = documents;
     query.name_contains = "-";
     query.limit = 1;
     std::vector<std::string> seen;
     for (int pages = 0; pages < 10; ++pages) {  // a cursor that does not move fails, not hangs
       const ListPage page = store.List(query);
       ASSERT_EQ(page.rows.size(), page.positions.size());
-      for (const auto& row : page.rows) seen.push_back(row.key.name);
+      for (const auto& row : page.rows) {
+        seen.push_back(row.key.name);
+        ResourceRow expected = store.Get(row.key).value();
+        if (!documents) expected.doc.clear();
+        EXPECT_EQ(row, expected);
+      }
       if (!page.has_more) break;
       query.after = page.positions.back();
     }
