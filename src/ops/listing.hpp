@@ -12,11 +12,14 @@
 #include <algorithm>
 #include <compare>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -122,6 +125,80 @@ Answer WriteListAnswerLater(const char* list_member, Page<Item>&& page,
   auto shared_page = std::make_shared<const Page<Item>>(std::move(page));
   return Answer::WrittenLater([list_member, shared_page, write_summary]() {
     return WriteListAnswer(list_member, *shared_page, write_summary).Text();
+  });
+}
+
+// One summary's text, written once, by whichever answer that shows it is written first (after
+// the emulator's lock), and then copied by every answer that shows it.
+class SummaryText {
+ public:
+  // The text; `write` writes the summary's members into an open object, the first time only.
+  template <class Write>
+  const std::string& Get(Write&& write) const {
+    std::call_once(written_, [&] {
+      JsonWriter out;
+      out.BeginObject();
+      write(out);
+      out.EndObject();
+      text_ = out.Text();
+    });
+    return text_;
+  }
+
+ private:
+  mutable std::once_flag written_;
+  mutable std::string text_;
+};
+
+// What a listing keeps with a row (StateStore::RowMemo): the text of its summary, for as long as
+// what the summary shows besides the row (`Shown`: a status that follows the clock, the
+// instances in use) stays the same. A write to the row drops it with the row. Under the lock.
+template <class Shown>
+class SummaryMemo {
+ public:
+  std::shared_ptr<const SummaryText> For(const Shown& shown) {
+    if (!text_ || !(shown_ == shown)) {
+      shown_ = shown;
+      text_ = std::make_shared<const SummaryText>();
+    }
+    return text_;
+  }
+
+ private:
+  Shown shown_{};
+  std::shared_ptr<const SummaryText> text_;
+};
+
+// WriteListAnswerLater for items that carry their summary's text (`Item::text`, from a
+// SummaryMemo): each summary is written at most once while it stays the same, then copied.
+// `write_summary` writes an item's members, as for WriteListAnswerLater.
+template <class Item, class WriteSummary>
+Answer WriteKeptSummariesLater(const char* list_member, Page<Item>&& page,
+                               WriteSummary write_summary) {
+  auto shared_page = std::make_shared<const Page<Item>>(std::move(page));
+  return Answer::WrittenLater([list_member, shared_page, write_summary]() {
+    std::vector<const std::string*> texts;
+    texts.reserve(shared_page->items.size());
+    size_t size = 0;
+    for (const Item& item : shared_page->items) {
+      texts.push_back(&item.text->Get([&](JsonWriter& summary) { write_summary(summary, item); }));
+      size += texts.back()->size() + 1;
+    }
+    // The texts are objects JsonWriter wrote, joined as its array would join them.
+    JsonWriter tail;
+    tail.BeginObject().OptionalMember("NextToken", shared_page->next_token).EndObject();
+    const std::string rest = tail.Text();  // {} or {"NextToken":"..."}
+    std::string answer;
+    answer.reserve(size + std::strlen(list_member) + rest.size() + 8);
+    answer.append("{\"").append(list_member).append("\":[");
+    for (size_t i = 0; i < texts.size(); ++i) {
+      if (i > 0) answer.push_back(',');
+      answer.append(*texts[i]);
+    }
+    answer.push_back(']');
+    if (rest.size() > 2) answer.push_back(',');
+    answer.append(rest, 1, std::string::npos);
+    return answer;
   });
 }
 

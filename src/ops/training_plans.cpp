@@ -121,20 +121,38 @@ UltraServerTotals UltraServerTotalsOf(const Context& ctx, const Plan& plan,
   return totals;
 }
 
+// What a plan's summary shows besides the plan itself: what follows the clock and the plan's
+// holders. Two moments with the same PlanShown show the plan the same way, which lets
+// ListTrainingPlans keep a summary's text while they do.
+struct PlanShown {
+  std::string status;
+  bool unpaid = false;                      // its payment is still pending
+  int used = 0;                             // its instances held (Holdings::OnPlan)
+  std::vector<std::string> block_statuses;  // each reserved capacity's, in order
+  bool operator==(const PlanShown&) const = default;
+};
+
+PlanShown PlanShownAt(const Plan& plan, TimePoint now, int used) {
+  PlanShown shown{domain::PlanStatusAt(plan, now), now < plan.paid_at, used, {}};
+  shown.block_statuses.reserve(plan.blocks.size());
+  for (const domain::CapacityBlock& block : plan.blocks) {
+    shown.block_statuses.push_back(BlockStatus(plan, block, now));
+  }
+  return shown;
+}
+
 // A plan's members, in the model's order, for DescribeTrainingPlan (`totals`: its UltraServer
 // counts) and the ListTrainingPlans summaries (nullptr), written into an open object.
-// `used`: the plan's instances held at `now` (Holdings::OnPlan).
-void WritePlan(JsonWriter& out, const Caller& caller, const Plan& plan, TimePoint now, int used,
+void WritePlan(JsonWriter& out, const Caller& caller, const Plan& plan, const PlanShown& shown,
                const UltraServerTotals* totals) {
-  const std::string status = domain::PlanStatusAt(plan, now);
-  const bool failed = status == domain::ToString(domain::PlanStatus::kFailed);
+  const bool failed = shown.status == domain::ToString(domain::PlanStatus::kFailed);
   const domain::Window span = domain::SpanOf(plan.blocks);
   out.Member("TrainingPlanArn", plan.arn)
       .Member("TrainingPlanName", plan.name)
-      .Member("Status", status)
-      .Member("StatusMessage", now < plan.paid_at ? kPaymentPending
-                               : failed           ? plan.payment_failure.c_str()
-                                                  : kPaymentConfirmed);
+      .Member("Status", shown.status)
+      .Member("StatusMessage", shown.unpaid ? kPaymentPending
+                               : failed     ? plan.payment_failure.c_str()
+                                            : kPaymentConfirmed);
   // StartTime and EndTime span the blocks; DurationHours and DurationMinutes count their time
   // together, without the gap between them (the request's DurationHours, as a one-block plan's).
   WriteDuration(out, domain::ReservedTime(plan.blocks));
@@ -144,8 +162,8 @@ void WritePlan(JsonWriter& out, const Caller& caller, const Plan& plan, TimePoin
       .Member("CurrencyCode", kCurrency)
       .Member("TotalInstanceCount", plan.instance_count)
       .Member("AvailableInstanceCount",
-              failed ? 0 : std::max(0, domain::UsableInstances(plan) - used))
-      .Member("InUseInstanceCount", used);
+              failed ? 0 : std::max(0, domain::UsableInstances(plan) - shown.used))
+      .Member("InUseInstanceCount", shown.used);
   if (totals != nullptr) {
     out.Member("UnhealthyInstanceCount", totals->unhealthy)
         .Member("AvailableSpareInstanceCount", totals->spares_available);
@@ -153,12 +171,13 @@ void WritePlan(JsonWriter& out, const Caller& caller, const Plan& plan, TimePoin
   if (plan.ultraservers) out.Member("TotalUltraServerCount", plan.ultraservers->count);
   WriteStrings(out, "TargetResources", plan.target_resources);
   out.Key("ReservedCapacitySummaries").BeginArray();
-  for (const domain::CapacityBlock& block : plan.blocks) {
+  for (size_t i = 0; i < plan.blocks.size(); ++i) {
+    const domain::CapacityBlock& block = plan.blocks[i];
     out.BeginObject().Member("ReservedCapacityArn", ReservedCapacityArn(caller, block.id));
     WriteCapacityType(out, plan.ultraservers);
     out.Member("InstanceType", block.pool.instance_type)
         .Member("TotalInstanceCount", plan.instance_count)
-        .Member("Status", BlockStatus(plan, block, now));
+        .Member("Status", shown.block_statuses[i]);
     WriteZone(out, block.pool.availability_zone);
     WriteWindow(out, block.window);
     out.EndObject();
@@ -374,7 +393,7 @@ Result<Answer> DescribeTrainingPlan(const json& in, Context& ctx) {
   }
   JsonWriter out;
   out.BeginObject();
-  WritePlan(out, ctx.caller, *plan, ctx.now, ctx.holdings.OnPlan(plan->arn),
+  WritePlan(out, ctx.caller, *plan, PlanShownAt(*plan, ctx.now, ctx.holdings.OnPlan(plan->arn)),
             totals ? &*totals : nullptr);
   out.EndObject();
   return Answer::Written(out.Text());
@@ -635,24 +654,25 @@ Result<Answer> ListTrainingPlans(const json& in, Context& ctx) {
   }
   auto page = Paginate<store::ResourceRow>(kSpec, *request,
                                            StoreSource(ctx, domain::kPlanKind, *request, filters));
-  // What the summaries need from the store and the holdings is taken now; they are written
-  // after the lock is released.
+  // What the summaries show is taken now. A summary's text is kept with the plan's row while
+  // what it shows stays the same, and written after the lock is released when it is not.
   struct Summary {
     std::shared_ptr<const Plan> plan;  // decoded records are immutable and shared
-    int used;
+    PlanShown shown;
+    std::shared_ptr<const SummaryText> text;
   };
   Page<Summary> summaries{{}, std::move(page.next_token)};
   summaries.items.reserve(page.items.size());
   for (const store::ResourceRow& row : page.items) {
     auto plan = ctx.store.DecodedRow<Plan>(row, &PlanFromRow);
-    const int used = ctx.holdings.OnPlan(plan->arn);
-    summaries.items.push_back({std::move(plan), used});
+    PlanShown shown = PlanShownAt(*plan, ctx.now, ctx.holdings.OnPlan(plan->arn));
+    auto text = ctx.store.RowMemo<SummaryMemo<PlanShown>>(row).For(shown);
+    summaries.items.push_back({std::move(plan), std::move(shown), std::move(text)});
   }
-  return WriteListAnswerLater(
-      "TrainingPlanSummaries", std::move(summaries),
-      [caller = ctx.caller, now = ctx.now](JsonWriter& out, const Summary& summary) {
-        WritePlan(out, caller, *summary.plan, now, summary.used, nullptr);
-      });
+  return WriteKeptSummariesLater("TrainingPlanSummaries", std::move(summaries),
+                                 [caller = ctx.caller](JsonWriter& out, const Summary& summary) {
+                                   WritePlan(out, caller, *summary.plan, summary.shown, nullptr);
+                                 });
 }
 
 }  // namespace

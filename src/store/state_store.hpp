@@ -228,6 +228,22 @@ class StateStore {
   std::shared_ptr<const T> DecodedRow(const ResourceRow& row, Decode&& decode) const {
     return DecodedOf<T>(KeepRowRead(row), decode);
   }
+  // A value of type T kept with the row a listing read (what a summary wrote of it), made by T's
+  // default constructor the first time. Unlike what the codecs decode, it may change: only its
+  // owner touches it, under the lock that guards the store. A write to the row or a rollback
+  // drops it with the row.
+  template <class T>
+  T& RowMemo(const ResourceRow& row) const {
+    RowRead& read = KeepRowRead(row);
+    const std::type_index type(typeid(T));
+    for (const auto& [kept_type, value] : read.decoded) {
+      if (kept_type == type)
+        return *std::const_pointer_cast<T>(std::static_pointer_cast<const T>(value));
+    }
+    auto value = std::make_shared<T>();
+    read.decoded.emplace_back(type, value);
+    return *value;
+  }
   // Inserts the row and its tags in one transaction. Returns false if the key already exists.
   bool Insert(const ResourceRow& row, const Tags& tags);
   // Inserts all rows (with their tags) in one transaction, or none when any key already exists.
@@ -366,6 +382,9 @@ class StateStore {
   // The entry of `key`, read from the database when it is not kept yet; nullptr when there is no
   // such row.
   RowRead* ReadRowOf(const ResourceKey& key) const;
+  // The rows of `page.positions`, a page of keys that List() picked, from the rows read or else
+  // read now, into `page.rows`.
+  void TakeKeptRows(const ListQuery& query, ListPage& page) const;
   // The entry of `row`, which the caller read from the database; kept when it is not yet.
   RowRead& KeepRowRead(const ResourceRow& row) const;
   template <class T, class Decode>

@@ -580,6 +580,50 @@ TEST_F(TrainingPlansTest, BuyDescribeAndWatchTheLifecycle) {
             "Expired");
 }
 
+// ListTrainingPlans keeps each summary's text with the plan while what it shows besides the plan
+// stays the same; each listing must still show the plan as DescribeTrainingPlan does at that
+// moment (the same writer): its status and its reserved capacity's as the clock moves, its
+// instances in use as an endpoint takes them, and after the row changes (an extension).
+TEST_F(TrainingPlansTest, ListedSummariesFollowTheClockAndTheHolders) {
+  const json offering = Search(7, 2)["TrainingPlanOfferings"][0];
+  const std::string arn =
+      Call("CreateTrainingPlan",
+           {{"TrainingPlanName", "listed"},
+            {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
+  auto listed_as_described = [&](const std::string& when) {
+    for (int repeat = 0; repeat < 2; ++repeat) {  // written, then kept
+      const json summaries = Call("ListTrainingPlans", json::object())["TrainingPlanSummaries"];
+      ASSERT_EQ(summaries.size(), 1u) << when;
+      json described = Call("DescribeTrainingPlan", {{"TrainingPlanName", "listed"}});
+      for (const char* only_described : {"UnhealthyInstanceCount", "AvailableSpareInstanceCount"}) {
+        described.erase(only_described);
+      }
+      EXPECT_EQ(summaries[0], described) << when << " (listing " << repeat << ")";
+    }
+  };
+  listed_as_described("scheduled, payment pending");
+  Advance(10 * 60);
+  listed_as_described("scheduled, paid");
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "listed"}})["StatusMessage"],
+            "Payment confirmed, training plan scheduled.");
+  AdvanceTo(kPlanStartSeconds);
+  listed_as_described("active");
+  Call("CreateModel", {{"ModelName", "m"}});
+  Call("CreateEndpointConfig",
+       {{"EndpointConfigName", "c"},
+        {"ProductionVariants", {ReservedVariant(arn, 1, "ml.p5.48xlarge", "m")}}});
+  Call("CreateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "c"}});
+  Advance(10 * 60);
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "listed"}})["InUseInstanceCount"],
+            1);
+  listed_as_described("one instance in use");
+  Call("DeleteEndpoint", {{"EndpointName", "e"}});
+  Advance(10 * 60);
+  listed_as_described("the endpoint deleted");
+  Advance(7 * kDay);
+  listed_as_described("expired");
+}
+
 // The model's TargetResources include studio-apps: "A training plan for Studio apps can be used to
 // launch JupyterLab and Code Editor apps on reserved training plan capacity." Studio apps are not
 // emulated: such a plan is searched, sold and shown like any other, and no emulated resource can
