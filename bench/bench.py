@@ -15,6 +15,8 @@ Sections (all by default; --only takes a comma-separated subset):
            100,000 plans (endpoints and jobs a tenth of the plans each): req/s per size and the
            growth of the time per request per tenfold size
   startup  time from process start to the first 200 on /_emulator/health, empty and loaded db
+  dashboard GET /_emulator/state and GET /_emulator/costs (all time) against the reads' database,
+           the clock moved before each so nothing is served from an earlier answer, median of 11
   memory   VmRSS idle, after the HTTP load, and with 1k..1M plans (a tenth as many endpoints
            and jobs)
   micro    the Google Benchmark micro-benchmarks (build/micro_bench), as ratios to a baseline
@@ -675,6 +677,51 @@ def startup_section(work, args, report):
         "loaded_jobs": db_shape[2], "loaded_clusters": db_shape[3], "starts": starts}
 
 
+# ------------------------------------------------------------------------------------- dashboard
+def timed_get(connection, path):
+    """Milliseconds from sending GET `path` to the last byte of its answer, which must be 200."""
+    started = time.perf_counter()
+    connection.request("GET", path)
+    response = connection.getresponse()
+    body = response.read()
+    elapsed = (time.perf_counter() - started) * 1000
+    if response.status != 200:
+        raise RuntimeError(f"GET {path} answered {response.status}: {body[:300]!r}")
+    return elapsed, len(body)
+
+
+def dashboard_section(work, args, report):
+    """What the dashboard asks for at the reads' size: GET /_emulator/state, and GET
+    /_emulator/costs for all time, once after the clock moved (the cost ledger recomputed) and
+    once more unchanged (the ledger kept). The clock moves one second before the first two, so
+    that neither is served from what an earlier request kept. On a copy of the seeded database:
+    moving the clock is written to it."""
+    rounds = 3 if args.smoke else 11
+    db_shape = shape(READS_PLANS_SMOKE if args.smoke else READS_PLANS)
+    seeded, capacity = seeded_db(work, db_shape, report)
+    db = os.path.join(work, "dashboard.db")
+    shutil.copyfile(seeded, db)
+    server = emulator(db, capacity)
+    times = {"state": [], "costs": [], "costs_kept": []}
+    sizes = {}
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        clock = seed.Client(f"http://127.0.0.1:{server.port}")
+        for _ in range(rounds):
+            for name, path in (("state", "/_emulator/state"), ("costs", "/_emulator/costs")):
+                clock.admin("POST", "/_emulator/clock", {"advance_seconds": 1})
+                elapsed, sizes[name] = timed_get(connection, path)
+                times[name].append(elapsed)
+            elapsed, _ = timed_get(connection, "/_emulator/costs")
+            times["costs_kept"].append(elapsed)
+        connection.close()
+        clock.connection.close()
+    finally:
+        server.stop()
+    report["dashboard"] = {"shape": db_shape, "rounds": rounds, "bytes": sizes,
+                           **{f"{name}_ms": statistics.median(t) for name, t in times.items()}}
+
+
 # ---------------------------------------------------------------------------------------- memory
 def memory_section(work, args, report):
     sizes = [10, 100, 1000] if args.smoke else [1000, 10000, 100000, 1000000]
@@ -920,6 +967,24 @@ def print_table(report, args):
         targets.append((f"start-up < 50 ms, {loaded}", f"{s['loaded_ms']:.1f} ms",
                         s["loaded_ms"] < 50))
 
+    if "dashboard" in report:
+        d = report["dashboard"]
+        w("")
+        w(f"## Dashboard views against {describe_shape(d['shape'])}: request sent to last byte "
+          f"read (one keep-alive connection), median of {d['rounds']}")
+        w(f"{'view':58} {'ms':>8} {'MiB':>8}")
+        views = [("GET /_emulator/state (clock moved 1 s before)", "state_ms", "state"),
+                 ("GET /_emulator/costs, all time, recomputed (clock moved)", "costs_ms", "costs"),
+                 ("GET /_emulator/costs, all time, unchanged (ledger kept)", "costs_kept_ms",
+                  "costs")]
+        for label, key, size in views:
+            w(f"{label:58} {d[key]:>8.1f} {d['bytes'][size] / 2**20:>8.1f}")
+        plans = f"{d['shape'][0]:,} plans"
+        targets.append((f"GET /_emulator/state < 50 ms, {plans}", f"{d['state_ms']:.1f} ms",
+                        d["state_ms"] < 50))
+        targets.append((f"GET /_emulator/costs (all time) < 100 ms, {plans}",
+                        f"{d['costs_ms']:.1f} ms", d["costs_ms"] < 100))
+
     if "rss_idle_kib" in report or "memory_scaling" in report:
         w("")
         w("## Resident memory (VmRSS)")
@@ -1054,7 +1119,8 @@ def main():
 
 # Sections in the order they run (and --only's names).
 SECTIONS = {"http": http_section, "reads": reads_section, "growth": growth_section,
-            "startup": startup_section, "memory": memory_section, "micro": micro_section}
+            "startup": startup_section, "dashboard": dashboard_section,
+            "memory": memory_section, "micro": micro_section}
 
 
 if __name__ == "__main__":
