@@ -410,14 +410,19 @@ bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows
 
 std::vector<ResourceRow> StateStore::AllOfKind(const std::string& kind,
                                                const std::optional<std::string>& status) const {
+  // Sorted here rather than by SQLite: its sorter spilled the rows, documents and all, to a
+  // temporary file (10,000 plans: a tenth of the dashboard's state view).
   Prepared statement_lease =
       Prepare(std::string("SELECT ") + kRowColumns + " FROM resources WHERE kind = ?" +
-              (status ? " AND status = ?" : "") + " ORDER BY created_ms");
+              (status ? " AND status = ?" : ""));
   SQLite::Statement& statement = *statement_lease;
   statement.bind(1, kind);
   if (status) statement.bind(2, *status);
   std::vector<ResourceRow> rows;
   while (statement.executeStep()) rows.push_back(ReadRow(statement));
+  std::stable_sort(rows.begin(), rows.end(), [](const ResourceRow& a, const ResourceRow& b) {
+    return a.created < b.created;
+  });
   return rows;
 }
 

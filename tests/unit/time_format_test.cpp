@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <random>
+#include <string>
 
 namespace smemu::domain {
 namespace {
@@ -32,6 +36,36 @@ TEST(TimeFormat, RefusesMalformedAndOutOfRange) {
 TEST(TimeFormat, FormatsWithMillisecondsOnlyWhenPresent) {
   EXPECT_EQ(FormatIso8601(At(1800835200000)), "2027-01-25T00:00:00Z");
   EXPECT_EQ(FormatIso8601(At(1800835200007)), "2027-01-25T00:00:00.007Z");
+}
+
+// Checked against the C library's own calendar (gmtime_r, strftime) at times spread from 1970 to
+// beyond 9999, with and without milliseconds, and parsed back.
+TEST(TimeFormat, FormatsAsTheCLibrarysCalendarDoes) {
+  std::mt19937_64 random(20261205);
+  std::uniform_int_distribution<long long> seconds(0, 253402300799LL + 400LL * 86400 * 366);
+  for (int i = 0; i < 20000; ++i) {
+    const long long second = seconds(random);
+    const long long millis = i % 3 == 0 ? 0 : static_cast<long long>(random() % 1000);
+    const std::time_t as_time_t = static_cast<std::time_t>(second);
+    std::tm parts{};
+    ASSERT_NE(gmtime_r(&as_time_t, &parts), nullptr);
+    char expected[64];
+    std::strftime(expected, sizeof expected, "%Y-%m-%dT%H:%M:%S", &parts);
+    std::string text = expected;
+    if (parts.tm_year + 1900 < 10000) {  // strftime does not pad a five-digit year
+      if (millis != 0) {
+        char fraction[8];
+        std::snprintf(fraction, sizeof fraction, ".%03lld", millis);
+        text += fraction;
+      }
+      text += "Z";
+      const TimePoint time = At(second * 1000 + millis);
+      ASSERT_EQ(FormatIso8601(time), text) << second << " " << millis;
+      EXPECT_EQ(ParseIso8601(text), time) << text;
+    } else {
+      EXPECT_EQ(FormatIso8601(At(second * 1000)).substr(0, 6), text.substr(0, 6)) << second;
+    }
+  }
 }
 
 TEST(TimeFormat, EpochSecondsRoundTrip) {
