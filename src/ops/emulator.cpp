@@ -72,9 +72,9 @@ void Emulator::RebuildLedgerLocked() {
     ledger_.SetPool(pool.key, pool.reservable, pool.on_demand);
   }
   ApplySavedPoolChanges(store_, ledger_);
-  for (const PlanCommitment& plan : StoredPlanCommitments(store_)) {
+  ForEachStoredPlanCommitment(store_, [this](const PlanCommitment& plan) SMEMU_REQUIRES(mutex_) {
     ledger_.Restore(plan.pool, plan.window, plan.count);
-  }
+  });
   holdings_ = HoldingsFromStore(store_);
 }
 

@@ -2,6 +2,7 @@
 // commitments. Each kind registers its own handlers through its descriptor (ops/kinds.hpp).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct PlanCommitment {
 // Every sold plan of every account, in no particular order (rebuilding the ledger, the admin
 // view).
 std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store);
+// The same, each passed to `visit` in turn (the value is reused): rebuilding the ledger at start.
+void ForEachStoredPlanCommitment(const store::StateStore& store,
+                                 const std::function<void(const PlanCommitment&)>& visit);
 
 // sagemaker-runtime InvokeEndpoint.
 domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Context& ctx);

@@ -692,14 +692,26 @@ void OfferingBook::ForgetExpired(TimePoint now) {
   }
 }
 
+void ForEachStoredPlanCommitment(const store::StateStore& store,
+                                 const std::function<void(const PlanCommitment&)>& visit) {
+  PlanCommitment commitment;
+  store.ForEachPlanCapacity([&](const store::PlanCapacity& plan) {
+    if (plan.payment_fails) return;  // never paid for: nothing was reserved
+    commitment.training_plan_arn.assign(plan.arn);
+    commitment.count = plan.instance_count;
+    for (domain::CapacityBlock& block : StoredBlocks(plan)) {
+      commitment.pool = std::move(block.pool);
+      commitment.window = block.window;
+      visit(commitment);
+    }
+  });
+}
+
 std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store) {
   std::vector<PlanCommitment> commitments;
-  for (const store::PlanCapacity& plan : store.AllPlanCapacity()) {
-    if (plan.payment_fails) continue;  // never paid for: nothing was reserved
-    for (const domain::CapacityBlock& block : StoredBlocks(plan)) {
-      commitments.push_back({plan.arn, block.pool, block.window, plan.instance_count});
-    }
-  }
+  ForEachStoredPlanCommitment(store, [&commitments](const PlanCommitment& commitment) {
+    commitments.push_back(commitment);
+  });
   return commitments;
 }
 

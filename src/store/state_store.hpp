@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -254,6 +255,8 @@ class StateStore {
   // The capacity of every training plan of every account, read from columns (no document), in
   // no particular order.
   std::vector<PlanCapacity> AllPlanCapacity() const;
+  // The same, each passed to `visit` in turn: the value is reused from one call to the next.
+  void ForEachPlanCapacity(const std::function<void(const PlanCapacity&)>& visit) const;
   // Sets what the resource `key` (ARN capacity.arn) reserves, for AllPlanCapacity and the window
   // sorts and filters of List (ListQuery::plan). The caller writes it with the resource's row, in
   // the same write scope; deleting the row deletes it.

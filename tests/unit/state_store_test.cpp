@@ -167,6 +167,45 @@ TEST(StateStore, PlanCapacityIsWrittenWithItsPlanAndGoesWithIt) {
   EXPECT_TRUE(store.AllPlanCapacity().empty());
 }
 
+// ForEachPlanCapacity reuses one value from row to row: a plan of one reserved capacity read
+// after a plan of two shows no second block, and every plan shows its own.
+TEST(StateStore, EveryPlansCapacityIsReadWhateverThePlanBeforeIt) {
+  StateStore store(":memory:");
+  std::map<std::string, PlanCapacity> written;
+  for (int i = 0; i < 6; ++i) {
+    const ResourceRow row = PlanRow("plan-" + std::to_string(i));
+    PlanCapacity capacity = CapacityOf(row, 1000 * i, 1000 * i + 500, "us-east-1a", i + 1);
+    capacity.paid = At(10 * i);
+    capacity.payment_fails = i == 4;
+    if (i % 2 == 0)
+      capacity.second =
+          PlanCapacity::SecondBlock{At(1000 * i + 100), At(1000 * i + 200), "us-east-1c"};
+    ASSERT_TRUE(store.Insert(row, {}));
+    store.PutPlanCapacity(row.key, capacity);
+    written[capacity.arn] = capacity;
+  }
+  int visited = 0;
+  store.ForEachPlanCapacity([&](const PlanCapacity& read) {
+    ++visited;
+    const PlanCapacity& expected = written.at(read.arn);
+    EXPECT_EQ(read.region, expected.region);
+    EXPECT_EQ(read.availability_zone, expected.availability_zone);
+    EXPECT_EQ(read.instance_type, expected.instance_type);
+    EXPECT_EQ(read.instance_count, expected.instance_count);
+    EXPECT_EQ(read.start, expected.start);
+    EXPECT_EQ(read.end, expected.end);
+    EXPECT_EQ(read.paid, expected.paid);
+    EXPECT_EQ(read.payment_fails, expected.payment_fails);
+    ASSERT_EQ(read.second.has_value(), expected.second.has_value()) << read.arn;
+    if (read.second) {
+      EXPECT_EQ(read.second->gap_start, expected.second->gap_start);
+      EXPECT_EQ(read.second->gap_end, expected.second->gap_end);
+      EXPECT_EQ(read.second->zone, expected.second->zone);
+    }
+  });
+  EXPECT_EQ(visited, 6);
+}
+
 TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
   StateStore store(":memory:");
   // At 4000: "a" is over, "b" and "c" are running (tied on start), "d" has not started.
