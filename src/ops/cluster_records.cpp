@@ -122,18 +122,25 @@ ClusterRecord ClusterFromRow(const store::ResourceRow& row) {
   return codec::Decoding(row, &DecodeCluster);
 }
 
-std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& name_or_arn) {
+std::shared_ptr<const ClusterRecord> LoadSharedCluster(const Context& ctx,
+                                                       const std::string& name_or_arn) {
   store::ResourceKey key{ctx.caller.account, ctx.caller.region, domain::kClusterKind, name_or_arn};
   if (name_or_arn.rfind("arn:", 0) == 0) {
     const auto row = ctx.store.FindByArn(name_or_arn);
     if (!row || row->key.kind != domain::kClusterKind || row->key.account != ctx.caller.account ||
         row->key.region != ctx.caller.region) {
-      return std::nullopt;
+      return nullptr;
     }
     key = row->key;
   }
   // DescribeCluster and DescribeClusterNode decode the whole cluster (every node) for one answer.
-  return ctx.store.GetDecoded<ClusterRecord>(key, &ClusterFromRow);
+  return ctx.store.GetDecodedShared<ClusterRecord>(key, &ClusterFromRow);
+}
+
+std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& name_or_arn) {
+  auto shared = LoadSharedCluster(ctx, name_or_arn);
+  if (!shared) return std::nullopt;
+  return *shared;
 }
 
 bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,

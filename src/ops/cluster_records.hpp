@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -28,6 +29,10 @@ store::ResourceRow EncodeCluster(const ClusterRecord& record);
 ClusterRecord ClusterFromRow(const store::ResourceRow& row);
 // The caller's cluster named by its name or its ARN.
 std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& name_or_arn);
+// The same record, shared with the store's cache of decoded rows (immutable): for an answer
+// written after the lock is released.
+std::shared_ptr<const ClusterRecord> LoadSharedCluster(const Context& ctx,
+                                                       const std::string& name_or_arn);
 
 // False when the key exists already.
 bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,

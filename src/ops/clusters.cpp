@@ -107,24 +107,24 @@ std::string NodeMessage(const domain::InstanceGroup& group, const domain::Cluste
   return "";
 }
 
-json NodeStatusJson(const domain::InstanceGroup& group, const domain::ClusterNode& node) {
-  json status = {{"Status", domain::ToString(node.status)}};
-  if (auto message = NodeMessage(group, node); !message.empty()) status["Message"] = message;
-  return status;
-}
+// Where a node of a group on an UltraServer plan sits (the model's UltraServerInfo).
+struct UltraServerPlace {
+  std::string id;
+  std::string type;
+};
 
-// The UltraServer each node of a group on an UltraServer plan sits in (UltraServerInfo), by node
-// id. A plan's nodes fill the UltraServers of its reserved capacity in force in launch order, each
-// up to its instances less its spares, as ListUltraServersByReservedCapacity counts them.
-std::map<std::string, json> UltraServersOfNodes(const domain::Cluster& cluster,
-                                                const Context& ctx) {
+// The UltraServer each node of a group on an UltraServer plan sits in, by node id. A plan's nodes
+// fill the UltraServers of its reserved capacity in force in launch order, each up to its
+// instances less its spares, as ListUltraServersByReservedCapacity counts them.
+std::map<std::string, UltraServerPlace> UltraServersOfNodes(const domain::Cluster& cluster,
+                                                            const Context& ctx) {
   std::map<std::string, std::vector<const domain::ClusterNode*>> by_plan;
   for (const domain::InstanceGroup& group : cluster.groups) {
     if (group.spec.plan_arn.empty()) continue;
     for (const domain::ClusterNode& node : group.nodes)
       by_plan[group.spec.plan_arn].push_back(&node);
   }
-  std::map<std::string, json> placed;
+  std::map<std::string, UltraServerPlace> placed;
   for (auto& [arn, nodes] : by_plan) {
     const auto plan = PlanByReservationArn(ctx, arn);
     if (!plan || !plan->ultraservers) continue;
@@ -138,24 +138,33 @@ std::map<std::string, json> UltraServersOfNodes(const domain::Cluster& cluster,
     int placed_count = 0;
     for (const domain::ClusterNode* node : nodes) {
       const int index = std::min(placed_count++ / usable_each, shape.count - 1);
-      placed[node->id] = {{"Id", block->id + "-us" + std::to_string(index + 1)},
-                          {"Type", shape.type}};
+      placed[node->id] = {block->id + "-us" + std::to_string(index + 1), shape.type};
     }
   }
   return placed;
 }
 
-json NodeSummary(const domain::InstanceGroup& group, const domain::ClusterNode& node,
-                 const std::map<std::string, json>& ultraservers) {
-  json summary = {{"InstanceGroupName", group.spec.name},
-                  {"InstanceId", node.id},
-                  {"InstanceType", group.spec.instance_type},
-                  {"LaunchTime", WriteTimestamp(node.launched)},
-                  {"InstanceStatus", NodeStatusJson(group, node)}};
-  if (auto it = ultraservers.find(node.id); it != ultraservers.end()) {
-    summary["UltraServerInfo"] = it->second;
+// A node's ClusterNodeSummary members, in the model's order, written into an open object:
+// ListClusterNodes' summaries, and the start of DescribeClusterNode's NodeDetails.
+void WriteNodeSummary(JsonWriter& out, const domain::InstanceGroup& group,
+                      const domain::ClusterNode& node,
+                      const std::map<std::string, UltraServerPlace>& ultraservers) {
+  out.Member("InstanceGroupName", group.spec.name)
+      .Member("InstanceId", node.id)
+      .Member("InstanceType", group.spec.instance_type)
+      .TimestampMember("LaunchTime", node.launched);
+  out.Key("InstanceStatus").BeginObject().Member("Status", domain::ToString(node.status));
+  if (const std::string message = NodeMessage(group, node); !message.empty()) {
+    out.Member("Message", message);
   }
-  return summary;
+  out.EndObject();
+  if (auto it = ultraservers.find(node.id); it != ultraservers.end()) {
+    out.Key("UltraServerInfo")
+        .BeginObject()
+        .Member("Id", it->second.id)
+        .Member("Type", it->second.type)
+        .EndObject();
+  }
 }
 
 // A private address in 10.0.0.0/8 derived from the instance id, as EC2 would assign one.
@@ -324,23 +333,25 @@ std::vector<NodeEntry> NodesOf(const domain::Cluster& cluster) {
   return nodes;
 }
 
-Result<json> ListClusterNodes(const json& in, Context& ctx) {
+Result<Answer> ListClusterNodes(const json& in, Context& ctx) {
   static const ListSpec kSpec{
       "ListClusterNodes",
       {{"CREATION_TIME", std::nullopt, /*numeric=*/true}, {"NAME", std::nullopt}},
       /*descending_by_default=*/false};
   auto request = ReadListRequest(in, kSpec);
   if (!request) return request.error();
-  auto record = FindCluster(ctx, in);
-  if (!record) return record.error();
+  const std::string name = in.at("ClusterName");
+  // Shared with the store's cache (immutable): the page points into it, and the answer is
+  // written from it after the lock is released.
+  std::shared_ptr<const ClusterRecord> record = LoadSharedCluster(ctx, name);
+  if (!record) return NotFound(ctx.caller, domain::ResourceKind::kCluster, name);
   // The nodes' launch times bound the listing (the store's filters bound creation times).
   const StoreFilters bounds = ReadStoreFilters(in);
   const std::optional<TimePoint>& after = bounds.created_after;
   const std::optional<TimePoint>& before = bounds.created_before;
   const std::string group_contains = in.value("InstanceGroupNameContains", "");
   const bool by_name = std::string_view(request->sort->wire_name) == "NAME";
-  std::vector<Positioned<json>> nodes;
-  const std::map<std::string, json> ultraservers = UltraServersOfNodes(record->cluster, ctx);
+  std::vector<Positioned<NodeEntry>> nodes;
   for (const NodeEntry& entry : NodesOf(record->cluster)) {
     const domain::ClusterNode& node = *entry.node;
     if (after && node.launched <= *after) continue;
@@ -352,13 +363,17 @@ Result<json> ListClusterNodes(const json& in, Context& ctx) {
     SortPosition position = by_name
                                 ? SortPosition{node.id, node.id}
                                 : SortPosition{node.launched.time_since_epoch().count(), node.id};
-    nodes.push_back({std::move(position), NodeSummary(*entry.group, node, ultraservers)});
+    nodes.push_back({std::move(position), entry});
   }
   auto page =
-      Paginate<json>(kSpec, *request, InMemorySource(std::move(nodes), request->descending));
-  json out = {{"ClusterNodeSummaries", std::move(page.items)}};
-  if (page.next_token) out["NextToken"] = *page.next_token;
-  return out;
+      Paginate<NodeEntry>(kSpec, *request, InMemorySource(std::move(nodes), request->descending));
+  return WriteListAnswerLater(
+      "ClusterNodeSummaries", std::move(page),
+      [record, ultraservers = std::make_shared<const std::map<std::string, UltraServerPlace>>(
+                   UltraServersOfNodes(record->cluster, ctx))](JsonWriter& out,
+                                                               const NodeEntry& entry) {
+        WriteNodeSummary(out, *entry.group, *entry.node, *ultraservers);
+      });
 }
 
 Result<json> DescribeClusterNode(const json& in, Context& ctx) {
@@ -375,7 +390,11 @@ Result<json> DescribeClusterNode(const json& in, Context& ctx) {
   for (const NodeEntry& entry : NodesOf(record->cluster)) {
     if (entry.node->id != node_id) continue;
     const domain::InstanceGroup& group = *entry.group;
-    json details = NodeSummary(group, *entry.node, UltraServersOfNodes(record->cluster, ctx));
+    JsonWriter summary;
+    summary.BeginObject();
+    WriteNodeSummary(summary, group, *entry.node, UltraServersOfNodes(record->cluster, ctx));
+    summary.EndObject();
+    json details = json::parse(summary.Text());
     if (auto it = record->group_settings.find(group.spec.name);
         it != record->group_settings.end()) {
       for (const char* member :

@@ -222,6 +222,14 @@ class StateStore {
     if (read == nullptr) return std::nullopt;
     return *DecodedOf<T>(*read, decode);
   }
+  // The same value, shared rather than copied (a cluster's record holds every node); nullptr
+  // when there is no such row.
+  template <class T, class Decode>
+  std::shared_ptr<const T> GetDecodedShared(const ResourceKey& key, Decode&& decode) const {
+    RowRead* read = ReadRowOf(key);
+    if (read == nullptr) return nullptr;
+    return DecodedOf<T>(*read, decode);
+  }
   // The same for a row a listing read (List() with documents): the row is kept as if Get() had
   // read it, so a page listed again (a dispatcher polling its jobs) is not decoded again. Shared,
   // not copied: a decoded job holds its whole Create request.

@@ -487,6 +487,25 @@ TEST_F(ClustersTest, ListClusterNodesSortsPagesAndFilters) {
   EXPECT_EQ(Nodes("nodes", {{"InstanceGroupNameContains", "nobody"}}), json::array());
 }
 
+// ListClusterNodes writes its page after the emulator's lock is released, from the cluster's
+// shared decoded record: an answer held back shows the nodes as they were listed, whatever the
+// cluster became since (nodes deleted, the cluster deleted, the clock moved).
+TEST_F(ClustersTest, AHeldBackNodeListingShowsTheNodesAsListed) {
+  Create("held", {Group("workers", kG5, 3), Group("controller", kM5, 1)});
+  const ops::Caller caller{"123456789012", "us-west-2", "clusters-test"};
+  const json request = {{"ClusterName", "held"}};
+  auto held = emulator_->Invoke("ListClusterNodes", request, caller);
+  ASSERT_TRUE(held.ok());
+  const json at_once = Call("ListClusterNodes", request);
+  ASSERT_EQ(at_once["ClusterNodeSummaries"].size(), 4u);
+  const std::vector<std::string> ids = NodeIds("held");
+  Call("BatchDeleteClusterNodes", {{"ClusterName", "held"}, {"NodeIds", {ids[0], ids[1]}}});
+  EXPECT_EQ(Nodes("held").size(), 2u);  // a new listing shows the change
+  Advance(3600);
+  Call("DeleteCluster", {{"ClusterName", "held"}});
+  EXPECT_EQ(held->Tree(), at_once);
+}
+
 TEST_F(ClustersTest, DescribeClusterNodeShowsANodeAndRefusesMissingOrLogicalIds) {
   json group = Group("workers", kG5, 1);
   group["ThreadsPerCore"] = 2;
