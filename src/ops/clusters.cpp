@@ -376,7 +376,7 @@ Result<Answer> ListClusterNodes(const json& in, Context& ctx) {
       });
 }
 
-Result<json> DescribeClusterNode(const json& in, Context& ctx) {
+Result<Answer> DescribeClusterNode(const json& in, Context& ctx) {
   auto record = FindCluster(ctx, in);
   if (!record) return record.error();
   if (!in.contains("NodeId")) {
@@ -390,24 +390,25 @@ Result<json> DescribeClusterNode(const json& in, Context& ctx) {
   for (const NodeEntry& entry : NodesOf(record->cluster)) {
     if (entry.node->id != node_id) continue;
     const domain::InstanceGroup& group = *entry.group;
-    JsonWriter summary;
-    summary.BeginObject();
-    WriteNodeSummary(summary, group, *entry.node, UltraServersOfNodes(record->cluster, ctx));
-    summary.EndObject();
-    json details = json::parse(summary.Text());
+    JsonWriter out;
+    out.BeginObject().Key("NodeDetails").BeginObject();
+    WriteNodeSummary(out, group, *entry.node, UltraServersOfNodes(record->cluster, ctx));
     if (auto it = record->group_settings.find(group.spec.name);
         it != record->group_settings.end()) {
       for (const char* member :
            {"LifeCycleConfig", "ThreadsPerCore", "InstanceStorageConfigs", "OverrideVpcConfig"}) {
-        if (it->second.contains(member)) details[member] = it->second[member];
+        if (it->second.contains(member)) {
+          out.Key(member).Raw(
+              it->second[member].dump(-1, ' ', false, json::error_handler_t::replace));
+        }
       }
     }
     const std::string ip = PrivateIp(node_id);
     std::string dashed = ip;  // EC2's private DNS name: ip-10-1-2-3.<region>.compute.internal
     std::replace(dashed.begin(), dashed.end(), '.', '-');
-    const std::string hostname = "ip-" + dashed + "." + ctx.caller.region + ".compute.internal";
-    details["PrivatePrimaryIp"] = ip;
-    details["PrivateDnsHostname"] = hostname;
+    out.Member("PrivatePrimaryIp", ip)
+        .Member("PrivateDnsHostname",
+                "ip-" + dashed + "." + ctx.caller.region + ".compute.internal");
     std::string zone = ctx.caller.region + "a";
     if (!group.spec.plan_arn.empty()) {
       if (const auto plan = facts.Plan(record->cluster.owner, group.spec.plan_arn);
@@ -417,15 +418,13 @@ Result<json> DescribeClusterNode(const json& in, Context& ctx) {
     }
     // A Local Zone (us-east-1-dfw-2a, where UltraServers are sold) is no name the model's
     // ClusterInstancePlacement takes ([a-z]{2}-[a-z]+-\d[a-z]): such a node shows no zone.
-    details["Placement"] = json::object();
+    out.Key("Placement").BeginObject();
     if (!domain::IsLocalZone(zone)) {
-      details["Placement"]["AvailabilityZone"] = zone;
-      if (auto id = domain::AvailabilityZoneId(zone)) {
-        details["Placement"]["AvailabilityZoneId"] = *id;
-      }
+      out.Member("AvailabilityZone", zone);
+      if (auto id = domain::AvailabilityZoneId(zone)) out.Member("AvailabilityZoneId", *id);
     }
-    details["CapacityType"] = "OnDemand";
-    return json{{"NodeDetails", std::move(details)}};
+    out.EndObject().Member("CapacityType", "OnDemand").EndObject().EndObject();
+    return Answer::Written(out.Text());
   }
   return domain::ResourceNotFound("Node " + domain::Excerpt(node_id) + " not found in cluster " +
                                   domain::Excerpt(record->key.name) + ".");

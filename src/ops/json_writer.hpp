@@ -45,6 +45,10 @@ class JsonWriter {
   JsonWriter& Bool(bool value) { return Did(writer_.Bool(value)); }
   JsonWriter& Double(double value) { return Did(writer_.Double(value)); }
   JsonWriter& Null() { return Did(writer_.Null()); }
+  // A value already written as JSON text (a request's member kept as it came), copied as it is.
+  JsonWriter& Raw(std::string_view json_text) {
+    return Did(writer_.RawValue(json_text.data(), json_text.size(), rapidjson::kObjectType));
+  }
   // Epoch seconds: whole seconds as an integer, as botocore's own serializer writes them, else
   // with their milliseconds (ops/wire_values.hpp's WriteTimestamp, for trees).
   JsonWriter& Timestamp(TimePoint time);
