@@ -211,7 +211,7 @@ std::string StateStore::CommitBatch() {
               std::to_string(e.getExtendedErrorCode()) + ")";
     if (sqlite3_get_autocommit(db_->getHandle()) == 0) Execute("ROLLBACK");
   }
-  if (!failure.empty()) ForgetRowsRead();  // the batch's writes are gone
+  if (!failure.empty()) ForgetWhatWasRead();  // the batch's writes are gone
   return failure;
 }
 
@@ -336,6 +336,12 @@ std::vector<StateStore::KindStatusCount> StateStore::CountByKindAndStatus() cons
 
 namespace {
 
+// The scope of a listing in names_.
+std::string NameScope(const std::string& account, const std::string& region,
+                      const std::string& kind) {
+  return account + '\x1f' + region + '\x1f' + kind;
+}
+
 std::string RowCacheKey(const ResourceKey& key) {
   std::string text;
   text.reserve(key.account.size() + key.region.size() + key.kind.size() + key.name.size() + 3);
@@ -399,6 +405,8 @@ bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows
     const int inserted = insert.exec();
     insert.reset();
     if (inserted == 0) return false;  // the transaction's destructor rolls back
+    names_.Add(NameScope(row.key.account, row.key.region, row.key.kind),
+               {ToMillis(row.created), NameKey(row.key.name)});
     int position = 0;
     for (const auto& [key, value] : tags) {
       tag.bind(1, row.arn);
@@ -466,12 +474,14 @@ bool StateStore::Delete(const ResourceKey& key) {
   rows_read_.erase(RowCacheKey(key));
   WriteScope transaction(*this);
   Prepared select_lease = Prepare(
-      "SELECT arn FROM resources WHERE account = :account AND region = "
+      "SELECT arn, created_ms FROM resources WHERE account = :account AND region = "
       ":region AND kind = :kind AND name_key = :name_key");
   SQLite::Statement& select = *select_lease;
   BindKey(select, key);
   if (!select.executeStep()) return false;
   const std::string arn = select.getColumn(0).getString();
+  names_.Remove(NameScope(key.account, key.region, key.kind),
+                {select.getColumn(1).getInt64(), NameKey(key.name)});
   Prepared remove_lease = Prepare(
       "DELETE FROM resources WHERE account = :account AND region = :region "
       "AND kind = :kind AND name_key = :name_key");
@@ -515,7 +525,69 @@ void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& cap
   transaction.Commit();
 }
 
+namespace {
+
+// A page's extra row only tells that another page exists.
+void CutToLimit(ListPage& page, int limit) {
+  if (static_cast<int64_t>(page.rows.size()) > limit) {
+    page.rows.pop_back();
+    page.positions.pop_back();
+    page.has_more = true;
+  }
+}
+
+}  // namespace
+
+std::optional<ListPage> StateStore::ListByName(const ListQuery& query) const {
+  // The index holds names and creation times, which never change: the status and the modified
+  // time are filtered by the scan below, and so is a sort on either.
+  if (!query.name_contains || query.plan || query.sort != SortField::kCreationTime ||
+      query.modified_after || query.modified_before || query.status) {
+    return std::nullopt;
+  }
+  const std::string pattern = NameKey(*query.name_contains);
+  if (pattern.size() < NameIndex::kMinPattern) return std::nullopt;
+  const std::string scope = NameScope(query.account, query.region, query.kind);
+  if (!names_.Has(scope)) {
+    Prepared statement_lease = Prepare(
+        "SELECT created_ms, name_key FROM resources WHERE account = ? AND region = ? AND kind = ?");
+    SQLite::Statement& statement = *statement_lease;
+    statement.bind(1, query.account);
+    statement.bind(2, query.region);
+    statement.bind(3, query.kind);
+    std::vector<NameIndex::Name> names;
+    while (statement.executeStep()) {
+      names.push_back({statement.getColumn(0).getInt64(), statement.getColumn(1).getString()});
+    }
+    names_.Build(scope, std::move(names));
+  }
+  NameIndex::Search search;
+  search.pattern = pattern;
+  search.descending = query.descending;
+  if (query.after) {
+    search.after = NameIndex::Name{std::get<int64_t>(query.after->value), query.after->name_key};
+  }
+  if (query.created_after) search.created_after = ToMillis(*query.created_after);
+  if (query.created_before) search.created_before = ToMillis(*query.created_before);
+  search.limit = static_cast<size_t>(query.limit) + 1;  // one more tells whether a page follows
+  ListPage page;
+  ResourceKey key{query.account, query.region, query.kind, {}};
+  for (NameIndex::Name& name : names_.Find(scope, search)) {
+    key.name = name.name_key;  // NameKey of a name key is itself
+    const RowRead* read = ReadRowOf(key);
+    if (read == nullptr) continue;  // not possible: the index follows every insert and delete
+    const ResourceRow& row = read->row;
+    page.rows.push_back(
+        query.documents ? row
+                        : ResourceRow{row.key, row.arn, row.status, row.created, row.modified, {}});
+    page.positions.push_back({name.created_ms, std::move(name.name_key)});
+  }
+  CutToLimit(page, query.limit);
+  return page;
+}
+
 ListPage StateStore::List(const ListQuery& query) const {
+  if (auto page = ListByName(query)) return std::move(*page);
   // The SQL text is chosen from fixed fragments; every value is bound. Training plans listed by
   // their window are read from plan_capacity's index first (CROSS JOIN keeps it the outer loop,
   // so a page costs a keyset seek, not a sort of every plan), then each row by its key.
@@ -685,11 +757,7 @@ ListPage StateStore::List(const ListQuery& query) const {
     statement.tryReset();  // done: ReadRowOf may run a query of its own
     TakeKeptRows(query, page);
   }
-  if (static_cast<int>(page.rows.size()) > query.limit) {
-    page.rows.pop_back();
-    page.positions.pop_back();
-    page.has_more = true;
-  }
+  CutToLimit(page, query.limit);
   return page;
 }
 
@@ -943,7 +1011,7 @@ void StateStore::CutHoldingsLogAt(TimePoint at) {
 }
 
 void StateStore::DeleteEverything() {
-  ForgetRowsRead();
+  ForgetWhatWasRead();
   WriteScope transaction(*this);
   db_->exec(
       "DELETE FROM resources; DELETE FROM tags; DELETE FROM emulator_state; "
@@ -992,7 +1060,7 @@ void StateStore::WriteScope::Commit() {
 
 StateStore::WriteScope::~WriteScope() {
   if (done_) return;
-  store_.ForgetRowsRead();  // rows read since the scope began may be rolled back with it
+  store_.ForgetWhatWasRead();  // rows read since the scope began may be rolled back with it
   try {
     if (depth_ == 0 && !store_.batching_) {
       store_.Execute("ROLLBACK");

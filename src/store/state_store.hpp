@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "smemu/clock.hpp"
+#include "store/name_index.hpp"
 
 namespace SQLite {
 class Database;
@@ -410,6 +411,16 @@ class StateStore {
   }
   static constexpr std::size_t kRowsReadLimit = 4096;  // pages of listings too
   void ForgetRowsRead() const { rows_read_.clear(); }
+  // The names of each scope a NameContains page has listed, kept in step by InsertAll and
+  // Delete; forgotten with the rows read when a rollback may have undone writes.
+  mutable NameIndex names_;
+  void ForgetWhatWasRead() const {
+    ForgetRowsRead();
+    names_.Clear();
+  }
+  // A NameContains page in creation order from names_, or nullopt when names_ cannot answer it
+  // (a pattern shorter than a trigram, another sort, a filter on a column that changes).
+  std::optional<ListPage> ListByName(const ListQuery& query) const;
   int write_depth_ = 0;
   std::atomic<std::uint64_t> committed_writes_{0};
   int log_fd_ = -1;          // the write-ahead log, opened by DeferSyncs() for SyncWrites()
