@@ -342,12 +342,17 @@ std::string NameScope(const std::string& account, const std::string& region,
   return account + '\x1f' + region + '\x1f' + kind;
 }
 
-std::string RowCacheKey(const ResourceKey& key) {
-  std::string text;
-  text.reserve(key.account.size() + key.region.size() + key.kind.size() + key.name.size() + 3);
+// The key of `key` in rows_read_, written into `text` (whose capacity a caller keeps: most
+// lookups find the row, and then allocate nothing). The name is folded to lower case as
+// NameKey() folds it.
+const std::string& RowCacheKey(const ResourceKey& key, std::string& text) {
+  text.clear();
   // '\x1f' (unit separator) cannot occur in account ids, region names, kinds or resource names.
   text.append(key.account).append(1, '\x1f').append(key.region).append(1, '\x1f');
-  text.append(key.kind).append(1, '\x1f').append(NameKey(key.name));
+  text.append(key.kind).append(1, '\x1f');
+  for (const char c : key.name) {
+    text.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
   return text;
 }
 
@@ -360,7 +365,7 @@ std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
 }
 
 StateStore::RowRead* StateStore::ReadRowOf(const ResourceKey& key) const {
-  std::string cache_key = RowCacheKey(key);
+  const std::string& cache_key = RowCacheKey(key, cache_key_);
   if (const auto it = rows_read_.find(cache_key); it != rows_read_.end()) return &it->second;
   Prepared statement_lease = Prepare(std::string("SELECT ") + kRowColumns +
                                      " FROM resources WHERE account = :account AND region = "
@@ -369,14 +374,14 @@ StateStore::RowRead* StateStore::ReadRowOf(const ResourceKey& key) const {
   BindKey(statement, key);
   if (!statement.executeStep()) return nullptr;
   if (rows_read_.size() >= kRowsReadLimit) ForgetRowsRead();
-  return &rows_read_.emplace(std::move(cache_key), RowRead{ReadRow(statement), {}}).first->second;
+  return &rows_read_.emplace(cache_key, RowRead{ReadRow(statement), {}}).first->second;
 }
 
 StateStore::RowRead& StateStore::KeepRowRead(const ResourceRow& row) const {
-  std::string cache_key = RowCacheKey(row.key);
+  const std::string& cache_key = RowCacheKey(row.key, cache_key_);
   if (const auto it = rows_read_.find(cache_key); it != rows_read_.end()) return it->second;
   if (rows_read_.size() >= kRowsReadLimit) ForgetRowsRead();
-  return rows_read_.emplace(std::move(cache_key), RowRead{row, {}}).first->second;
+  return rows_read_.emplace(cache_key, RowRead{row, {}}).first->second;
 }
 
 bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
@@ -454,7 +459,7 @@ std::vector<ResourceRow> StateStore::AllOf(const std::string& account, const std
 }
 
 bool StateStore::Update(const ResourceRow& row) {
-  rows_read_.erase(RowCacheKey(row.key));
+  rows_read_.erase(RowCacheKey(row.key, cache_key_));
   WriteScope transaction(*this);
   Prepared update_lease = Prepare(
       "UPDATE resources SET status = :status, modified_ms = :modified, doc = "
@@ -471,7 +476,7 @@ bool StateStore::Update(const ResourceRow& row) {
 }
 
 bool StateStore::Delete(const ResourceKey& key) {
-  rows_read_.erase(RowCacheKey(key));
+  rows_read_.erase(RowCacheKey(key, cache_key_));
   WriteScope transaction(*this);
   Prepared select_lease = Prepare(
       "SELECT arn, created_ms FROM resources WHERE account = :account AND region = "

@@ -391,6 +391,7 @@ class StateStore {
     std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> decoded;
   };
   mutable std::unordered_map<std::string, RowRead> rows_read_;
+  mutable std::string cache_key_;  // RowCacheKey()'s text, reused from one lookup to the next
   // The entry of `key`, read from the database when it is not kept yet; nullptr when there is no
   // such row.
   RowRead* ReadRowOf(const ResourceKey& key) const;
