@@ -4,15 +4,6 @@
 // summaries.
 #pragma once
 
-// Strings of 16 bytes or more are scanned for what needs escaping 16 bytes at a time. SSE2 is in
-// every x86-64 CPU; RapidJSON's SSE2 scan reads only aligned blocks inside the string. This header
-// is the only one that includes RapidJSON, so every translation unit sees the same definition.
-#if defined(__SSE2__) && !defined(RAPIDJSON_SSE2)
-#define RAPIDJSON_SSE2
-#endif
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -20,6 +11,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "ops/rapidjson.hpp"
 #include "smemu/clock.hpp"
 
 namespace smemu::ops {

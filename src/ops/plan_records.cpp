@@ -2,6 +2,7 @@
 
 #include "ops/arn.hpp"
 #include "ops/record_codec.hpp"
+#include "ops/record_reader.hpp"
 
 namespace smemu::ops {
 
@@ -62,42 +63,59 @@ json PlanDoc(const Plan& plan) {
   return doc;
 }
 
+// Read with RapidJSON (ops/record_reader.hpp): the dashboard's views decode every plan.
 Plan DecodePlan(const store::ResourceRow& row) {
-  const json doc = codec::Document(row);
+  const codec::StoredDocument stored(row);
+  const codec::ReadValue& doc = stored.Root();
   Plan plan;
   plan.name = row.key.name;
   plan.arn = row.arn;
-  const std::string instance_type = doc.at("InstanceType");
-  auto block_of = [&](const json& block) {
-    return domain::CapacityBlock{{row.key.region, block.at("AvailabilityZone"), instance_type},
-                                 {codec::At(block.at("StartMs")), codec::At(block.at("EndMs"))},
-                                 block.at("ReservedCapacityId")};
+  const std::string instance_type = codec::TextMember(doc, "InstanceType");
+  auto block_of = [&](const codec::ReadValue& block) {
+    return domain::CapacityBlock{
+        {row.key.region, codec::TextMember(block, "AvailabilityZone"), instance_type},
+        {codec::TimeMember(block, "StartMs"), codec::TimeMember(block, "EndMs")},
+        codec::TextMember(block, "ReservedCapacityId")};
   };
-  if (doc.contains("Blocks")) {
-    for (const json& block : doc.at("Blocks")) plan.blocks.push_back(block_of(block));
+  if (const codec::ReadValue* blocks = codec::OptionalMemberOf(doc, "Blocks")) {
+    for (const codec::ReadValue& block : codec::ArrayOf(*blocks, "Blocks")) {
+      plan.blocks.push_back(block_of(block));
+    }
   } else {  // stored before plans had several reserved capacities: its one block at the top
     plan.blocks.push_back(block_of(doc));
   }
   if (plan.blocks.empty()) throw std::runtime_error("a training plan without reserved capacity");
-  plan.instance_count = doc.at("InstanceCount");
-  plan.target_resources = doc.at("TargetResources").get<std::vector<std::string>>();
-  plan.upfront_fee = doc.at("UpfrontFee");
-  // Plans stored before payments took time were paid when they were bought.
-  if (doc.contains("PaidMs")) plan.paid_at = codec::At(doc.at("PaidMs"));
-  plan.payment_failure = doc.value("PaymentFailure", "");
-  if (doc.contains("UltraServers")) {
-    const json& ultraservers = doc.at("UltraServers");
-    plan.ultraservers =
-        domain::UltraServers{ultraservers.at("Type"), ultraservers.at("Count"),
-                             ultraservers.at("InstancesPer"), ultraservers.at("SparesPer")};
+  plan.instance_count = static_cast<int>(codec::IntegerMember(doc, "InstanceCount"));
+  for (const codec::ReadValue& target : codec::ArrayMember(doc, "TargetResources")) {
+    plan.target_resources.push_back(codec::TextOf(target, "TargetResources"));
   }
-  for (const json& e : doc.value("Extensions", json::array())) {
-    plan.extensions.push_back({e.at("OfferingId"),
-                               codec::At(e.at("ExtendedAtMs")),
-                               {codec::At(e.at("StartMs")), codec::At(e.at("EndMs"))},
-                               e.at("UpfrontFee"),
-                               e.contains("PaidMs") ? codec::At(e.at("PaidMs")) : TimePoint{},
-                               e.value("PaymentFailure", "")});
+  plan.upfront_fee = codec::TextMember(doc, "UpfrontFee");
+  // Plans stored before payments took time were paid when they were bought.
+  if (const codec::ReadValue* paid = codec::OptionalMemberOf(doc, "PaidMs")) {
+    plan.paid_at = codec::TimeOf(*paid, "PaidMs");
+  }
+  if (const codec::ReadValue* failure = codec::OptionalMemberOf(doc, "PaymentFailure")) {
+    plan.payment_failure = codec::TextOf(*failure, "PaymentFailure");
+  }
+  if (const codec::ReadValue* ultraservers = codec::OptionalMemberOf(doc, "UltraServers")) {
+    plan.ultraservers =
+        domain::UltraServers{codec::TextMember(*ultraservers, "Type"),
+                             static_cast<int>(codec::IntegerMember(*ultraservers, "Count")),
+                             static_cast<int>(codec::IntegerMember(*ultraservers, "InstancesPer")),
+                             static_cast<int>(codec::IntegerMember(*ultraservers, "SparesPer"))};
+  }
+  if (const codec::ReadValue* extensions = codec::OptionalMemberOf(doc, "Extensions")) {
+    for (const codec::ReadValue& e : codec::ArrayOf(*extensions, "Extensions")) {
+      const codec::ReadValue* paid = codec::OptionalMemberOf(e, "PaidMs");
+      const codec::ReadValue* failure = codec::OptionalMemberOf(e, "PaymentFailure");
+      plan.extensions.push_back(
+          {codec::TextMember(e, "OfferingId"),
+           codec::TimeMember(e, "ExtendedAtMs"),
+           {codec::TimeMember(e, "StartMs"), codec::TimeMember(e, "EndMs")},
+           codec::TextMember(e, "UpfrontFee"),
+           paid != nullptr ? codec::TimeOf(*paid, "PaidMs") : TimePoint{},
+           failure != nullptr ? codec::TextOf(*failure, "PaymentFailure") : std::string()});
+    }
   }
   return plan;
 }

@@ -153,6 +153,42 @@ TEST_F(Codecs, UnknownValuesInsideADocumentAreStoreFailuresToo) {
                      "a member missing");
 }
 
+// Plans are read with RapidJSON (ops/record_reader.hpp), whose accessors would read a value of the
+// wrong type as garbage: each accessor checks, so a member of the wrong type, a missing one or a
+// block list that is not a list fails as nlohmann's decoders do.
+TEST_F(Codecs, APlanDocumentWithAMemberOfTheWrongTypeIsAStoreFailure) {
+  const std::vector<store::ResourceRow> plans = store_->AllOfKind(domain::kPlanKind);
+  ASSERT_FALSE(plans.empty());
+  const RoundTrip& trip = RoundTrips().at(domain::kPlanKind);
+  const auto with = [&](const std::function<void(nlohmann::json&)>& change) {
+    return Broken(plans.front(), [&](auto& r) {
+      auto doc = nlohmann::json::parse(r.doc);
+      change(doc);
+      r.doc = doc.dump();
+    });
+  };
+  ExpectStoreFailure(trip, with([](auto& doc) { doc["InstanceCount"] = "four"; }),
+                     "a count that is text");
+  ExpectStoreFailure(trip, with([](auto& doc) { doc["InstanceCount"] = 4.5; }),
+                     "a count that is not an integer");
+  ExpectStoreFailure(trip, with([](auto& doc) { doc.erase("InstanceType"); }),
+                     "an instance type missing");
+  ExpectStoreFailure(trip, with([](auto& doc) { doc["TargetResources"] = "training-job"; }),
+                     "target resources that are not a list");
+  ExpectStoreFailure(trip, with([](auto& doc) { doc["TargetResources"] = {1}; }),
+                     "a target resource that is not text");
+  ExpectStoreFailure(trip, with([](auto& doc) {
+                       doc["Blocks"] = {{"StartMs", 1}};
+                     }),
+                     "blocks that are not a list of objects");
+  ExpectStoreFailure(trip, with([](auto& doc) {
+                       doc["Extensions"] = {{{"OfferingId", 7}}};
+                     }),
+                     "an extension whose offering is a number");
+  // And the unchanged document still reads.
+  EXPECT_EQ(trip(with([](auto&) {})), plans.front());
+}
+
 // Through the whole stack: a corrupt row answers 500 InternalFailure, and the rows beside it are
 // still served.
 class CorruptRow : public testing::EmulatorFixture {};
