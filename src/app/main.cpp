@@ -3,11 +3,9 @@
 #include <cctype>
 #include <csignal>
 #include <iostream>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "domain/time_format.hpp"
+#include "http/allocator.hpp"
 #include "log/log.hpp"
 #include "smemu/server.hpp"
 #include "smemu/version.hpp"
@@ -29,26 +27,8 @@ void ReadOptionsFromEnvironment(CLI::App& app) {
   }
 }
 
-// Keeps the memory of large answers in the allocator between requests. glibc starts with a 128 KiB
-// mmap threshold and trim threshold and raises both only once it has freed a larger mapped
-// block: until then, a List page's answer (84 KB for 100 training plans) came from pages the
-// allocator had just given back to the kernel, and at 64 connections ListTrainingPlans spent a
-// quarter of its time in page faults, at 1,700-1,900 req/s instead of 5,000-6,000. These are
-// the values glibc itself reaches once it has served the dashboard's largest answers (its
-// maximum mmap threshold, and twice that to trim); fixed lower ones made every 6 MB state view
-// fault its pages in again (80 -> 160 ms at 10,000 plans). The transport still gives memory back
-// (malloc_trim) once a burst of connections has closed.
-void KeepAnswerMemory() {
-#if defined(__GLIBC__)
-  constexpr int kMmapThreshold = 32 << 20;  // allocations below come from the arenas
-  constexpr int kTrimThreshold = 64 << 20;  // free memory an arena keeps at its top
-  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
-  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
-#endif
-}
-
 int Run(int argc, char** argv) {
-  KeepAnswerMemory();
+  smemu::http::KeepAnswerMemory();
   smemu::ServerOptions options;
   CLI::App app{"sagemaker-emulator: a local Amazon SageMaker capacity-reservation control plane",
                "sagemaker-emulator"};

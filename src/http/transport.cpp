@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include "http/allocator.hpp"
 
 namespace smemu::http {
 namespace {
@@ -608,19 +608,35 @@ void Transport::ScheduleTrim(std::size_t peak) {
     trim_timer_.expires_after(kTrimDelay);
     trim_timer_.async_wait([this, peak](beast::error_code ec) {
       if (ec || shutting_down_) return;
-#if defined(__GLIBC__)
       const long long before = ResidentKib();
-      malloc_trim(0);
-      Report({TransportReport::Level::kInfo,
-              "connections closed after a burst: freed memory given back to the system",
-              {},
-              {{"peak_connections", AsNumber(peak)},
-               {"open_connections", AsNumber(registry_->open.load())},
-               {"resident_kib_before", before},
-               {"resident_kib_after", ResidentKib()}}});
-#else
-      (void)peak;
-#endif
+      auto done = [this, peak, before] {
+        EndGivingMemoryBack();
+        Report({TransportReport::Level::kInfo,
+                "connections closed after a burst: freed memory given back to the system",
+                {},
+                {{"peak_connections", AsNumber(peak)},
+                 {"open_connections", AsNumber(registry_->open.load())},
+                 {"resident_kib_before", before},
+                 {"resident_kib_after", ResidentKib()}}});
+      };
+      if (!BeginGivingMemoryBack()) return done();
+      // Each connection thread shrinks its own arena, one after the other; the accepting thread
+      // then restores the threshold.
+      auto next = std::make_shared<std::function<void(std::size_t)>>();
+      *next = [this, next, done](std::size_t index) {
+        if (index == contexts_.size() || shutting_down_) {
+          net::post(acceptor_.get_executor(), [done, next] {
+            done();
+            *next = nullptr;  // ends the cycle of the function holding itself
+          });
+          return;
+        }
+        net::post(*contexts_[index], [next, index] {
+          ShrinkThisThreadsArena();
+          (*next)(index + 1);
+        });
+      };
+      (*next)(0);
     });
   });
 }

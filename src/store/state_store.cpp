@@ -547,7 +547,8 @@ std::optional<ListPage> StateStore::ListByName(const ListQuery& query) const {
   // The index holds names and creation times, which never change: the status and the modified
   // time are filtered by the scan below, and so is a sort on either.
   if (!query.name_contains || query.plan || query.sort != SortField::kCreationTime ||
-      query.modified_after || query.modified_before || query.status) {
+      query.modified_after || query.modified_before || query.status ||
+      (query.after && !std::holds_alternative<int64_t>(query.after->value))) {
     return std::nullopt;
   }
   const std::string pattern = NameKey(*query.name_contains);
