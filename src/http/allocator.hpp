@@ -9,13 +9,15 @@ namespace smemu::http {
 // before any thread starts; a process that never calls it keeps glibc's own adaptive policy.
 void KeepAnswerMemory();
 
-// Gives free memory back to the system: inside every arena and at the top of the main one
-// (malloc_trim), and, when KeepAnswerMemory() was called, at the top of each connection thread's
-// arena too. That top shrinks only when its own thread frees a large block while the top exceeds
-// the trim threshold, so GiveMemoryBack lowers the threshold and has each thread, in turn, run
-// ShrinkThisThreadsArena; the last one calls `done`, which must call EndGivingMemoryBack.
-bool BeginGivingMemoryBack();  // true: run ShrinkThisThreadsArena on every connection thread
+// Giving free memory back to the system after a burst of connections. malloc_trim gives back
+// what is free inside every arena and at the top of the main one, but not at the top of a
+// connection thread's arena: that shrinks only when its own thread frees a large block while the
+// top exceeds the trim threshold, which KeepAnswerMemory() set high. So:
+//   if (BeginGivingMemoryBack())   // lowers the threshold; false when KeepAnswerMemory() was not
+//     ShrinkThisThreadsArena();    // ... called, on every connection thread
+//   EndGivingMemoryBack();         // once they all have: restores the threshold, malloc_trim
+bool BeginGivingMemoryBack();
 void ShrinkThisThreadsArena();
-void EndGivingMemoryBack();  // restores the threshold and trims the rest
+void EndGivingMemoryBack();
 
 }  // namespace smemu::http

@@ -3,9 +3,9 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -620,23 +620,15 @@ void Transport::ScheduleTrim(std::size_t peak) {
                  {"resident_kib_after", ResidentKib()}}});
       };
       if (!BeginGivingMemoryBack()) return done();
-      // Each connection thread shrinks its own arena, one after the other; the accepting thread
-      // then restores the threshold.
-      auto next = std::make_shared<std::function<void(std::size_t)>>();
-      *next = [this, next, done](std::size_t index) {
-        if (index == contexts_.size() || shutting_down_) {
-          net::post(acceptor_.get_executor(), [done, next] {
-            done();
-            *next = nullptr;  // ends the cycle of the function holding itself
-          });
-          return;
-        }
-        net::post(*contexts_[index], [next, index] {
+      // Each connection thread shrinks its own arena; the last to do so has the accepting
+      // thread finish.
+      auto remaining = std::make_shared<std::atomic<std::size_t>>(contexts_.size());
+      for (net::io_context* context : contexts_) {
+        net::post(*context, [this, remaining, done] {
           ShrinkThisThreadsArena();
-          (*next)(index + 1);
+          if (remaining->fetch_sub(1) == 1) net::post(acceptor_.get_executor(), done);
         });
-      };
-      (*next)(0);
+      }
     });
   });
 }

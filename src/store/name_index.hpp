@@ -41,6 +41,8 @@ class NameIndex {
 
   // True once Build() has run for `scope` (and no Clear() since).
   bool Has(const std::string& scope) const { return scopes_.count(scope) != 0; }
+  // True when no scope is built: inserts and deletes then have nothing to keep in step.
+  bool Empty() const { return scopes_.empty(); }
   // Starts `scope` from every name it has, in any order.
   void Build(const std::string& scope, std::vector<Name> names);
   // Keeps a scope that was built in step with its rows; does nothing for one that was not.

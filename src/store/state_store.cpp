@@ -96,10 +96,22 @@ StateStore::Prepared StateStore::Prepare(const std::string& sql) const {
   return Prepared(*it->second);
 }
 
+namespace {
+
+// Appends `name` folded to lower case: the one place names are folded, for NameKey and the keys
+// of the rows read.
+void AppendNameKey(std::string& out, std::string_view name) {
+  for (const char c : name) {
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+}
+
+}  // namespace
+
 std::string NameKey(std::string_view name) {
-  std::string key(name);
-  std::transform(key.begin(), key.end(), key.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string key;
+  key.reserve(name.size());
+  AppendNameKey(key, name);
   return key;
 }
 
@@ -343,16 +355,13 @@ std::string NameScope(const std::string& account, const std::string& region,
 }
 
 // The key of `key` in rows_read_, written into `text` (whose capacity a caller keeps: most
-// lookups find the row, and then allocate nothing). The name is folded to lower case as
-// NameKey() folds it.
+// lookups find the row, and then allocate nothing).
 const std::string& RowCacheKey(const ResourceKey& key, std::string& text) {
   text.clear();
   // '\x1f' (unit separator) cannot occur in account ids, region names, kinds or resource names.
   text.append(key.account).append(1, '\x1f').append(key.region).append(1, '\x1f');
   text.append(key.kind).append(1, '\x1f');
-  for (const char c : key.name) {
-    text.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
+  AppendNameKey(text, key.name);
   return text;
 }
 
@@ -410,8 +419,10 @@ bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows
     const int inserted = insert.exec();
     insert.reset();
     if (inserted == 0) return false;  // the transaction's destructor rolls back
-    names_.Add(NameScope(row.key.account, row.key.region, row.key.kind),
-               {ToMillis(row.created), NameKey(row.key.name)});
+    if (!names_.Empty()) {  // no NameContains page yet: nothing to keep in step, nothing built
+      names_.Add(NameScope(row.key.account, row.key.region, row.key.kind),
+                 {ToMillis(row.created), NameKey(row.key.name)});
+    }
     int position = 0;
     for (const auto& [key, value] : tags) {
       tag.bind(1, row.arn);
@@ -485,8 +496,10 @@ bool StateStore::Delete(const ResourceKey& key) {
   BindKey(select, key);
   if (!select.executeStep()) return false;
   const std::string arn = select.getColumn(0).getString();
-  names_.Remove(NameScope(key.account, key.region, key.kind),
-                {select.getColumn(1).getInt64(), NameKey(key.name)});
+  if (!names_.Empty()) {
+    names_.Remove(NameScope(key.account, key.region, key.kind),
+                  {select.getColumn(1).getInt64(), NameKey(key.name)});
+  }
   Prepared remove_lease = Prepare(
       "DELETE FROM resources WHERE account = :account AND region = :region "
       "AND kind = :kind AND name_key = :name_key");
