@@ -239,11 +239,12 @@ Result<Answer> ListClusters(const json& in, Context& ctx) {
       /*descending_by_default=*/false};
   auto request = ReadListRequest(in, kSpec);
   if (!request) return request.error();
-  Filters<store::ResourceRow> filters;
+  Filters<store::KeptRowPtr> filters;
   const std::string plan_filter = in.value("TrainingPlanArn", "");
   if (!plan_filter.empty()) {
-    auto on_plan = [plan_filter](const store::ResourceRow& row) {
-      const auto plans = domain::PlansOf(ClusterFromRow(row).cluster);
+    auto on_plan = [plan_filter, &ctx](const store::KeptRowPtr& row) {
+      const auto plans =
+          domain::PlansOf(ctx.store.DecodedRow<ClusterRecord>(*row, &ClusterFromRow)->cluster);
       return std::find(plans.begin(), plans.end(), plan_filter) != plans.end();
     };
     // As the model documents: MaxResults clusters are evaluated, then the matching ones returned.
@@ -253,16 +254,17 @@ Result<Answer> ListClusters(const json& in, Context& ctx) {
       filters.before_paging = on_plan;
     }
   }
-  const auto page = Paginate<store::ResourceRow>(
-      kSpec, *request, StoreSource(ctx, domain::kClusterKind, *request, ReadStoreFilters(in)),
+  const auto page = Paginate<store::KeptRowPtr>(
+      kSpec, *request, KeptRowSource(ctx, domain::kClusterKind, *request, ReadStoreFilters(in)),
       filters);
   return WriteListAnswer(
-      "ClusterSummaries", page, [&](JsonWriter& out, const store::ResourceRow& row) {
+      "ClusterSummaries", page, [&](JsonWriter& out, const store::KeptRowPtr& kept) {
+        const store::ResourceRow& row = kept->row();
         out.Member("ClusterArn", row.arn)
             .Member("ClusterName", row.key.name)
             .TimestampMember("CreationTime", row.created)
             .Member("ClusterStatus", row.status);
-        const auto record = ctx.store.DecodedRow<ClusterRecord>(row, &ClusterFromRow);
+        const auto record = ctx.store.DecodedRow<ClusterRecord>(*kept, &ClusterFromRow);
         if (auto plans = domain::PlansOf(record->cluster); !plans.empty()) {
           out.Key("TrainingPlanArns").BeginArray();
           for (const std::string& plan : plans) out.String(plan);

@@ -216,8 +216,7 @@ Result<Answer> ListEndpoints(const json& in, Context& ctx) {
   auto request = ReadListRequest(in, kSpec);
   if (!request) return request.error();
   auto page = Paginate<store::ResourceRow>(
-      kSpec, *request,
-      StoreSource(ctx, domain::kEndpointKind, *request, ReadStoreFilters(in), /*documents=*/false));
+      kSpec, *request, StoreSource(ctx, domain::kEndpointKind, *request, ReadStoreFilters(in)));
   return WriteListAnswerLater("Endpoints", std::move(page),
                               [](JsonWriter& out, const store::ResourceRow& row) {
                                 out.Member("EndpointName", row.key.name)

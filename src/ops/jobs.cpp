@@ -422,12 +422,12 @@ Result<Answer> ListJobs(const JobFamily& family, const char* list_member, const 
   auto request = ReadListRequest(in, spec);
   if (!request) return request.error();
   StoreFilters store_filters = ReadStoreFilters(in);
-  Filters<store::ResourceRow> filters;
+  Filters<store::KeptRowPtr> filters;
   // As AWS documents for ListTrainingJobs: with StatusEquals and MaxResults both set, MaxResults
   // jobs are taken ignoring the status, and then filtered by it.
   if (family.training && store_filters.status && request->limit_given) {
-    filters.after_paging = [status = *store_filters.status](const store::ResourceRow& row) {
-      return row.status == status;
+    filters.after_paging = [status = *store_filters.status](const store::KeptRowPtr& row) {
+      return row->row().status == status;
     };
     store_filters.status.reset();
   }
@@ -436,29 +436,30 @@ Result<Answer> ListJobs(const JobFamily& family, const char* list_member, const 
   const bool warm_pool_filter =
       in.contains("WarmPoolStatusEquals") && !in["WarmPoolStatusEquals"].is_null();
   if (!plan_filter.empty() || warm_pool_filter) {
-    filters.before_paging = [&](const store::ResourceRow& row) {
-      return !warm_pool_filter && domain::PlanOf(JobFromRow(row).job) == plan_filter;
+    filters.before_paging = [&](const store::KeptRowPtr& row) {
+      return !warm_pool_filter &&
+             domain::PlanOf(ctx.store.DecodedRow<JobRecord>(*row, &JobFromRow)->job) == plan_filter;
     };
   }
-  auto page = Paginate<store::ResourceRow>(
-      spec, *request, StoreSource(ctx, family.kind, *request, store_filters), filters);
-  // The decoded jobs are taken now; the summaries are written after the lock is released.
+  auto page = Paginate<store::KeptRowPtr>(
+      spec, *request, KeptRowSource(ctx, family.kind, *request, store_filters), filters);
+  // The decoded jobs are taken now; the summaries are written after the lock is released, from
+  // the rows (which never change) and the records (immutable).
   struct Summary {
-    store::ResourceRow row;
-    std::shared_ptr<const JobRecord> record;  // decoded records are immutable and shared
+    store::KeptRowPtr row;
+    std::shared_ptr<const JobRecord> record;
   };
   Page<Summary> summaries{{}, std::move(page.next_token)};
   summaries.items.reserve(page.items.size());
-  for (store::ResourceRow& row : page.items) {
-    auto record = ctx.store.DecodedRow<JobRecord>(row, &JobFromRow);
-    row.doc.clear();  // the record holds what the summary needs
+  for (store::KeptRowPtr& row : page.items) {
+    auto record = ctx.store.DecodedRow<JobRecord>(*row, &JobFromRow);
     summaries.items.push_back({std::move(row), std::move(record)});
   }
   // `family` is one of the two static families: the reference outlives the request.
   return WriteListAnswerLater(
       list_member, std::move(summaries),
       [&family = family, now = ctx.now](JsonWriter& out, const Summary& summary) {
-        const store::ResourceRow& row = summary.row;
+        const store::ResourceRow& row = summary.row->row();
         const domain::Job& job = summary.record->job;
         out.Member(family.name_member, row.key.name)
             .Member(family.arn_member, row.arn)

@@ -96,9 +96,10 @@ StoreFilters ReadStoreFilters(const json& input) {
   return filters;
 }
 
-Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
-                                       const ListRequest& request, const StoreFilters& filters,
-                                       bool documents) {
+namespace {
+
+store::ListQuery QueryOf(const Context& ctx, const std::string& kind, const ListRequest& request,
+                         const StoreFilters& filters, bool documents) {
   store::ListQuery query;
   query.account = ctx.caller.account;
   query.region = ctx.caller.region;
@@ -113,21 +114,43 @@ Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& ki
   query.sort = request.sort->column.value();
   query.descending = request.descending;
   query.documents = documents;
-  const store::StateStore* store = &ctx.store;
-  return [store, query](const std::optional<SortPosition>& after, int count) mutable {
+  return query;
+}
+
+// A source whose items are `ListPage::*rows` (rows or kept), each with its position.
+template <class Item>
+Source<Item> SourceOf(const store::StateStore& store, store::ListQuery query,
+                      std::vector<Item> store::ListPage::*rows) {
+  return [&store, query = std::move(query), rows](const std::optional<SortPosition>& after,
+                                                  int count) mutable {
     query.limit = count;
     query.after.reset();
     if (after) query.after = store::ListQuery::Cursor{after->value, after->tiebreak};
-    store::ListPage page = store->List(query);
-    std::vector<Positioned<store::ResourceRow>> batch;
-    batch.reserve(page.rows.size());
-    for (size_t i = 0; i < page.rows.size(); ++i) {
+    store::ListPage page = store.List(query);
+    std::vector<Item>& items = page.*rows;
+    std::vector<Positioned<Item>> batch;
+    batch.reserve(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
       store::ListQuery::Cursor& position = page.positions[i];
       batch.push_back(
-          {{std::move(position.value), std::move(position.name_key)}, std::move(page.rows[i])});
+          {{std::move(position.value), std::move(position.name_key)}, std::move(items[i])});
     }
     return batch;
   };
+}
+
+}  // namespace
+
+Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
+                                       const ListRequest& request, const StoreFilters& filters) {
+  return SourceOf(ctx.store, QueryOf(ctx, kind, request, filters, /*documents=*/false),
+                  &store::ListPage::rows);
+}
+
+Source<store::KeptRowPtr> KeptRowSource(const Context& ctx, const std::string& kind,
+                                        const ListRequest& request, const StoreFilters& filters) {
+  return SourceOf(ctx.store, QueryOf(ctx, kind, request, filters, /*documents=*/true),
+                  &store::ListPage::kept);
 }
 
 domain::Result<Answer> ListSimple(const json& input, const Context& ctx, const ListSpec& spec,
@@ -135,8 +158,7 @@ domain::Result<Answer> ListSimple(const json& input, const Context& ctx, const L
   auto request = ReadListRequest(input, spec);
   if (!request) return request.error();
   auto page = Paginate<store::ResourceRow>(
-      spec, *request,
-      StoreSource(ctx, listing.kind, *request, ReadStoreFilters(input), /*documents=*/false));
+      spec, *request, StoreSource(ctx, listing.kind, *request, ReadStoreFilters(input)));
   return WriteListAnswerLater(listing.list_member, std::move(page),
                               [name_member = listing.name_member, arn_member = listing.arn_member](
                                   JsonWriter& out, const store::ResourceRow& row) {

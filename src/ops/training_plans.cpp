@@ -652,8 +652,8 @@ Result<Answer> ListTrainingPlans(const json& in, Context& ctx) {
   if (status_filtered && window.phases.empty()) {  // a value the model does not list
     return Answer(json{{"TrainingPlanSummaries", json::array()}});
   }
-  auto page = Paginate<store::ResourceRow>(kSpec, *request,
-                                           StoreSource(ctx, domain::kPlanKind, *request, filters));
+  auto page = Paginate<store::KeptRowPtr>(kSpec, *request,
+                                          KeptRowSource(ctx, domain::kPlanKind, *request, filters));
   // What the summaries show is taken now. A summary's text is kept with the plan's row while
   // what it shows stays the same, and written after the lock is released when it is not.
   struct Summary {
@@ -663,10 +663,10 @@ Result<Answer> ListTrainingPlans(const json& in, Context& ctx) {
   };
   Page<Summary> summaries{{}, std::move(page.next_token)};
   summaries.items.reserve(page.items.size());
-  for (const store::ResourceRow& row : page.items) {
-    auto plan = ctx.store.DecodedRow<Plan>(row, &PlanFromRow);
+  for (const store::KeptRowPtr& row : page.items) {
+    auto plan = ctx.store.DecodedRow<Plan>(*row, &PlanFromRow);
     PlanShown shown = PlanShownAt(*plan, ctx.now, ctx.holdings.OnPlan(plan->arn));
-    auto text = ctx.store.RowMemo<SummaryMemo<PlanShown>>(row).For(shown);
+    auto text = ctx.store.RowMemo<SummaryMemo<PlanShown>>(*row).For(shown);
     summaries.items.push_back({std::move(plan), std::move(shown), std::move(text)});
   }
   return WriteKeptSummariesLater("TrainingPlanSummaries", std::move(summaries),

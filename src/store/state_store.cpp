@@ -356,25 +356,44 @@ std::string NameScope(const std::string& account, const std::string& region,
 
 // The key of `key` in rows_read_, written into `text` (whose capacity a caller keeps: most
 // lookups find the row, and then allocate nothing).
-const std::string& RowCacheKey(const ResourceKey& key, std::string& text) {
+void AppendScopeKey(const ResourceKey& key, std::string& text) {
   text.clear();
   // '\x1f' (unit separator) cannot occur in account ids, region names, kinds or resource names.
   text.append(key.account).append(1, '\x1f').append(key.region).append(1, '\x1f');
   text.append(key.kind).append(1, '\x1f');
+}
+
+const std::string& RowCacheKey(const ResourceKey& key, std::string& text) {
+  AppendScopeKey(key, text);
   AppendNameKey(text, key.name);
+  return text;
+}
+
+// The same for a key whose name is a name key already (NameKey of a name key is itself).
+const std::string& RowCacheKeyOfNameKey(const ResourceKey& key, std::string& text) {
+  AppendScopeKey(key, text);
+  text.append(key.name);
   return text;
 }
 
 }  // namespace
 
 std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
-  const RowRead* read = ReadRowOf(key);
-  if (read == nullptr) return std::nullopt;
-  return read->row;
+  const KeptRowPtr* kept = ReadRowOf(key);
+  if (kept == nullptr) return std::nullopt;
+  return (*kept)->row();
 }
 
-StateStore::RowRead* StateStore::ReadRowOf(const ResourceKey& key) const {
-  const std::string& cache_key = RowCacheKey(key, cache_key_);
+const KeptRowPtr* StateStore::ReadRowOf(const ResourceKey& key) const {
+  return ReadRowAt(RowCacheKey(key, cache_key_), key);
+}
+
+const KeptRowPtr* StateStore::ReadRowOfNameKey(const ResourceKey& key) const {
+  return ReadRowAt(RowCacheKeyOfNameKey(key, cache_key_), key);
+}
+
+const KeptRowPtr* StateStore::ReadRowAt(const std::string& cache_key,
+                                        const ResourceKey& key) const {
   if (const auto it = rows_read_.find(cache_key); it != rows_read_.end()) return &it->second;
   Prepared statement_lease = Prepare(std::string("SELECT ") + kRowColumns +
                                      " FROM resources WHERE account = :account AND region = "
@@ -383,14 +402,8 @@ StateStore::RowRead* StateStore::ReadRowOf(const ResourceKey& key) const {
   BindKey(statement, key);
   if (!statement.executeStep()) return nullptr;
   if (rows_read_.size() >= kRowsReadLimit) ForgetRowsRead();
-  return &rows_read_.emplace(cache_key, RowRead{ReadRow(statement), {}}).first->second;
-}
-
-StateStore::RowRead& StateStore::KeepRowRead(const ResourceRow& row) const {
-  const std::string& cache_key = RowCacheKey(row.key, cache_key_);
-  if (const auto it = rows_read_.find(cache_key); it != rows_read_.end()) return it->second;
-  if (rows_read_.size() >= kRowsReadLimit) ForgetRowsRead();
-  return rows_read_.emplace(cache_key, RowRead{row, {}}).first->second;
+  return &rows_read_.emplace(cache_key, std::make_shared<const KeptRow>(ReadRow(statement)))
+              .first->second;
 }
 
 bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
@@ -547,8 +560,12 @@ namespace {
 
 // A page's extra row only tells that another page exists.
 void CutToLimit(ListPage& page, int limit) {
-  if (static_cast<int64_t>(page.rows.size()) > limit) {
-    page.rows.pop_back();
+  if (static_cast<int64_t>(page.positions.size()) > limit) {
+    if (page.kept.empty()) {
+      page.rows.pop_back();
+    } else {
+      page.kept.pop_back();
+    }
     page.positions.pop_back();
     page.has_more = true;
   }
@@ -593,12 +610,14 @@ std::optional<ListPage> StateStore::ListByName(const ListQuery& query) const {
   ResourceKey key{query.account, query.region, query.kind, {}};
   for (NameIndex::Name& name : names_.Find(scope, search)) {
     key.name = name.name_key;  // NameKey of a name key is itself
-    const RowRead* read = ReadRowOf(key);
-    if (read == nullptr) continue;  // not possible: the index follows every insert and delete
-    const ResourceRow& row = read->row;
-    page.rows.push_back(
-        query.documents ? row
-                        : ResourceRow{row.key, row.arn, row.status, row.created, row.modified, {}});
+    const KeptRowPtr* kept = ReadRowOfNameKey(key);
+    if (kept == nullptr) continue;  // not possible: the index follows every insert and delete
+    if (query.documents) {
+      page.kept.push_back(*kept);
+    } else {
+      const ResourceRow& row = (*kept)->row();
+      page.rows.push_back({row.key, row.arn, row.status, row.created, row.modified, {}});
+    }
     page.positions.push_back({name.created_ms, std::move(name.name_key)});
   }
   CutToLimit(page, query.limit);
@@ -752,7 +771,7 @@ ListPage StateStore::List(const ListQuery& query) const {
 
   ListPage page;
   const size_t expected = std::min<size_t>(static_cast<size_t>(query.limit) + 1, 1024);
-  page.rows.reserve(expected);
+  if (!query.documents) page.rows.reserve(expected);  // else TakeKeptRows fills page.kept
   page.positions.reserve(expected);
   // Where the sort value and the name key are: after the row's columns, or alone (keys first).
   const int sort_value_column = query.documents ? 0 : 9;
@@ -784,12 +803,13 @@ void StateStore::TakeKeptRows(const ListQuery& query, ListPage& page) const {
   std::vector<ListQuery::Cursor> positions = std::move(page.positions);
   page.positions.clear();
   page.positions.reserve(positions.size());
+  page.kept.reserve(positions.size());
   ResourceKey key{query.account, query.region, query.kind, {}};
   for (ListQuery::Cursor& position : positions) {
     key.name = position.name_key;  // NameKey of a name key is itself
-    const RowRead* read = ReadRowOf(key);
-    if (read == nullptr) continue;  // not possible within the lock; skipped, not invented
-    page.rows.push_back(read->row);
+    const KeptRowPtr* kept = ReadRowOfNameKey(key);
+    if (kept == nullptr) continue;  // not possible within the lock; skipped, not invented
+    page.kept.push_back(*kept);
     page.positions.push_back(std::move(position));
   }
 }

@@ -158,8 +158,27 @@ struct ListQuery {
   bool documents = true;
 };
 
+// A row as the store keeps it once read (StateStore's rows read), with what the codecs decoded
+// from it. The row never changes: a write to it makes the store forget this one and read the
+// new row when it is next asked for. Shared by the store and the pages that list it, so that a
+// page takes its rows without copying their documents and decodes them without looking them up.
+class KeptRow {
+ public:
+  explicit KeptRow(ResourceRow row) : row_(std::move(row)) {}
+  const ResourceRow& row() const { return row_; }
+
+ private:
+  friend class StateStore;
+  const ResourceRow row_;
+  // One value per type (StateStore::DecodedRow, RowMemo). Touched only under the lock that
+  // guards the store; a page written after that lock reads row() alone.
+  mutable std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> decoded_;
+};
+using KeptRowPtr = std::shared_ptr<const KeptRow>;
+
 struct ListPage {
-  std::vector<ResourceRow> rows;
+  std::vector<ResourceRow> rows;  // a page without documents (ListQuery::documents false)
+  std::vector<KeptRowPtr> kept;   // a page with them: the rows the store keeps
   std::vector<ListQuery::Cursor> positions;  // each row's sort value and name key
   bool has_more = false;
 };
@@ -219,39 +238,38 @@ class StateStore {
   // reading it again costs a hash lookup and a copy instead of a parse.
   template <class T, class Decode>
   std::optional<T> GetDecoded(const ResourceKey& key, Decode&& decode) const {
-    RowRead* read = ReadRowOf(key);
-    if (read == nullptr) return std::nullopt;
-    return *DecodedOf<T>(*read, decode);
+    const KeptRowPtr* kept = ReadRowOf(key);
+    if (kept == nullptr) return std::nullopt;
+    return *DecodedOf<T>(**kept, decode);
   }
   // The same value, shared rather than copied (a cluster's record holds every node); nullptr
   // when there is no such row.
   template <class T, class Decode>
   std::shared_ptr<const T> GetDecodedShared(const ResourceKey& key, Decode&& decode) const {
-    RowRead* read = ReadRowOf(key);
-    if (read == nullptr) return nullptr;
-    return DecodedOf<T>(*read, decode);
+    const KeptRowPtr* kept = ReadRowOf(key);
+    if (kept == nullptr) return nullptr;
+    return DecodedOf<T>(**kept, decode);
   }
-  // The same for a row a listing read (List() with documents): the row is kept as if Get() had
-  // read it, so a page listed again (a dispatcher polling its jobs) is not decoded again. Shared,
-  // not copied: a decoded job holds its whole Create request.
+  // The same for a row a listing read (ListPage::kept), without looking it up: a page listed
+  // again (a dispatcher polling its jobs) is not decoded again. Shared, not copied: a decoded
+  // job holds its whole Create request.
   template <class T, class Decode>
-  std::shared_ptr<const T> DecodedRow(const ResourceRow& row, Decode&& decode) const {
-    return DecodedOf<T>(KeepRowRead(row), decode);
+  std::shared_ptr<const T> DecodedRow(const KeptRow& kept, Decode&& decode) const {
+    return DecodedOf<T>(kept, decode);
   }
-  // A value of type T kept with the row a listing read (what a summary wrote of it), made by T's
+  // A value of type T kept with a row a listing read (what a summary wrote of it), made by T's
   // default constructor the first time. Unlike what the codecs decode, it may change: only its
   // owner touches it, under the lock that guards the store. A write to the row or a rollback
-  // drops it with the row.
+  // makes the store forget it with the row.
   template <class T>
-  T& RowMemo(const ResourceRow& row) const {
-    RowRead& read = KeepRowRead(row);
+  T& RowMemo(const KeptRow& kept) const {
     const std::type_index type(typeid(T));
-    for (const auto& [kept_type, value] : read.decoded) {
+    for (const auto& [kept_type, value] : kept.decoded_) {
       if (kept_type == type)
         return *std::const_pointer_cast<T>(std::static_pointer_cast<const T>(value));
     }
     auto value = std::make_shared<T>();
-    read.decoded.emplace_back(type, value);
+    kept.decoded_.emplace_back(type, value);
     return *value;
   }
   // Inserts the row and its tags in one transaction. Returns false if the key already exists.
@@ -380,34 +398,31 @@ class StateStore {
   int autocheckpoint_pages_ = 0;  // SQLite's WAL auto-checkpoint threshold, off in start-up
   // Declared after db_, so the statements are finalized before the connection closes.
   mutable std::unordered_map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
-  // Rows read by Get(), by key: most requests read one or two rows again and again (an endpoint
-  // and its config per invocation), and a hash lookup costs a fraction of a query. A write drops
-  // the row it touches; a rollback (of a request or of a group-commit batch) drops them all, since
-  // rows read inside it may be gone. Bounded: when full it starts again empty.
-  // Each row read keeps what the codecs decoded from it (GetDecoded), one value per type: the
-  // only cache of decoded records.
-  struct RowRead {
-    ResourceRow row;
-    std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> decoded;
-  };
-  mutable std::unordered_map<std::string, RowRead> rows_read_;
+  // Rows read by Get() and by listings, by key: most requests read one or two rows again and
+  // again (an endpoint and its config per invocation), and a hash lookup costs a fraction of a
+  // query. A write drops the row it touches; a rollback (of a request or of a group-commit batch)
+  // drops them all, since rows read inside it may be gone. Bounded: when full it starts again
+  // empty. Each row read keeps what the codecs decoded from it (KeptRow): the only cache of
+  // decoded records.
+  mutable std::unordered_map<std::string, KeptRowPtr> rows_read_;
   mutable std::string cache_key_;  // RowCacheKey()'s text, reused from one lookup to the next
   // The entry of `key`, read from the database when it is not kept yet; nullptr when there is no
-  // such row.
-  RowRead* ReadRowOf(const ResourceKey& key) const;
+  // such row. The pointer is valid until the next call that may change the rows read.
+  const KeptRowPtr* ReadRowOf(const ResourceKey& key) const;
+  // The same for a key whose name is already a name key (a listing's), without folding it again.
+  const KeptRowPtr* ReadRowOfNameKey(const ResourceKey& key) const;
+  const KeptRowPtr* ReadRowAt(const std::string& cache_key, const ResourceKey& key) const;
   // The rows of `page.positions`, a page of keys that List() picked, from the rows read or else
-  // read now, into `page.rows`.
+  // read now, into `page.kept`.
   void TakeKeptRows(const ListQuery& query, ListPage& page) const;
-  // The entry of `row`, which the caller read from the database; kept when it is not yet.
-  RowRead& KeepRowRead(const ResourceRow& row) const;
   template <class T, class Decode>
-  static std::shared_ptr<const T> DecodedOf(RowRead& read, Decode& decode) {
+  static std::shared_ptr<const T> DecodedOf(const KeptRow& kept, Decode& decode) {
     const std::type_index type(typeid(T));
-    for (const auto& [decoded_type, value] : read.decoded) {
+    for (const auto& [decoded_type, value] : kept.decoded_) {
       if (decoded_type == type) return std::static_pointer_cast<const T>(value);
     }
-    auto value = std::make_shared<const T>(decode(std::as_const(read.row)));
-    read.decoded.emplace_back(type, value);
+    auto value = std::make_shared<const T>(decode(kept.row()));
+    kept.decoded_.emplace_back(type, value);
     return value;
   }
   static constexpr std::size_t kRowsReadLimit = 4096;  // pages of listings too

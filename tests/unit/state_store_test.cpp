@@ -103,6 +103,14 @@ ListQuery Query(const std::string& account = "111111111111") {
   return query;
 }
 
+// A page's rows: the ones the store keeps (a page with documents), or its own (without).
+std::vector<ResourceRow> RowsOf(const ListPage& page) {
+  EXPECT_TRUE(page.rows.empty() || page.kept.empty()) << "a page has one kind of rows";
+  std::vector<ResourceRow> rows = page.rows;
+  for (const KeptRowPtr& kept : page.kept) rows.push_back(kept->row());
+  return rows;
+}
+
 // A training plan's row, and what it reserves, as the plan repository writes them
 // (ops/plan_records.cpp): the document is the operation layer's, the capacity goes in columns.
 ResourceRow PlanRow(const std::string& name) {
@@ -223,15 +231,15 @@ TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
   query.descending = false;
   query.limit = 3;
   ListPage page = store.List(query);
-  ASSERT_EQ(page.rows.size(), 3u);
+  ASSERT_EQ(RowsOf(page).size(), 3u);
   EXPECT_TRUE(page.has_more);
-  EXPECT_EQ(page.rows[1].key.name, "b");
+  EXPECT_EQ(RowsOf(page)[1].key.name, "b");
   EXPECT_EQ(page.positions[1].value, SortValue{int64_t{2000}});
   EXPECT_EQ(page.positions[1].name_key, "b");
   query.after = page.positions.back();
   page = store.List(query);
-  ASSERT_EQ(page.rows.size(), 1u);
-  EXPECT_EQ(page.rows[0].key.name, "d");
+  ASSERT_EQ(RowsOf(page).size(), 1u);
+  EXPECT_EQ(RowsOf(page)[0].key.name, "d");
   EXPECT_FALSE(page.has_more);
 
   // Phase filters, start bounds and a phase order chosen by the caller.
@@ -239,21 +247,21 @@ TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
   query.limit = 10;
   query.plan->phases = {WindowPhase::kDuring};
   page = store.List(query);
-  ASSERT_EQ(page.rows.size(), 2u);
-  EXPECT_EQ(page.rows[0].key.name, "b");
-  EXPECT_EQ(page.rows[1].key.name, "c");
+  ASSERT_EQ(RowsOf(page).size(), 2u);
+  EXPECT_EQ(RowsOf(page)[0].key.name, "b");
+  EXPECT_EQ(RowsOf(page)[1].key.name, "c");
   query.plan->phases = {WindowPhase::kBefore, WindowPhase::kAfter};
   query.plan->start_before = At(6000);
   page = store.List(query);
-  ASSERT_EQ(page.rows.size(), 1u);
-  EXPECT_EQ(page.rows[0].key.name, "a");
+  ASSERT_EQ(RowsOf(page).size(), 1u);
+  EXPECT_EQ(RowsOf(page)[0].key.name, "a");
   query.plan->phases.clear();
   query.plan->start_before.reset();
   query.sort = SortField::kPlanPhase;
   query.plan->phase_rank = {2, 0, 1, 3};  // during, after, before (unpaid last)
   page = store.List(query);
   std::vector<std::string> order;
-  for (const ResourceRow& row : page.rows) order.push_back(row.key.name);
+  for (const ResourceRow& row : RowsOf(page)) order.push_back(row.key.name);
   EXPECT_EQ(order, (std::vector<std::string>{"b", "c", "a", "d"}));
   EXPECT_EQ(page.positions[2].value, SortValue{int64_t{1}});
 }
@@ -393,8 +401,8 @@ TEST(StateStore, RowsAListingReadKeepWhatWasDecodedOfThem) {
   query.kind = "model";
   auto decode_page = [&] {
     std::vector<std::string> values;
-    for (const ResourceRow& row : store.List(query).rows) {
-      values.push_back(*store.DecodedRow<std::string>(row, decode));
+    for (const KeptRowPtr& row : store.List(query).kept) {
+      values.push_back(*store.DecodedRow<std::string>(*row, decode));
     }
     return values;
   };
@@ -405,11 +413,20 @@ TEST(StateStore, RowsAListingReadKeepWhatWasDecodedOfThem) {
             "{}a");
   EXPECT_EQ(decodes, 2) << "a lookup by key finds what the listing decoded";
 
+  // A page shares the rows the store keeps rather than copying them: a page listed again holds
+  // the same rows, and one held across a write keeps the row as it was read.
+  const ListPage before = store.List(query);
+  ASSERT_EQ(before.kept.size(), 2u);
+  EXPECT_EQ(before.kept[0], store.List(query).kept[0]);
+
   ResourceRow changed = *store.Get({"111111111111", "us-east-1", "model", "b"});
   changed.doc = R"({"v":2})";
   ASSERT_TRUE(store.Update(changed));
   EXPECT_THAT(decode_page(), ::testing::ElementsAre(R"({"v":2}b)", "{}a"));
   EXPECT_EQ(decodes, 3) << "only the row written is decoded again";
+  EXPECT_EQ(before.kept[0]->row().doc, "{}");
+  EXPECT_NE(before.kept[0], store.List(query).kept[0]);
+  EXPECT_EQ(before.kept[1], store.List(query).kept[1]);
 }
 
 TEST(StateStore, MigratesANewDatabaseToTheLatestVersion) {
@@ -455,7 +472,7 @@ TEST(StateStore, AccountsAndRegionsAreSeparate) {
   ASSERT_TRUE(store.Insert(Row("m", 1000, "111111111111"), {}));
   EXPECT_FALSE(store.Get({"222222222222", "us-east-1", "model", "m"}).has_value());
   EXPECT_FALSE(store.Get({"111111111111", "us-west-2", "model", "m"}).has_value());
-  EXPECT_TRUE(store.List(Query("222222222222")).rows.empty());
+  EXPECT_TRUE(RowsOf(store.List(Query("222222222222"))).empty());
 }
 
 TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
@@ -470,10 +487,10 @@ TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
   std::vector<std::string> seen;
   while (true) {
     const ListPage page = store.List(query);
-    for (const auto& row : page.rows) seen.push_back(row.key.name);
+    for (const auto& row : RowsOf(page)) seen.push_back(row.key.name);
     if (!page.has_more) break;
-    query.after = ListQuery::Cursor{page.rows.back().created.time_since_epoch().count(),
-                                    NameKey(page.rows.back().key.name)};
+    query.after = ListQuery::Cursor{RowsOf(page).back().created.time_since_epoch().count(),
+                                    NameKey(RowsOf(page).back().key.name)};
   }
   EXPECT_EQ(seen, (std::vector<std::string>{"echo", "delta", "charlie", "bravo", "alpha"}));
 
@@ -484,7 +501,7 @@ TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
   by_name.created_after = At(1000);
   by_name.created_before = At(4000);
   std::vector<std::string> names;
-  for (const auto& row : store.List(by_name).rows) names.push_back(row.key.name);
+  for (const auto& row : RowsOf(store.List(by_name))) names.push_back(row.key.name);
   EXPECT_EQ(names, (std::vector<std::string>{"bravo", "charlie", "delta"}));
 }
 
@@ -509,8 +526,8 @@ TEST(StateStore, AFilteredListPagesThroughTiedCreationTimes) {
     std::vector<std::string> seen;
     for (int pages = 0; pages < 10; ++pages) {  // a cursor that does not move fails, not hangs
       const ListPage page = store.List(query);
-      ASSERT_EQ(page.rows.size(), page.positions.size());
-      for (const auto& row : page.rows) {
+      ASSERT_EQ(RowsOf(page).size(), page.positions.size());
+      for (const auto& row : RowsOf(page)) {
         seen.push_back(row.key.name);
         ResourceRow expected = store.Get(row.key).value();
         if (!documents) expected.doc.clear();
@@ -626,7 +643,7 @@ TEST(StateStore, TheLargestLimitListsEverything) {
   ListQuery query = Query();
   query.limit = std::numeric_limits<int>::max();
   const ListPage page = store.List(query);
-  EXPECT_EQ(page.rows.size(), 2u);
+  EXPECT_EQ(RowsOf(page).size(), 2u);
   EXPECT_FALSE(page.has_more);
 }
 
@@ -662,7 +679,7 @@ TEST(StateStore, SettingsAndDeleteEverything) {
   ASSERT_TRUE(store.Insert(Row("m", 1), {{"a", "b"}}));
   store.DeleteEverything();
   EXPECT_FALSE(store.GetSetting("k").has_value());
-  EXPECT_TRUE(store.List(Query()).rows.empty());
+  EXPECT_TRUE(RowsOf(store.List(Query())).empty());
 }
 
 TEST(StateStore, EverythingSurvivesReopeningTheFile) {
