@@ -450,22 +450,76 @@ bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows
   return true;
 }
 
+std::vector<std::pair<std::string, std::string>> StateStore::Scopes() const {
+  // A skip scan: one seek into the table's key per step, however many rows each scope holds.
+  Prepared next_account_lease = Prepare(
+      "SELECT account, region FROM resources WHERE account > ? ORDER BY account, region LIMIT 1");
+  Prepared next_region_lease = Prepare(
+      "SELECT region FROM resources WHERE account = ? AND region > ? ORDER BY region LIMIT 1");
+  SQLite::Statement& next_account = *next_account_lease;
+  SQLite::Statement& next_region = *next_region_lease;
+  std::vector<std::pair<std::string, std::string>> scopes;
+  std::string account;
+  while (true) {
+    next_account.reset();
+    next_account.bind(1, account);
+    if (!next_account.executeStep()) break;
+    account = next_account.getColumn(0).getString();
+    scopes.emplace_back(account, next_account.getColumn(1).getString());
+    while (true) {
+      next_region.reset();
+      next_region.bind(1, account);
+      next_region.bind(2, scopes.back().second);
+      if (!next_region.executeStep()) break;
+      scopes.emplace_back(account, next_region.getColumn(0).getString());
+    }
+  }
+  return scopes;
+}
+
 std::vector<ResourceRow> StateStore::AllOfKind(const std::string& kind,
                                                const std::optional<std::string>& status) const {
-  // Sorted here rather than by SQLite: its sorter spilled the rows, documents and all, to a
-  // temporary file (10,000 plans: a tenth of the dashboard's state view).
-  Prepared statement_lease =
-      Prepare(std::string("SELECT ") + kRowColumns + " FROM resources WHERE kind = ?" +
-              (status ? " AND status = ?" : ""));
-  SQLite::Statement& statement = *statement_lease;
-  statement.bind(1, kind);
-  if (status) statement.bind(2, *status);
   std::vector<ResourceRow> rows;
-  while (statement.executeStep()) rows.push_back(ReadRow(statement));
-  std::stable_sort(rows.begin(), rows.end(), [](const ResourceRow& a, const ResourceRow& b) {
-    return a.created < b.created;
+  if (status) {  // few rows: the index on kind and status finds them
+    Prepared statement_lease = Prepare(std::string("SELECT ") + kRowColumns +
+                                       " FROM resources WHERE kind = ? AND status = ?");
+    SQLite::Statement& statement = *statement_lease;
+    statement.bind(1, kind);
+    statement.bind(2, *status);
+    while (statement.executeStep()) rows.push_back(ReadRow(statement));
+  } else {
+    // Each scope's rows are one range of the table's key, read in order. Through the index on
+    // kind, each row cost a seek into the table (10,000 plans: 19 ms instead of 8 in the sqlite3
+    // shell, and a third of the dashboard's state view).
+    Prepared statement_lease = Prepare(std::string("SELECT ") + kRowColumns +
+                                       " FROM resources WHERE account = ? AND region = ? AND "
+                                       "kind = ?");
+    SQLite::Statement& statement = *statement_lease;
+    for (const auto& [account, region] : Scopes()) {
+      statement.reset();
+      statement.bind(1, account);
+      statement.bind(2, region);
+      statement.bind(3, kind);
+      while (statement.executeStep()) rows.push_back(ReadRow(statement));
+    }
+  }
+  // By creation time, then status, then key (the order the index on kind and status gave, which
+  // the dashboard's answers have kept since). Sorted here rather than by SQLite (its sorter
+  // spilled the rows, documents and all, to a temporary file), and through their places: a row
+  // is six strings, and moving each once costs less than moving them about while sorting.
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&rows](size_t a, size_t b) {
+    const ResourceRow& first = rows[a];
+    const ResourceRow& second = rows[b];
+    if (first.created != second.created) return first.created < second.created;
+    if (first.status != second.status) return first.status < second.status;
+    return a < b;  // read in key order
   });
-  return rows;
+  std::vector<ResourceRow> sorted;
+  sorted.reserve(rows.size());
+  for (const size_t place : order) sorted.push_back(std::move(rows[place]));
+  return sorted;
 }
 
 std::vector<ResourceRow> StateStore::AllOf(const std::string& account, const std::string& region,

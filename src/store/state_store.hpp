@@ -276,9 +276,12 @@ class StateStore {
   bool Insert(const ResourceRow& row, const Tags& tags);
   // Inserts all rows (with their tags) in one transaction, or none when any key already exists.
   bool InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows);
-  // Every row of a kind (optionally with one status), of every account and region.
+  // Every row of a kind (optionally with one status), of every account and region, by creation
+  // time, then status, then account, region and name key.
   std::vector<ResourceRow> AllOfKind(const std::string& kind,
                                      const std::optional<std::string>& status = {}) const;
+  // Every (account, region) that has a resource, in order.
+  std::vector<std::pair<std::string, std::string>> Scopes() const;
   // The capacity of every training plan of every account, read from columns (no document), in
   // no particular order.
   std::vector<PlanCapacity> AllPlanCapacity() const;

@@ -467,6 +467,40 @@ TEST(StateStore, UpdateChangesStatusDocAndModifiedTime) {
   EXPECT_FALSE(store.Update(row));
 }
 
+// AllOfKind reads each account's and region's rows as one range of the table's key (Scopes),
+// then orders them all by creation time, status, and key: the order the dashboard has shown.
+TEST(StateStore, AllOfKindOrdersEveryScopesRowsByCreationStatusAndKey) {
+  StateStore store(":memory:");
+  auto row = [](const std::string& name, long long ms, const std::string& status,
+                const std::string& account, const std::string& region) {
+    ResourceRow made = Row(name, ms, account, region);
+    made.status = status;
+    return made;
+  };
+  for (const ResourceRow& made : {row("late", 3000, "A", "111111111111", "us-east-1"),
+                                  row("b", 1000, "Stopped", "222222222222", "eu-west-1"),
+                                  row("a", 1000, "Stopped", "222222222222", "eu-west-1"),
+                                  row("z", 1000, "Failed", "111111111111", "us-west-2"),
+                                  row("c", 1000, "Stopped", "111111111111", "us-west-2")}) {
+    ASSERT_TRUE(store.Insert(made, {}));
+  }
+  ResourceRow other_kind = Row("first", 0);
+  other_kind.key.kind = "endpoint";
+  ASSERT_TRUE(store.Insert(other_kind, {}));
+  using Scope = std::pair<std::string, std::string>;
+  EXPECT_EQ(store.Scopes(), (std::vector<Scope>{{"111111111111", "us-east-1"},
+                                                {"111111111111", "us-west-2"},
+                                                {"222222222222", "eu-west-1"}}));
+  std::vector<std::string> names;
+  for (const ResourceRow& read : store.AllOfKind("model")) names.push_back(read.key.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"z", "c", "a", "b", "late"}));
+  names.clear();
+  for (const ResourceRow& read : store.AllOfKind("model", "Stopped")) {
+    names.push_back(read.key.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"c", "a", "b"}));
+}
+
 TEST(StateStore, AccountsAndRegionsAreSeparate) {
   StateStore store(":memory:");
   ASSERT_TRUE(store.Insert(Row("m", 1000, "111111111111"), {}));
