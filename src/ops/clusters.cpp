@@ -255,7 +255,7 @@ Result<Answer> ListClusters(const json& in, Context& ctx) {
     }
   }
   const auto page = Paginate<store::KeptRowPtr>(
-      kSpec, *request, KeptRowSource(ctx, domain::kClusterKind, *request, ReadStoreFilters(in)),
+      kSpec, *request, StoreSource(ctx, domain::kClusterKind, *request, ReadStoreFilters(in)),
       filters);
   return WriteListAnswer(
       "ClusterSummaries", page, [&](JsonWriter& out, const store::KeptRowPtr& kept) {

@@ -215,10 +215,11 @@ Result<Answer> ListEndpoints(const json& in, Context& ctx) {
                               /*descending_by_default=*/true};
   auto request = ReadListRequest(in, kSpec);
   if (!request) return request.error();
-  auto page = Paginate<store::ResourceRow>(
+  auto page = Paginate<store::KeptRowPtr>(
       kSpec, *request, StoreSource(ctx, domain::kEndpointKind, *request, ReadStoreFilters(in)));
   return WriteListAnswerLater("Endpoints", std::move(page),
-                              [](JsonWriter& out, const store::ResourceRow& row) {
+                              [](JsonWriter& out, const store::KeptRowPtr& kept) {
+                                const store::ResourceRow& row = kept->row();
                                 out.Member("EndpointName", row.key.name)
                                     .Member("EndpointArn", row.arn)
                                     .TimestampMember("CreationTime", row.created)

@@ -442,7 +442,7 @@ Result<Answer> ListJobs(const JobFamily& family, const char* list_member, const 
     };
   }
   auto page = Paginate<store::KeptRowPtr>(
-      spec, *request, KeptRowSource(ctx, family.kind, *request, store_filters), filters);
+      spec, *request, StoreSource(ctx, family.kind, *request, store_filters), filters);
   // The decoded jobs are taken now; the summaries are written after the lock is released, from
   // the rows (which never change) and the records (immutable).
   struct Summary {

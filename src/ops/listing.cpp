@@ -99,7 +99,7 @@ StoreFilters ReadStoreFilters(const json& input) {
 namespace {
 
 store::ListQuery QueryOf(const Context& ctx, const std::string& kind, const ListRequest& request,
-                         const StoreFilters& filters, bool documents) {
+                         const StoreFilters& filters) {
   store::ListQuery query;
   query.account = ctx.caller.account;
   query.region = ctx.caller.region;
@@ -113,55 +113,40 @@ store::ListQuery QueryOf(const Context& ctx, const std::string& kind, const List
   query.plan = filters.plan;
   query.sort = request.sort->column.value();
   query.descending = request.descending;
-  query.documents = documents;
   return query;
-}
-
-// A source whose items are `ListPage::*rows` (rows or kept), each with its position.
-template <class Item>
-Source<Item> SourceOf(const store::StateStore& store, store::ListQuery query,
-                      std::vector<Item> store::ListPage::*rows) {
-  return [&store, query = std::move(query), rows](const std::optional<SortPosition>& after,
-                                                  int count) mutable {
-    query.limit = count;
-    query.after.reset();
-    if (after) query.after = store::ListQuery::Cursor{after->value, after->tiebreak};
-    store::ListPage page = store.List(query);
-    std::vector<Item>& items = page.*rows;
-    std::vector<Positioned<Item>> batch;
-    batch.reserve(items.size());
-    for (size_t i = 0; i < items.size(); ++i) {
-      store::ListQuery::Cursor& position = page.positions[i];
-      batch.push_back(
-          {{std::move(position.value), std::move(position.name_key)}, std::move(items[i])});
-    }
-    return batch;
-  };
 }
 
 }  // namespace
 
-Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
-                                       const ListRequest& request, const StoreFilters& filters) {
-  return SourceOf(ctx.store, QueryOf(ctx, kind, request, filters, /*documents=*/false),
-                  &store::ListPage::rows);
-}
-
-Source<store::KeptRowPtr> KeptRowSource(const Context& ctx, const std::string& kind,
-                                        const ListRequest& request, const StoreFilters& filters) {
-  return SourceOf(ctx.store, QueryOf(ctx, kind, request, filters, /*documents=*/true),
-                  &store::ListPage::kept);
+Source<store::KeptRowPtr> StoreSource(const Context& ctx, const std::string& kind,
+                                      const ListRequest& request, const StoreFilters& filters) {
+  return [&store = ctx.store, query = QueryOf(ctx, kind, request, filters)](
+             const std::optional<SortPosition>& after, int count) mutable {
+    query.limit = count;
+    query.after.reset();
+    if (after) query.after = store::ListQuery::Cursor{after->value, after->tiebreak};
+    store::ListPage page = store.List(query);
+    std::vector<Positioned<store::KeptRowPtr>> batch;
+    batch.reserve(page.kept.size());
+    for (size_t i = 0; i < page.kept.size(); ++i) {
+      store::ListQuery::Cursor& position = page.positions[i];
+      batch.push_back(
+          {{std::move(position.value), std::move(position.name_key)}, std::move(page.kept[i])});
+    }
+    return batch;
+  };
 }
 
 domain::Result<Answer> ListSimple(const json& input, const Context& ctx, const ListSpec& spec,
                                   const SimpleListing& listing) {
   auto request = ReadListRequest(input, spec);
   if (!request) return request.error();
-  auto page = Paginate<store::ResourceRow>(
+  auto page = Paginate<store::KeptRowPtr>(
       spec, *request, StoreSource(ctx, listing.kind, *request, ReadStoreFilters(input)));
   return WriteListAnswerLater(listing.list_member, std::move(page),
                               [name_member = listing.name_member, arn_member = listing.arn_member](
-                                  JsonWriter& out, const store::ResourceRow& row) {
+                                  JsonWriter& out, const store::KeptRowPtr& kept) {
+                                const store::ResourceRow& row = kept->row();
                                 out.Member(name_member, row.key.name)
                                     .Member(arn_member, row.arn)
                                     .TimestampMember("CreationTime", row.created);

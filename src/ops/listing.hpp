@@ -276,15 +276,12 @@ struct StoreFilters {
 // Reads NameContains, CreationTime{After,Before}, LastModifiedTime{After,Before} and StatusEquals.
 StoreFilters ReadStoreFilters(const nlohmann::json& input);
 
-// A source over the caller's rows of `kind`, ordered and filtered by the store, without their
-// documents (for summaries that are all columns). The request's sort key must have a column.
-Source<store::ResourceRow> StoreSource(const Context& ctx, const std::string& kind,
-                                       const ListRequest& request, const StoreFilters& filters);
-// The same with documents: the rows the store keeps, shared rather than copied, for
-// ctx.store.DecodedRow() and RowMemo() to decode and remember without looking them up again.
-// An item must not outlive the lock that guards the store unless only its row() is read.
-Source<store::KeptRowPtr> KeptRowSource(const Context& ctx, const std::string& kind,
-                                        const ListRequest& request, const StoreFilters& filters);
+// A source over the caller's rows of `kind`, ordered and filtered by the store: the rows the
+// store keeps, shared rather than copied, for ctx.store.DecodedRow() and RowMemo() to decode and
+// remember without looking them up again. The request's sort key must have a column. An item
+// may outlive the lock that guards the store only if nothing but its row() is read then.
+Source<store::KeptRowPtr> StoreSource(const Context& ctx, const std::string& kind,
+                                      const ListRequest& request, const StoreFilters& filters);
 
 // A whole List* operation whose summaries are just name, ARN and creation time (ListModels,
 // ListEndpointConfigs): e.g. members {"Models", "ModelName", "ModelArn"}.

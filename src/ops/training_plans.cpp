@@ -653,7 +653,7 @@ Result<Answer> ListTrainingPlans(const json& in, Context& ctx) {
     return Answer(json{{"TrainingPlanSummaries", json::array()}});
   }
   auto page = Paginate<store::KeptRowPtr>(kSpec, *request,
-                                          KeptRowSource(ctx, domain::kPlanKind, *request, filters));
+                                          StoreSource(ctx, domain::kPlanKind, *request, filters));
   // What the summaries show is taken now. A summary's text is kept with the plan's row while
   // what it shows stays the same, and written after the lock is released when it is not.
   struct Summary {

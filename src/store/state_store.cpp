@@ -35,31 +35,23 @@ std::map<int, std::string_view> EmbeddedMigrations() {
 int64_t ToMillis(TimePoint t) { return t.time_since_epoch().count(); }
 TimePoint FromMillis(int64_t ms) { return TimePoint{Millis{ms}}; }
 
-// Reads the columns of kRowColumns after the key's account, region and kind.
-void ReadRowAfterKind(SQLite::Statement& statement, ResourceRow& row) {
+// Reads the columns of kRowColumns.
+ResourceRow ReadRow(SQLite::Statement& statement) {
+  ResourceRow row;
+  row.key.account = statement.getColumn(0).getString();
+  row.key.region = statement.getColumn(1).getString();
+  row.key.kind = statement.getColumn(2).getString();
   row.key.name = statement.getColumn(3).getString();
   row.arn = statement.getColumn(4).getString();
   row.status = statement.getColumn(5).getString();
   row.created = FromMillis(statement.getColumn(6).getInt64());
   row.modified = FromMillis(statement.getColumn(7).getInt64());
   row.doc = statement.getColumn(8).getString();
-}
-
-ResourceRow ReadRow(SQLite::Statement& statement) {
-  ResourceRow row;
-  row.key.account = statement.getColumn(0).getString();
-  row.key.region = statement.getColumn(1).getString();
-  row.key.kind = statement.getColumn(2).getString();
-  ReadRowAfterKind(statement, row);
   return row;
 }
 
 constexpr const char* kRowColumns =
     "account, region, kind, name, arn, status, created_ms, modified_ms, doc";
-constexpr const char* kQualifiedRowColumns =
-    "r.account, r.region, r.kind, r.name, r.arn, r.status, r.created_ms, r.modified_ms, r.doc";
-constexpr const char* kQualifiedRowColumnsWithoutDoc =
-    "r.account, r.region, r.kind, r.name, r.arn, r.status, r.created_ms, r.modified_ms, ''";
 
 void BindKey(SQLite::Statement& statement, const ResourceKey& key) {
   statement.bind(":account", key.account);
@@ -615,11 +607,7 @@ namespace {
 // A page's extra row only tells that another page exists.
 void CutToLimit(ListPage& page, int limit) {
   if (static_cast<int64_t>(page.positions.size()) > limit) {
-    if (page.kept.empty()) {
-      page.rows.pop_back();
-    } else {
-      page.kept.pop_back();
-    }
+    page.kept.pop_back();
     page.positions.pop_back();
     page.has_more = true;
   }
@@ -666,12 +654,7 @@ std::optional<ListPage> StateStore::ListByName(const ListQuery& query) const {
     key.name = name.name_key;  // NameKey of a name key is itself
     const KeptRowPtr* kept = ReadRowOfNameKey(key);
     if (kept == nullptr) continue;  // not possible: the index follows every insert and delete
-    if (query.documents) {
-      page.kept.push_back(*kept);
-    } else {
-      const ResourceRow& row = (*kept)->row();
-      page.rows.push_back({row.key, row.arn, row.status, row.created, row.modified, {}});
-    }
+    page.kept.push_back(*kept);
     page.positions.push_back({name.created_ms, std::move(name.name_key)});
   }
   CutToLimit(page, query.limit);
@@ -733,8 +716,6 @@ ListPage StateStore::List(const ListQuery& query) const {
   } else {
     from = " FROM resources r WHERE r.account = :account AND r.region = :region AND r.kind = :kind";
   }
-  const bool filtered = query.name_contains || query.created_after || query.created_before ||
-                        query.modified_after || query.modified_before || query.status;
   if (query.name_contains) from += std::string(" AND instr(") + name_key + ", :contains) > 0";
   if (query.created_after) from += " AND r.created_ms > :created_after";
   if (query.created_before) from += " AND r.created_ms < :created_before";
@@ -754,38 +735,21 @@ ListPage StateStore::List(const ListQuery& query) const {
     }
     order = std::string(" ORDER BY sort_value") + direction + ", key" + direction;
   }
-  const char* columns = query.documents ? kQualifiedRowColumns : kQualifiedRowColumnsWithoutDoc;
-  std::string sql;
-  // Sorted by creation time, a page without documents is all in resources_by_creation, which
-  // holds every column it reads (migration 9): one query reads it from the index alone.
-  const bool covered = !query.documents && query.sort == SortField::kCreationTime;
-  if (query.documents) {
-    // A page with documents picks its keys first, from an index alone (plan_capacity's for
-    // plans, resources_by_creation or the table's key otherwise), then takes each row from the
-    // rows read (rows_read_), reading only those not kept: a page listed again (a dispatcher
-    // polling, a dashboard refreshing) costs a hash lookup per row instead of a seek into the
-    // table by its text key (a third of a ListTrainingPlans page's time under the lock).
-    if (plans && !(query.created_after || query.created_before || query.modified_after ||
-                   query.modified_before || query.status)) {
-      // Only the resources' own columns need the join (every plan has both rows, written and
-      // deleted together).
-      from = from.substr(0, from.find(" CROSS JOIN")) + from.substr(from.find(" WHERE"));
-    }
-    sql = "SELECT " + sort_value + " AS sort_value, " + name_key + " AS key" + from + order +
-          " LIMIT :limit";
-  } else if (filtered && !plans && !covered) {
-    // A filtered page picks its keys first, from what the index holds, and then reads just the
-    // page's rows: SQLite would otherwise read every scanned row of this WITHOUT ROWID table
-    // before testing it (at 10,000 endpoints, NameContains took 14 ms instead of 2).
-    sql = "SELECT " + std::string(columns) + ", k.sort_value, k.key FROM (SELECT " + name_key +
-          " AS key, " + sort_value + " AS sort_value" + from + order +
-          " LIMIT :limit) k CROSS JOIN resources r ON r.account = :account AND r.region = :region"
-          " AND r.kind = :kind AND r.name_key = k.key" +
-          order;
-  } else {
-    sql = "SELECT " + std::string(columns) + ", " + sort_value + " AS sort_value, " + name_key +
-          " AS key" + from + order + " LIMIT :limit";
+  // A page picks its keys first, from an index alone (plan_capacity's for plans,
+  // resources_by_creation or the table's key otherwise), then takes each row from the rows read
+  // (rows_read_), reading only those not kept: a page listed again (a dispatcher polling, a
+  // dashboard refreshing) costs a hash lookup per row instead of a seek into the table by its
+  // text key (a third of a ListTrainingPlans page's time under the lock), and shares the rows
+  // instead of copying them (ListEndpoints, whose summaries are all columns: 18% -> 29-32% of
+  // DescribeEndpoint's rate, by hand).
+  if (plans && !(query.created_after || query.created_before || query.modified_after ||
+                 query.modified_before || query.status)) {
+    // Only the resources' own columns need the join (every plan has both rows, written and
+    // deleted together).
+    from = from.substr(0, from.find(" CROSS JOIN")) + from.substr(from.find(" WHERE"));
   }
+  const std::string sql = "SELECT " + sort_value + " AS sort_value, " + name_key + " AS key" +
+                          from + order + " LIMIT :limit";
 
   Prepared statement_lease = Prepare(sql);
   SQLite::Statement& statement = *statement_lease;
@@ -825,30 +789,19 @@ ListPage StateStore::List(const ListQuery& query) const {
 
   ListPage page;
   const size_t expected = std::min<size_t>(static_cast<size_t>(query.limit) + 1, 1024);
-  if (!query.documents) page.rows.reserve(expected);  // else TakeKeptRows fills page.kept
   page.positions.reserve(expected);
-  // Where the sort value and the name key are: after the row's columns, or alone (keys first).
-  const int sort_value_column = query.documents ? 0 : 9;
-  const int name_key_column = sort_value_column + 1;
   while (statement.executeStep()) {
-    const SQLite::Column value = statement.getColumn(sort_value_column);
-    ListQuery::Cursor position{SortValue{}, statement.getColumn(name_key_column).getString()};
+    const SQLite::Column value = statement.getColumn(0);
+    ListQuery::Cursor position{SortValue{}, statement.getColumn(1).getString()};
     if (value.isInteger()) {
       position.value = value.getInt64();
     } else {
       position.value = value.getString();
     }
     page.positions.push_back(std::move(position));
-    if (query.documents) continue;  // the rows are taken below, once the query is done
-    // The query's own account, region and kind: the WHERE clause fixed them.
-    ResourceRow row{{query.account, query.region, query.kind, {}}, {}, {}, {}, {}, {}};
-    ReadRowAfterKind(statement, row);
-    page.rows.push_back(std::move(row));
   }
-  if (query.documents) {
-    statement.tryReset();  // done: ReadRowOf may run a query of its own
-    TakeKeptRows(query, page);
-  }
+  statement.tryReset();  // done: ReadRowOf may run a query of its own
+  TakeKeptRows(query, page);
   CutToLimit(page, query.limit);
   return page;
 }

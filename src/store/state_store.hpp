@@ -153,9 +153,6 @@ struct ListQuery {
   };
   std::optional<Cursor> after;
   int limit = 100;
-  // False: the rows come without their documents (doc left empty), for listings whose summaries
-  // are all columns; a document is most of a row's bytes.
-  bool documents = true;
 };
 
 // A row as the store keeps it once read (StateStore's rows read), with what the codecs decoded
@@ -177,8 +174,7 @@ class KeptRow {
 using KeptRowPtr = std::shared_ptr<const KeptRow>;
 
 struct ListPage {
-  std::vector<ResourceRow> rows;  // a page without documents (ListQuery::documents false)
-  std::vector<KeptRowPtr> kept;   // a page with them: the rows the store keeps
+  std::vector<KeptRowPtr> kept;              // the rows, as the store keeps them
   std::vector<ListQuery::Cursor> positions;  // each row's sort value and name key
   bool has_more = false;
 };

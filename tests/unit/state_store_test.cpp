@@ -103,10 +103,9 @@ ListQuery Query(const std::string& account = "111111111111") {
   return query;
 }
 
-// A page's rows: the ones the store keeps (a page with documents), or its own (without).
+// A page's rows, as the store keeps them.
 std::vector<ResourceRow> RowsOf(const ListPage& page) {
-  EXPECT_TRUE(page.rows.empty() || page.kept.empty()) << "a page has one kind of rows";
-  std::vector<ResourceRow> rows = page.rows;
+  std::vector<ResourceRow> rows;
   for (const KeptRowPtr& kept : page.kept) rows.push_back(kept->row());
   return rows;
 }
@@ -539,22 +538,19 @@ TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
   EXPECT_EQ(names, (std::vector<std::string>{"bravo", "charlie", "delta"}));
 }
 
-// A filtered page picks its keys from the index before it reads rows (with documents), or reads
-// it from the covering index alone (without): either way its positions and its cursor must page
-// through names whose creation times tie, without gaps or repeats, and its rows must be whole.
+// A filtered page picks its keys from the index before it takes its rows: its positions and its
+// cursor must page through names whose creation times tie, without gaps or repeats, and its
+// rows must be whole.
 TEST(StateStore, AFilteredListPagesThroughTiedCreationTimes) {
   StateStore store(":memory:");
   for (const auto& [name, ms] : std::vector<std::pair<std::string, long long>>{
            {"a-1", 1000}, {"b-2", 2000}, {"x", 2000}, {"c-2", 2000}, {"d-3", 3000}}) {
     ASSERT_TRUE(store.Insert(Row(name, ms), {}));
   }
-  for (const auto& [descending, documents] : std::vector<std::pair<bool, bool>>{
-           {true, true}, {false, true}, {true, false}, {false, false}}) {
-    SCOPED_TRACE(::testing::Message()
-                 << "descending " << descending << ", documents " << documents);
+  for (const bool descending : {true, false}) {
+    SCOPED_TRACE(::testing::Message() << "descending " << descending);
     ListQuery query = Query();
     query.descending = descending;
-    query.documents = documents;
     query.name_contains = "-";
     query.limit = 1;
     std::vector<std::string> seen;
@@ -563,9 +559,7 @@ TEST(StateStore, AFilteredListPagesThroughTiedCreationTimes) {
       ASSERT_EQ(RowsOf(page).size(), page.positions.size());
       for (const auto& row : RowsOf(page)) {
         seen.push_back(row.key.name);
-        ResourceRow expected = store.Get(row.key).value();
-        if (!documents) expected.doc.clear();
-        EXPECT_EQ(row, expected);
+        EXPECT_EQ(row, store.Get(row.key).value());
       }
       if (!page.has_more) break;
       query.after = page.positions.back();
@@ -618,17 +612,16 @@ TEST(StateStore, NameContainsPagesMatchAScanOfEveryRowThroughWritesAndRollbacks)
           ListQuery query = Query();
           query.name_contains = pattern;
           query.descending = descending;
-          query.documents = false;
           if (after >= 0) query.created_after = At(after);
           if (before >= 0) query.created_before = At(before);
           query.limit = 7;
           std::vector<std::pair<long long, std::string>> seen;
           for (int pages = 0; pages < 100; ++pages) {  // a cursor that does not move fails
             const ListPage page = store.List(query);
-            ASSERT_EQ(page.rows.size(), page.positions.size());
-            for (const ResourceRow& row : page.rows) {
+            ASSERT_EQ(page.kept.size(), page.positions.size());
+            for (const ResourceRow& row : RowsOf(page)) {
               seen.emplace_back(row.created.time_since_epoch().count(), NameKey(row.key.name));
-              EXPECT_TRUE(row.doc.empty());
+              EXPECT_EQ(row.doc, "{}");
               EXPECT_EQ(row.arn, Row(row.key.name, 0).arn);
             }
             if (!page.has_more) break;
