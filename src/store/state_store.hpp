@@ -236,7 +236,7 @@ class StateStore {
   std::optional<T> GetDecoded(const ResourceKey& key, Decode&& decode) const {
     const KeptRowPtr* kept = ReadRowOf(key);
     if (kept == nullptr) return std::nullopt;
-    return *DecodedOf<T>(**kept, decode);
+    return *DecodedRow<T>(**kept, decode);
   }
   // The same value, shared rather than copied (a cluster's record holds every node); nullptr
   // when there is no such row.
@@ -244,14 +244,19 @@ class StateStore {
   std::shared_ptr<const T> GetDecodedShared(const ResourceKey& key, Decode&& decode) const {
     const KeptRowPtr* kept = ReadRowOf(key);
     if (kept == nullptr) return nullptr;
-    return DecodedOf<T>(**kept, decode);
+    return DecodedRow<T>(**kept, decode);
   }
   // The same for a row a listing read (ListPage::kept), without looking it up: a page listed
   // again (a dispatcher polling its jobs) is not decoded again. Shared, not copied: a decoded
   // job holds its whole Create request.
   template <class T, class Decode>
   std::shared_ptr<const T> DecodedRow(const KeptRow& kept, Decode&& decode) const {
-    return DecodedOf<T>(kept, decode);
+    if (const auto* value = KeptValue(kept, typeid(T))) {
+      return std::static_pointer_cast<const T>(*value);
+    }
+    auto value = std::make_shared<const T>(decode(kept.row()));
+    kept.decoded_.emplace_back(typeid(T), value);
+    return value;
   }
   // A value of type T kept with a row a listing read (what a summary wrote of it), made by T's
   // default constructor the first time. Unlike what the codecs decode, it may change: only its
@@ -259,13 +264,11 @@ class StateStore {
   // makes the store forget it with the row.
   template <class T>
   T& RowMemo(const KeptRow& kept) const {
-    const std::type_index type(typeid(T));
-    for (const auto& [kept_type, value] : kept.decoded_) {
-      if (kept_type == type)
-        return *std::const_pointer_cast<T>(std::static_pointer_cast<const T>(value));
+    if (const auto* value = KeptValue(kept, typeid(T))) {
+      return *std::const_pointer_cast<T>(std::static_pointer_cast<const T>(*value));
     }
     auto value = std::make_shared<T>();
-    kept.decoded_.emplace_back(type, value);
+    kept.decoded_.emplace_back(typeid(T), value);
     return *value;
   }
   // Inserts the row and its tags in one transaction. Returns false if the key already exists.
@@ -414,15 +417,12 @@ class StateStore {
   // The rows of `page.positions`, a page of keys that List() picked, from the rows read or else
   // read now, into `page.kept`.
   void TakeKeptRows(const ListQuery& query, ListPage& page) const;
-  template <class T, class Decode>
-  static std::shared_ptr<const T> DecodedOf(const KeptRow& kept, Decode& decode) {
-    const std::type_index type(typeid(T));
-    for (const auto& [decoded_type, value] : kept.decoded_) {
-      if (decoded_type == type) return std::static_pointer_cast<const T>(value);
+  // The value of `type` kept with the row; nullptr when there is none yet.
+  static const std::shared_ptr<const void>* KeptValue(const KeptRow& kept, std::type_index type) {
+    for (const auto& [kept_type, value] : kept.decoded_) {
+      if (kept_type == type) return &value;
     }
-    auto value = std::make_shared<const T>(decode(kept.row()));
-    kept.decoded_.emplace_back(type, value);
-    return value;
+    return nullptr;
   }
   static constexpr std::size_t kRowsReadLimit = 4096;  // pages of listings too
   void ForgetRowsRead() const { rows_read_.clear(); }
