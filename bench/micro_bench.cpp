@@ -135,11 +135,15 @@ struct LoadedLedger {
       ledger.SetPool({"us-west-2", zone, "ml.p5.48xlarge"}, plans, 0);
     }
     std::mt19937 random(42);
+    std::map<std::string, std::vector<domain::Commitment>> sold;
     for (int i = 0; i < plans; ++i) {
-      const domain::PoolKey pool{"us-west-2", zones[random() % 4], "ml.p5.48xlarge"};
+      const char* zone = zones[random() % 4];
       const TimePoint from = start + static_cast<int>(random() % (365 * 24)) * domain::kHour;
       const auto length = static_cast<int>(1 + random() % 14) * domain::kDay;
-      ledger.Restore(pool, {from, from + length}, 1 + static_cast<int>(random() % 4));
+      sold[zone].push_back({{from, from + length}, 1 + static_cast<int>(random() % 4)});
+    }
+    for (const auto& [zone, commitments] : sold) {
+      ledger.Restore({"us-west-2", zone, "ml.p5.48xlarge"}, commitments);
     }
   }
 };

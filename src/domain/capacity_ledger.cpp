@@ -32,6 +32,36 @@ void CommitmentTimeline::Add(Window window, int count) {
   Compact(first, end);
 }
 
+void CommitmentTimeline::AddAll(const std::vector<Commitment>& commitments) {
+  // Every level change, the current breakpoints' included, as (time, change).
+  std::vector<std::pair<TimePoint, int>> changes;
+  changes.reserve(level_.size() + 2 * commitments.size());
+  int previous = 0;
+  for (const auto& [time, level] : level_) {
+    changes.emplace_back(time, level - previous);
+    previous = level;
+  }
+  for (const Commitment& commitment : commitments) {
+    if (commitment.count == 0 || commitment.window.start >= commitment.window.end) continue;
+    changes.emplace_back(commitment.window.start, commitment.count);
+    changes.emplace_back(commitment.window.end, -commitment.count);
+  }
+  std::sort(changes.begin(), changes.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  // A breakpoint only where the level differs from the one before it, as Compact keeps it.
+  std::map<TimePoint, int> rebuilt;
+  int level = 0;
+  int kept = 0;
+  for (size_t i = 0; i < changes.size();) {
+    const TimePoint time = changes[i].first;
+    for (; i < changes.size() && changes[i].first == time; ++i) level += changes[i].second;
+    if (level == kept) continue;
+    rebuilt.emplace_hint(rebuilt.end(), time, level);
+    kept = level;
+  }
+  level_ = std::move(rebuilt);
+}
+
 int CommitmentTimeline::CommittedAt(TimePoint time) const {
   auto it = level_.upper_bound(time);
   return it == level_.begin() ? 0 : std::prev(it)->second;
@@ -97,8 +127,8 @@ bool CapacityLedger::Reserve(const PoolKey& key, Window window, int count) {
   return true;
 }
 
-void CapacityLedger::Restore(const PoolKey& key, Window window, int count) {
-  pools_[key].reserved.Add(window, count);
+void CapacityLedger::Restore(const PoolKey& key, const std::vector<Commitment>& commitments) {
+  pools_[key].reserved.AddAll(commitments);
 }
 
 void CapacityLedger::Release(const PoolKey& key, Window window, int count) {

@@ -32,12 +32,22 @@ struct Window {
   bool operator==(const Window&) const = default;
 };
 
+// `count` instances committed over `window`.
+struct Commitment {
+  Window window;
+  int count = 0;
+};
+
 // A step function of committed instances over time.
 class CommitmentTimeline {
  public:
   // Adds `count` instances over [start, end). A negative count releases them.
   // REQUIRES: start < end.
   void Add(Window window, int count);
+  // The same step function as Add for each commitment in turn (empty windows and zero counts are
+  // skipped), built in one sort and one pass: Add splits and compacts the breakpoints under
+  // every window, which rebuilding the ledger of 10,000 plans at start paid 10,000 times.
+  void AddAll(const std::vector<Commitment>& commitments);
   int CommittedAt(TimePoint time) const;
   // The largest commitment at any instant of [start, end). REQUIRES: start < end.
   int MaxCommitted(Window window) const;
@@ -73,8 +83,8 @@ class CapacityLedger {
   // Commits `count` reservable instances over the window if they are all free; else changes
   // nothing.
   bool Reserve(const PoolKey& key, Window window, int count);
-  // Records a commitment without checking the pool's size (rebuilding from stored, sold plans).
-  void Restore(const PoolKey& key, Window window, int count);
+  // Records a pool's commitments without checking its size (rebuilding from stored, sold plans).
+  void Restore(const PoolKey& key, const std::vector<Commitment>& commitments);
   void Release(const PoolKey& key, Window window, int count);
 
   // The maximal stretches of `range` in which `count` reservable instances are free throughout,

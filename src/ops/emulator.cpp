@@ -1,5 +1,8 @@
 #include "ops/emulator.hpp"
 
+#include <map>
+#include <vector>
+
 #include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/handlers.hpp"
@@ -72,9 +75,11 @@ void Emulator::RebuildLedgerLocked() {
     ledger_.SetPool(pool.key, pool.reservable, pool.on_demand);
   }
   ApplySavedPoolChanges(store_, ledger_);
-  ForEachStoredPlanCommitment(store_, [this](const PlanCommitment& plan) SMEMU_REQUIRES(mutex_) {
-    ledger_.Restore(plan.pool, plan.window, plan.count);
+  std::map<domain::PoolKey, std::vector<domain::Commitment>> sold;
+  ForEachStoredPlanCommitment(store_, [&sold](const PlanCommitment& plan) {
+    sold[plan.pool].push_back({plan.window, plan.count});
   });
+  for (const auto& [pool, commitments] : sold) ledger_.Restore(pool, commitments);
   holdings_ = HoldingsFromStore(store_);
 }
 

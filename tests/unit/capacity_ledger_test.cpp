@@ -49,6 +49,36 @@ TEST(CommitmentTimeline, AboveFindsTheBusyStretches) {
   EXPECT_EQ(timeline.Above(Hours(3, 7), 0), (std::vector<Window>{Hours(3, 4), Hours(6, 7)}));
 }
 
+// AddAll (rebuilding the ledger at start) must leave exactly what adding one by one leaves: the
+// same breakpoints, none repeating the level before it, on top of what the timeline held.
+TEST(CommitmentTimeline, AddAllBuildsWhatAddingOneByOneBuilds) {
+  std::mt19937 random(11);
+  for (int round = 0; round < 20; ++round) {
+    CommitmentTimeline one_by_one;
+    CommitmentTimeline at_once;
+    for (int i = 0; i < 5; ++i) {  // what the timeline held before
+      const int start = static_cast<int>(random() % 300);
+      const Window held = Hours(start, start + 1 + static_cast<int>(random() % 50));
+      one_by_one.Add(held, 2);
+      at_once.Add(held, 2);
+    }
+    std::vector<Commitment> commitments;
+    for (int i = 0; i < 200; ++i) {
+      const int start = static_cast<int>(random() % 300);
+      // Shared ends, windows that cancel out, an empty window and a zero count are all drawn.
+      const int end = start + static_cast<int>(random() % 40);
+      const int count = static_cast<int>(random() % 5) - 1;
+      commitments.push_back({Hours(start, end), count});
+      if (count != 0 && start < end) one_by_one.Add(Hours(start, end), count);
+    }
+    at_once.AddAll(commitments);
+    EXPECT_EQ(at_once.Steps(Hours(-1, 400)), one_by_one.Steps(Hours(-1, 400))) << round;
+  }
+  CommitmentTimeline cancelled;
+  cancelled.AddAll({{Hours(0, 10), 2}, {Hours(0, 10), -2}, {Hours(5, 5), 3}});
+  EXPECT_TRUE(cancelled.empty());
+}
+
 TEST(CapacityLedger, BackToBackWindowsShareTheSameInstances) {
   CapacityLedger ledger = LedgerWith(2);
   ASSERT_TRUE(ledger.Reserve(kPool, Hours(0, 168), 2));
