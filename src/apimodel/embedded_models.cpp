@@ -1,6 +1,7 @@
 #include "apimodel/embedded_models.hpp"
 
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -10,25 +11,27 @@
 namespace smemu::apimodel {
 namespace {
 
-const ServiceModel& LoadEmbedded(const std::string& path) {
+std::unique_ptr<const ServiceModel> LoadEmbedded(const std::string& path) {
   const auto& files = EmbeddedFiles();
   auto it = files.find(path);
   if (it == files.end()) throw std::runtime_error("model not embedded: " + path);
-  static std::map<std::string, std::unique_ptr<ServiceModel>> loaded;
-  return *loaded.emplace(path, ServiceModel::Load(it->second)).first->second;
+  return ServiceModel::Load(it->second);
 }
 
 }  // namespace
 
+// One static each, and nothing shared between them: the server builds the control-plane model on
+// a thread of its own while its main thread goes on (see Server::Start).
 const ServiceModel& ControlPlaneModel() {
-  static const ServiceModel& model = LoadEmbedded("api/sagemaker/2017-07-24/service-2.json");
-  return model;
+  static const std::unique_ptr<const ServiceModel> model =
+      LoadEmbedded("api/sagemaker/2017-07-24/service-2.json");
+  return *model;
 }
 
 const ServiceModel& RuntimeModel() {
-  static const ServiceModel& model =
+  static const std::unique_ptr<const ServiceModel> model =
       LoadEmbedded("api/sagemaker-runtime/2017-05-13/service-2.json");
-  return model;
+  return *model;
 }
 
 }  // namespace smemu::apimodel

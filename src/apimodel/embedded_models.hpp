@@ -5,7 +5,7 @@
 
 namespace smemu::apimodel {
 
-// Parsed once on first use; immutable afterwards.
+// Parsed once on first use (thread-safe); immutable afterwards.
 const ServiceModel& ControlPlaneModel();  // sagemaker 2017-07-24, awsJson1_1
 const ServiceModel& RuntimeModel();       // sagemaker-runtime 2017-05-13, restJson1
 

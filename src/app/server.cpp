@@ -184,7 +184,13 @@ unsigned short Server::Start() {
   if (!domain::IsRegionName(s.options.region)) {
     throw std::invalid_argument("--region is not a region name: '" + s.options.region + "'");
   }
-  domain::CapacityConfig capacity = config::LoadCapacityConfig(s.options.capacity_path);
+  // The capacity check consults the control-plane model's enums, and building that model is the
+  // costliest step of an empty start (6 ms of 13 measured inside Start): both run on a second
+  // thread while this one opens and migrates the database. The price: a bad --capacity file is
+  // reported after the database file was opened (and, if new, created).
+  std::future<domain::CapacityConfig> capacity_read =
+      std::async(std::launch::async,
+                 [path = s.options.capacity_path] { return config::LoadCapacityConfig(path); });
   domain::QuotaTable quotas;
   if (s.options.quotas_path) quotas = LoadQuotas(*s.options.quotas_path);
   std::shared_ptr<const protocol::SigV4Verifier> verifier;
@@ -203,7 +209,7 @@ unsigned short Server::Start() {
   }
   s.emulator = std::make_unique<ops::Emulator>(
       *s.store, s.base_clock, ops::ClockStart{s.options.clock_start, s.options.frozen_clock},
-      std::move(capacity), HostingOf(s.options));
+      capacity_read.get(), HostingOf(s.options));
   s.emulator->SetStartingQuotas(std::move(quotas));
   s.committer = std::make_unique<store::GroupCommitter>(
       *s.store, [&emulator = *s.emulator] { return emulator.CloseBatch(); });
