@@ -15,7 +15,6 @@
 #include "ops/plan_records.hpp"
 #include "ops/quota_checks.hpp"
 #include "ops/tag_input.hpp"
-#include "ops/wire_values.hpp"
 
 namespace smemu::ops {
 namespace {
