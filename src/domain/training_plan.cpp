@@ -388,6 +388,11 @@ std::vector<Window> WindowsOf(const std::vector<CapacityBlock>& blocks) {
   return windows;
 }
 
+std::vector<Window> WindowsForUsers(const Plan& plan) {
+  if (plan.PaymentFails()) return {{plan.paid_at, plan.paid_at}};
+  return WindowsOf(plan.blocks);
+}
+
 Window SpanOf(const std::vector<CapacityBlock>& blocks) {
   if (blocks.empty()) return {};
   return {blocks.front().window.start, blocks.back().window.end};

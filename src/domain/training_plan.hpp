@@ -26,9 +26,10 @@ constexpr Millis kAdvanceReservation = 56 * kDay;
 // "SageMaker training plans offerings may be available to start within 30 minutes of
 // reservation": the earliest start is this far from the search, on the next whole minute.
 constexpr Millis kMinimumLeadTime{30 * 60'000};
-// Alternatives per availability zone, and offerings per search at most.
+// Alternatives per availability zone. A search answers "up to three offerings of one or two
+// segments" (Reserve training plans in the console), the first the best match.
 constexpr std::size_t kOfferingsPerZone = 3;
-constexpr std::size_t kMaxOfferings = 10;
+constexpr std::size_t kMaxOfferings = 3;
 // How long (virtual time) a search result can be bought.
 constexpr Millis kOfferingLifetime{30 * 60'000};
 
@@ -155,7 +156,10 @@ Status CheckPurchaseLeadTime(const std::string& offering, TimePoint start, TimeP
 
 // Offerings for `request` in `region`, per zone at most kOfferingsPerZone: a plan that starts at
 // once and the same plan a day longer when the request allows a start at once, then plans from
-// 11:30 UTC on the following days; all sorted by start time, at most kMaxOfferings. When no
+// 11:30 UTC on the following days. AWS does not say how it ranks them; here the best match is the
+// one that starts soonest (closest to the requested start), and ties keep the order they were
+// found in: instance types as requested, then zones, and within a pool the shorter plan first. Only
+// the first kMaxOfferings are offered; a search with other bounds may find the rest. When no
 // single block can hold the request anywhere, up to kSplitOfferings plans of two blocks, the
 // earliest to end first (TwoBlockOfferings). `account` salts the ids.
 std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const CapacityConfig& config,
@@ -166,6 +170,7 @@ std::vector<Offering> SearchOfferings(const CapacityLedger& ledger, const Capaci
 // Capacity block meeting all criteria is unavailable. Instead, it automatically attempts to
 // fulfill the request using two separate Reserved Capacity blocks": at most this many.
 constexpr std::size_t kSplitOfferings = 3;
+static_assert(kSplitOfferings <= kMaxOfferings, "two-block offerings are offerings too");
 
 // Extension offerings for a plan of `count` instances in `pool` that ends at `plan_end`: windows of
 // each of `durations` that start when the plan ends and are free throughout. Ids start "tpeo-".
@@ -239,6 +244,10 @@ struct Plan {
 
 // The plan's status at `now`, its payment included.
 std::string PlanStatusAt(const Plan& plan, TimePoint now);
+// The windows a plan's users (endpoints, jobs, clusters) see. A Pending plan is used as a
+// Scheduled one is, so these are its blocks whatever the payment; a purchase whose payment fails
+// ends for them when it fails: one empty window at paid_at, over (Expired) from then on.
+std::vector<Window> WindowsForUsers(const Plan& plan);
 // The instances endpoints, jobs and clusters can use: an UltraServer plan keeps its spares ("We
 // recommend that you keep one spare instance per UltraServer").
 int UsableInstances(const Plan& plan);

@@ -12,7 +12,8 @@
 # placeholder ("tpo-SHA-256-hash-value", "xxxx.xx", "name"). Where a page contradicts itself or
 # the model, the comment says so and the test follows the model and the overview page's rules.
 # The clock starts at the search sample's own time, 2025-01-21T11:08:27-08:00 (19:08:27 UTC), and
-# payments take a minute of it, so that the Pending states the pages describe can be seen.
+# payments take the default 30 seconds of it, so that the Pending states the pages describe can be
+# seen.
 set -uo pipefail
 
 CLI_TEST_TAG=aws-examples
@@ -30,7 +31,7 @@ cat >"$CAPACITY" <<'EOF'
 EOF
 T0=$(date +%s.%N)
 start_server_or_exit --clock-start 2025-01-21T19:08:27Z --frozen-clock --capacity "$CAPACITY" \
-  --account-id "$ACCOUNT" --plan-payment-seconds 60
+  --account-id "$ACCOUNT"
 
 # ---------------------------------------------------------------- Search training plan offerings
 # The page's command; it has no "\" after the --start-time-after line, which would make the
@@ -45,7 +46,8 @@ sm search-training-plan-offerings \
 expect_success "search: the page's command succeeds"
 SEARCH=$OUT
 # "It includes three distinct offerings with varying durations, upfront fees, and start/end
-# times, all using the same instance type and targeting training jobs."
+# times, all using the same instance type and targeting training jobs." A search returns "up to
+# three offerings of one or two segments" (Reserve training plans in the console).
 expect_eq "search: three offerings" 3 "$(jget "$SEARCH" 'len(d["TrainingPlanOfferings"])')"
 # The sample, one line per offering: DurationHours/DurationMinutes, StartTime, EndTime. Its times
 # are at -08:00: 11:39 is 19:39 UTC, 03:30 is 11:30 UTC ("Training Plans always end at 11:30 AM
@@ -90,9 +92,12 @@ PLAN_ARN="arn:aws:sagemaker:us-west-2:123456789012:training-plan/name"
 # "When created, the plan initially enters a Pending state and remains there until the
 # reservation process is complete."
 sm describe-training-plan --training-plan-name "name"
-expect_eq "create: the plan is Pending until its payment completes" 'Pending' \
-  "$(jget "$OUT" 'd["Status"]')"
-admin POST /_emulator/clock '{"advance_seconds": 60}' >/dev/null
+expect_eq "create: the plan is Pending until its payment completes (30 s by default)" \
+  '["Pending","Pending"]' "$(jget "$OUT" '[d["Status"], d["ReservedCapacitySummaries"][0]["Status"]]')"
+admin POST /_emulator/clock '{"advance_seconds": 29}' >/dev/null
+sm describe-training-plan --training-plan-name "name"
+expect_eq "create: still Pending 29 s later, on the frozen clock" 'Pending' "$(jget "$OUT" 'd["Status"]')"
+admin POST /_emulator/clock '{"advance_seconds": 1}' >/dev/null
 
 # ---------------------------------------------------------------- View training plan details
 sm describe-training-plan \

@@ -18,10 +18,13 @@ using ::testing::HasSubstr;
 using namespace smemu::testing;  // kStart, kStartSeconds, kDay and the fixture
 using TrainingPlansTest = EmulatorFixture;
 
-TEST_F(TrainingPlansTest, SearchFindsTheEarliestWindowPerZoneAndAlternativesOnLaterDays) {
+// A search gives "up to three offerings of one or two segments" (Reserve training plans in the
+// console), the first the best match: of the six windows that fit (three per zone), the three that
+// start soonest.
+TEST_F(TrainingPlansTest, SearchOffersTheThreeWindowsThatStartSoonestAcrossZones) {
   const json result = Search(7);
   const json& offerings = result["TrainingPlanOfferings"];
-  ASSERT_EQ(offerings.size(), 6u);  // 3 per zone
+  ASSERT_EQ(offerings.size(), 3u);
   const json& first = offerings[0];
   EXPECT_THAT(first["TrainingPlanOfferingId"].get<std::string>(), ::testing::StartsWith("tpo-"));
   EXPECT_EQ(first["TrainingPlanOfferingId"].get<std::string>().size(), 4u + 64u);
@@ -42,7 +45,10 @@ TEST_F(TrainingPlansTest, SearchFindsTheEarliestWindowPerZoneAndAlternativesOnLa
     starts.push_back(offering["ReservedCapacityOfferings"][0]["StartTime"].get<long long>());
   }
   EXPECT_TRUE(std::is_sorted(starts.begin(), starts.end()));
-  EXPECT_EQ(starts[2], kPlanStartSeconds + kDay);  // zone a and b at day 0, then day 1, ...
+  EXPECT_EQ(starts[1], kPlanStartSeconds);  // zone b at day 0
+  EXPECT_EQ(offerings[1]["ReservedCapacityOfferings"][0]["AvailabilityZone"], "us-west-2b");
+  EXPECT_EQ(starts[2], kPlanStartSeconds + kDay);  // then zone a at day 1
+  EXPECT_EQ(offerings[2]["ReservedCapacityOfferings"][0]["AvailabilityZone"], "us-west-2a");
   // The same search gives the same ids.
   EXPECT_EQ(Search(7)["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"],
             first["TrainingPlanOfferingId"]);
@@ -170,7 +176,8 @@ TEST_F(TrainingPlansTest, APurchaseIsPendingUntilItsPaymentCompletes) {
   EXPECT_EQ(listed("Scheduled"), 0u);
   EXPECT_EQ(Admin("GET", "/_emulator/state")["plans"][0]["status"], "Pending");
   // "The training plan must be in the Scheduled or Active status to be used" (Training plans
-  // utilization for SageMaker training jobs): nothing takes a plan that is not paid yet.
+  // utilization for SageMaker training jobs); here a Pending plan is taken as a Scheduled one is
+  // (a Known difference), so no flow depends on how long the payment takes.
   Call("CreateModel", {{"ModelName", "m"},
                        {"PrimaryContainer", {{"Image", "img:1"}}},
                        {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"}});
@@ -181,13 +188,11 @@ TEST_F(TrainingPlansTest, APurchaseIsPendingUntilItsPaymentCompletes) {
                         {"CapacityReservationConfig",
                          {{"CapacityReservationPreference", "capacity-reservations-only"},
                           {"MlReservationArn", arn}}}};
-  const json unpaid =
-      Call("CreateEndpointConfig",
-           {{"EndpointConfigName", "on-plan"}, {"ProductionVariants", {variant}}}, 400);
-  EXPECT_EQ(unpaid["__type"], "ValidationException");
-  EXPECT_EQ(unpaid["message"], "Training plan " + arn +
-                                   " is Pending: its payment has not completed. A plan can be "
-                                   "used once it is Scheduled or Active.");
+  Call("CreateEndpointConfig",
+       {{"EndpointConfigName", "on-plan"}, {"ProductionVariants", {variant}}});
+  Call("CreateEndpoint", {{"EndpointName", "e"}, {"EndpointConfigName", "on-plan"}});
+  EXPECT_EQ(Call("DescribeEndpoint", {{"EndpointName", "e"}})["EndpointStatus"], "Creating")
+      << "it waits for the plan's start, as on a Scheduled plan";
 
   Advance(599);
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "paying"}})["Status"], "Pending");
@@ -197,8 +202,6 @@ TEST_F(TrainingPlansTest, APurchaseIsPendingUntilItsPaymentCompletes) {
   EXPECT_EQ(plan["StatusMessage"], "Payment confirmed, training plan scheduled.");
   EXPECT_EQ(listed("Pending"), 0u);
   EXPECT_EQ(listed("Scheduled"), 1u);
-  Call("CreateEndpointConfig",
-       {{"EndpointConfigName", "on-plan"}, {"ProductionVariants", {variant}}});
 
   // Extensions are paid the same way: Pending and PaymentStatus Pending, as the extension page's
   // ExtendTrainingPlan sample shows, and "The plan must not have any extensions in Payment
@@ -468,10 +471,13 @@ TEST_F(TrainingPlansTest, PlansStartAtMost56DaysAhead) {
     starts.push_back(offering["ReservedCapacityOfferings"][0]["StartTime"].get<long long>());
     EXPECT_LE(starts.back(), kStartSeconds + 56 * kDay);
   }
-  // 11:30 on days 54 and 55 from both zones; day 56's 11:30 is past 56 days from 00:00.
+  // 11:30 on day 54 from both zones, then day 55 (three offerings at most); day 56's 11:30 is past
+  // 56 days from 00:00.
   EXPECT_EQ(starts,
             (std::vector<long long>{kPlanStartSeconds + 54 * kDay, kPlanStartSeconds + 54 * kDay,
-                                    kPlanStartSeconds + 55 * kDay, kPlanStartSeconds + 55 * kDay}));
+                                    kPlanStartSeconds + 55 * kDay}));
+  const json last_day = Search(1, 1, kPlanStartSeconds + 55 * kDay, kPlanStartSeconds + 70 * kDay);
+  EXPECT_EQ(last_day["TrainingPlanOfferings"].size(), 2u) << "day 55 from both zones, no day 56";
   const json error = Call(
       "SearchTrainingPlanOfferings",
       {{"InstanceType", "ml.p5.48xlarge"}, {"StartTimeAfter", kStartSeconds + 56 * kDay + 1}}, 400);
@@ -959,15 +965,18 @@ TEST_F(TrainingPlansRestartTest, TheLedgerIsRebuiltFromStoredPlans) {
   Open();  // a restart on the same database
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "kept"}})["TotalInstanceCount"], 2);
   EXPECT_EQ(Admin("GET", "/_emulator/capacity")["pools"][1]["reservable"], 4);
-  // Zone a is sold for the first week; zone b was grown to 4 before the restart.
-  std::map<std::string, long long> first_start;
+  // Zone a is sold for the first week, so the three soonest offerings are all zone b's (grown to 4
+  // before the restart), from day 0.
+  std::vector<std::pair<std::string, long long>> found;
   const json after_restart = Search(7, 2);
-  for (const json& found : after_restart["TrainingPlanOfferings"]) {
-    const json& capacity = found["ReservedCapacityOfferings"][0];
-    first_start.emplace(capacity["AvailabilityZone"], capacity["StartTime"]);
+  for (const json& other : after_restart["TrainingPlanOfferings"]) {
+    const json& capacity = other["ReservedCapacityOfferings"][0];
+    found.emplace_back(capacity["AvailabilityZone"], capacity["StartTime"]);
   }
-  EXPECT_EQ(first_start["us-west-2a"], kPlanStartSeconds + 7 * kDay);
-  EXPECT_EQ(first_start["us-west-2b"], kPlanStartSeconds);
+  EXPECT_EQ(found, (std::vector<std::pair<std::string, long long>>{
+                       {"us-west-2b", kPlanStartSeconds},
+                       {"us-west-2b", kPlanStartSeconds + kDay},
+                       {"us-west-2b", kPlanStartSeconds + 2 * kDay}}));
 }
 
 }  // namespace
