@@ -36,13 +36,17 @@ constexpr WireNames<JobOutcome, 9> kJobOutcomes({{
     {JobOutcome::kFault, "Fault"},
 }});
 
-// The FailureReason of a job that found no capacity: the service's CapacityError text, whose
-// prefix clients such as the SageMaker Python SDK recognise.
-constexpr const char* kCapacityErrorReason =
-    "CapacityError: Unable to provision requested ML compute capacity. Please retry using a "
-    "different ML instance type.";
-constexpr const char* kPendingLimitReason =
-    "InsufficientCapacityError: The job was pending for capacity on its training plan for 2 days.";
+// Every FailureReason of a job that failed for want of capacity starts with the error AWS's job
+// pages name, "InsufficientCapacityError"; clients such as the SageMaker Python SDK look for
+// "CapacityError" anywhere in the reason, which this contains.
+std::string InsufficientCapacity(std::string_view sentence) {
+  return "InsufficientCapacityError: " + std::string(sentence);
+}
+constexpr std::string_view kCapacityErrorReason =
+    "Unable to provision requested ML compute capacity. Please retry using a different ML instance "
+    "type.";
+constexpr std::string_view kPendingLimitReason =
+    "The job was pending for capacity on its training plan for 2 days.";
 static_assert(kJobOutcomes.Complete());
 
 // When a running job ends and why.
@@ -173,10 +177,12 @@ bool AccountPendingTime(Job& job, TimePoint at, const CapacityFacts& facts) {
     if (at - since >= left) {
       if (job.max_pending && *job.max_pending == limit) {
         End(job, since + left, JobOutcome::kPendingTimeExceeded,
-            "No instance preference got capacity within MaxPendingTimeInSeconds (" +
-                std::to_string(job.max_pending->count() / 1000) + " seconds).");
+            InsufficientCapacity("No instance preference got capacity within "
+                                 "MaxPendingTimeInSeconds (" +
+                                 std::to_string(job.max_pending->count() / 1000) + " seconds)."));
       } else {
-        End(job, since + left, JobOutcome::kPendingLimit, kPendingLimitReason);
+        End(job, since + left, JobOutcome::kPendingLimit,
+            InsufficientCapacity(kPendingLimitReason));
       }
       return false;
     }
@@ -269,7 +275,7 @@ void SettleAt(std::vector<Job>& jobs, std::vector<Job>& done, std::vector<JobEve
     if (TryStart(job, at, facts, holdings)) {
       events.push_back({at, job.arn, JobPhase::kRunning});
     } else if (!WaitsForCapacity(job.options)) {
-      End(job, at, JobOutcome::kCapacityError, kCapacityErrorReason);
+      End(job, at, JobOutcome::kCapacityError, InsufficientCapacity(kCapacityErrorReason));
       events.push_back({at, job.arn, JobPhase::kEnded});
     }
   }
@@ -345,7 +351,7 @@ Job FailAfter(Job job, Millis after, std::string reason) {
 }
 
 Job FailForCapacity(Job job, TimePoint at) {
-  End(job, at, JobOutcome::kCapacityError, kCapacityErrorReason);
+  End(job, at, JobOutcome::kCapacityError, InsufficientCapacity(kCapacityErrorReason));
   return job;
 }
 

@@ -113,7 +113,7 @@ struct Job {
 Job FailAfter(Job job, Millis after, std::string reason);
 
 // A waiting job whose provisioning found no capacity (a fault rule's no_capacity): it ends
-// Failed at `at` with the service's CapacityError reason.
+// Failed at `at` for want of capacity (an InsufficientCapacityError reason).
 Job FailForCapacity(Job job, TimePoint at);
 
 // A new job, waiting for capacity from `now`. Pending time counts only for jobs given a maximum,

@@ -429,12 +429,11 @@ class SageMakerBoto3Test(EmulatorTestCase):
 
 
 class PlanPaymentBoto3Test(EmulatorTestCase):
-    """--plan-payment-seconds 120: a plan is Pending until its payment completes ("When created,
-    the plan initially enters a Pending state and remains there until the reservation process is
-    complete", Reserve the best training plan), then Scheduled."""
+    """The default payment: a plan is Pending for 30 seconds of the clock ("When created, the plan
+    initially enters a Pending state and remains there until the reservation process is complete",
+    Reserve the best training plan), then Scheduled; a job may name it meanwhile and waits."""
     CAPACITY = {"regions": {REGION: {"us-west-2a": {"ml.p5.48xlarge": {"reservable": 2}}}},
                 "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}}
-    SERVER_ARGS = ("--plan-payment-seconds", "120")
 
     def test_a_plan_is_pending_until_paid_then_scheduled(self):
         start = CLOCK_START_DT + PLAN_DAY_END
@@ -447,8 +446,10 @@ class PlanPaymentBoto3Test(EmulatorTestCase):
         plan = self.sm.describe_training_plan(TrainingPlanName="paying")
         self.assertEqual(("Pending", "Payment is being processed."),
                          (plan["Status"], plan["StatusMessage"]))
+        self.assertEqual("Pending", plan["ReservedCapacitySummaries"][0]["Status"])
         # "The training plan must be in the Scheduled or Active status to be used by a training
-        # job" (Training plans utilization for SageMaker training jobs).
+        # job" (Training plans utilization for SageMaker training jobs); the emulator also takes a
+        # Pending one, as if Scheduled (a Known difference), and the job waits for the plan.
         job = dict(
             TrainingJobName="early", RoleArn="arn:aws:iam::%s:role/r" % ACCOUNT,
             AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
@@ -456,19 +457,20 @@ class PlanPaymentBoto3Test(EmulatorTestCase):
             ResourceConfig={"InstanceType": "ml.p5.48xlarge", "InstanceCount": 1,
                             "VolumeSizeInGB": 50, "TrainingPlanArn": arn},
             StoppingCondition={"MaxRuntimeInSeconds": 3600})
-        self.assert_client_error(
-            self.sm.create_training_job, "ValidationException",
-            "Training plan %s is Pending: its payment has not completed. A plan can be used once "
-            "it is Scheduled or Active." % arn, **job)
-        self.assertEqual("Pending", plan["ReservedCapacitySummaries"][0]["Status"])
+        self.sm.create_training_job(**job)
+        self.assertEqual(("InProgress", "Pending"), tuple(
+            self.sm.describe_training_job(TrainingJobName="early")[k]
+            for k in ("TrainingJobStatus", "SecondaryStatus")))
         pending = self.sm.list_training_plans(Filters=[{"Name": "Status", "Value": "Pending"}])
         self.assertEqual(["paying"],
                          [p["TrainingPlanName"] for p in pending["TrainingPlanSummaries"]])
-        self.set_clock({"advance_seconds": 120})
+        self.set_clock({"advance_seconds": 29})
+        self.assertEqual("Pending",
+                         self.sm.describe_training_plan(TrainingPlanName="paying")["Status"])
+        self.set_clock({"advance_seconds": 1})
         plan = self.sm.describe_training_plan(TrainingPlanName="paying")
         self.assertEqual(("Scheduled", "Payment confirmed, training plan scheduled."),
                          (plan["Status"], plan["StatusMessage"]))
-        self.sm.create_training_job(**job)
         self.assertEqual([], self.sm.list_training_plans(
             Filters=[{"Name": "Status", "Value": "Pending"}])["TrainingPlanSummaries"])
 
@@ -1366,7 +1368,8 @@ class TrainingJobPreferencesBoto3Test(EmulatorTestCase):
         self.create_job("cpu", {"InstancePreferences": [{"InstanceType": "ml.m5.xlarge"}],
                                 "InstanceCount": 1, "VolumeSizeInGB": 50})
         job = self.sm.describe_training_job(TrainingJobName="cpu")
-        self.assertEqual(("Failed", "CapacityError: Unable to provision requested ML compute capacity. "
+        self.assertEqual(("Failed", "InsufficientCapacityError: Unable to provision requested ML compute "
+                          "capacity. "
                           "Please retry using a different ML instance type."),
                          (job["TrainingJobStatus"], job["FailureReason"]))
         # "SageMaker AI checks your service quota for every type in the list, not just the one it

@@ -162,7 +162,7 @@ expect_eq "the waiter fails (exit 255) on a job whose pending time ran out" \
   "$rc:$(tr -d '\n' <"$WORK/wait2.err")"
 sm describe-training-job --training-job-name starved
 expect_eq "its FailureReason and LastModifiedTime (the moment the time ran out, 100 s before now)" \
-  "[\"Failed\",\"Failed\",\"No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).\",\"2027-01-22T13:40:00$TS\"]" \
+  "[\"Failed\",\"Failed\",\"InsufficientCapacityError: No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).\",\"2027-01-22T13:40:00$TS\"]" \
   "$(jget "$OUT" '[d["TrainingJobStatus"], d["SecondaryStatus"], d.get("FailureReason"), d["LastModifiedTime"]]')"
 
 # ================================================================ 4. listing

@@ -314,7 +314,8 @@ TEST_F(FaultsTest, DeleteRemovesOneOrEveryRuleAndAResetKeepsTheFilesRules) {
 // A purchase that a payment rule matches is Pending as any other, then Failed when its payment
 // would have completed ("Failed" is a TrainingPlanStatus of the model), with the rule's
 // StatusMessage. Nothing was reserved: the capacity is sold to the next buyer, nothing may use the
-// plan, and it costs nothing.
+// plan, and it costs nothing. While Pending it was taken as a Scheduled plan is; what waited on it
+// then finds it over.
 TEST_F(FaultsTest, APurchaseWhosePaymentFailsEndsFailedAndReservesNothing) {
   router_.reset();
   emulator_.reset();
@@ -329,7 +330,18 @@ TEST_F(FaultsTest, APurchaseWhosePaymentFailsEndsFailedAndReservesNothing) {
            {{"TrainingPlanName", "doomed"},
             {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "doomed"}})["Status"], "Pending");
+  Call("CreateModel", {{"ModelName", "model-v1"},
+                       {"PrimaryContainer", {{"Image", "img:1"}}},
+                       {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"}});
+  Call("CreateEndpointConfig",
+       {{"EndpointConfigName", "early"}, {"ProductionVariants", {ReservedVariant(arn, 1)}}});
+  Call("CreateEndpoint", {{"EndpointName", "early"}, {"EndpointConfigName", "early"}});
+  EXPECT_EQ(Call("DescribeEndpoint", {{"EndpointName", "early"}})["EndpointStatus"], "Creating");
   Advance(60);
+  const json waited = Call("DescribeEndpoint", {{"EndpointName", "early"}});
+  EXPECT_EQ(waited["EndpointStatus"], "Failed");
+  EXPECT_THAT(waited["FailureReason"].get<std::string>(), ::testing::HasSubstr(arn))
+      << waited.dump();
   const json plan = Call("DescribeTrainingPlan", {{"TrainingPlanName", "doomed"}});
   EXPECT_EQ(plan["Status"], "Failed");
   EXPECT_EQ(plan["StatusMessage"], "Your payment method was declined.");
@@ -357,9 +369,6 @@ TEST_F(FaultsTest, APurchaseWhosePaymentFailsEndsFailedAndReservesNothing) {
   Advance(60);
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "paid"}})["Status"], "Scheduled");
 
-  Call("CreateModel", {{"ModelName", "model-v1"},
-                       {"PrimaryContainer", {{"Image", "img:1"}}},
-                       {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"}});
   const json refused =
       Call("CreateEndpointConfig",
            {{"EndpointConfigName", "c"}, {"ProductionVariants", {ReservedVariant(arn, 1)}}}, 400);
@@ -489,8 +498,8 @@ TEST_F(NoCapacityTest, AClusterFailsAndAJobFailsWithACapacityError) {
   const json failed = Call("DescribeTrainingJob", {{"TrainingJobName", "train"}});
   EXPECT_EQ(failed["TrainingJobStatus"], "Failed");
   EXPECT_THAT(failed["FailureReason"].get<std::string>(),
-              ::testing::StartsWith("CapacityError: Unable to provision requested ML compute "
-                                    "capacity."));
+              ::testing::StartsWith("InsufficientCapacityError: Unable to provision requested ML "
+                                    "compute capacity."));
   job["TrainingJobName"] = "other";
   Call("CreateTrainingJob", job);
   EXPECT_EQ(Call("DescribeTrainingJob", {{"TrainingJobName", "other"}})["TrainingJobStatus"],

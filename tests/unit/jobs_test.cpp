@@ -319,8 +319,8 @@ TEST_F(JobsTest, PendingTimeRunsOutOnAcceleratedListsAndACpuListIsEvaluatedOnce)
   const json cpu = Job("cpu");
   EXPECT_EQ(cpu["TrainingJobStatus"], "Failed");
   EXPECT_EQ(cpu["FailureReason"],
-            "CapacityError: Unable to provision requested ML compute capacity. Please retry using "
-            "a different ML instance type.");
+            "InsufficientCapacityError: Unable to provision requested ML compute capacity. Please "
+            "retry using a different ML instance type.");
   EXPECT_EQ(cpu["LastModifiedTime"], kStartSeconds);
   EXPECT_FALSE(cpu.contains("TrainingStartTime"));
   Call("CreateTrainingJob",
@@ -335,7 +335,8 @@ TEST_F(JobsTest, PendingTimeRunsOutOnAcceleratedListsAndACpuListIsEvaluatedOnce)
   EXPECT_EQ(gpu["TrainingJobStatus"], "Failed");
   EXPECT_EQ(gpu["SecondaryStatus"], "Failed");
   EXPECT_EQ(gpu["FailureReason"],
-            "No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).");
+            "InsufficientCapacityError: No instance preference got capacity within "
+            "MaxPendingTimeInSeconds (7200 seconds).");
   EXPECT_EQ(gpu["LastModifiedTime"], kStartSeconds + 7200);
   EXPECT_FALSE(gpu.contains("TrainingStartTime"));
 }
@@ -367,7 +368,8 @@ TEST_F(JobsTest, AJobPendingOnAPlanForTwoDaysFailsWithInsufficientCapacity) {
                                         {{"MaxPendingTimeInSeconds", 7200}}));
   Advance(7200);
   EXPECT_EQ(Job("impatient")["FailureReason"],
-            "No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).");
+            "InsufficientCapacityError: No instance preference got capacity within "
+            "MaxPendingTimeInSeconds (7200 seconds).");
 }
 
 // "You have full access to all reserved instances until 30 minutes before the Reserved Capacity

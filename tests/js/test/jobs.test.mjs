@@ -38,7 +38,7 @@ const C5 = 'ml.c5.xlarge'; // in no capacity file below: unlimited on demand
 const SECOND = 1000;
 
 const PENDING_RAN_OUT =
-  'No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).';
+  'InsufficientCapacityError: No instance preference got capacity within MaxPendingTimeInSeconds (7200 seconds).';
 const NOT_FOUND = 'Requested resource not found.';
 const inStatus = (status) => `The request was rejected because the training job is in status ${status}.`;
 
@@ -250,7 +250,7 @@ test('a GPU job fails when MaxPendingTimeInSeconds runs out; a CPU-only job is e
     const cpu = await describeJob(sm, 'cpu');
     assert.deepEqual(state(cpu), ['Failed', 'Failed', undefined, undefined]);
     assert.equal(cpu.FailureReason,
-      'CapacityError: Unable to provision requested ML compute capacity. Please retry using a different ML instance type.');
+      'InsufficientCapacityError: Unable to provision requested ML compute capacity. Please retry using a different ML instance type.');
     await advance(url, 7199);
     assert.deepEqual(state(await describeJob(sm, 'gpu')), ['InProgress', 'Pending', undefined, undefined]);
 
