@@ -11,6 +11,13 @@
 
 namespace smemu {
 
+// How long a training plan or extension purchase stays Pending on the virtual clock before its
+// payment completes. "When created, the plan initially enters a Pending state and remains there
+// until the reservation process is complete" (Reserve the best training plan); AWS gives no
+// figure, so a short one: long enough to be seen, short against the 5 minutes a payment must
+// complete before the plan starts.
+inline constexpr std::chrono::milliseconds kDefaultPlanPaymentDelay{30'000};
+
 // Who may use the admin API (/_emulator/) when there is no token (--admin-from).
 enum class AdminPeers {
   kLoopback,       // callers on this machine's loopback only
@@ -48,7 +55,7 @@ struct ServerOptions {
   // error in the log). For test suites: it turns every call into a conformance check.
   bool check_responses = false;
   std::chrono::milliseconds provisioning_delay{0};  // Creating -> InService, Deleting -> gone
-  std::chrono::milliseconds plan_payment_delay{0};  // a plan or extension: Pending -> paid
+  std::chrono::milliseconds plan_payment_delay = kDefaultPlanPaymentDelay;  // Pending -> paid
   std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
   // Real model containers (SAGEMAKER_EMULATOR_UPSTREAM): the whole invocation, and the GET /ping
   // health check made when an endpoint on one is provisioned.

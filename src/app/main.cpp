@@ -109,11 +109,12 @@ int Run(int argc, char** argv) {
                  "stopped job Stopping, before the next status")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  double plan_payment_seconds = 0;
+  double plan_payment_seconds =
+      std::chrono::duration<double>(smemu::kDefaultPlanPaymentDelay).count();
   app.add_option("--plan-payment-seconds", plan_payment_seconds,
                  "Virtual seconds a training plan or extension purchase stays Pending while its "
                  "payment is processed, before it is Scheduled (an offering must then start at "
-                 "least 5 minutes after the payment completes)")
+                 "least 5 minutes after the payment completes); 0 pays at once")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--routing-seed", options.routing_seed,

@@ -33,8 +33,8 @@ struct PlanFacts {
   std::vector<std::string> target_resources;  // training-job, endpoint, hyperpod-cluster
   std::string availability_zone;
   std::string arn;             // the training plan's own ARN
-  TimePoint paid_at{};         // Pending until its payment completes
-  bool payment_fails = false;  // ... then Failed: nothing may use it
+  TimePoint paid_at{};         // Pending until its payment completes (used as if Scheduled)
+  bool payment_fails = false;  // ... then Failed: nothing may use it, `blocks` end at paid_at
 
   // From the first block's start to the last block's end.
   Window Span() const { return {blocks.front().start, blocks.back().end}; }

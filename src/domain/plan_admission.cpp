@@ -38,14 +38,6 @@ AwsError Expired(const PlanRequest& request, const PlanFacts& plan) {
   return ValidationException("Training plan " + Named(request, plan) + tail);
 }
 
-// "The training plan must be in the Scheduled or Active status to be used by a training job"
-// (Training plans utilization for SageMaker training jobs); clusters and endpoints alike.
-AwsError Unpaid(const PlanRequest& request, const PlanFacts& plan) {
-  return ValidationException("Training plan " + Named(request, plan) +
-                             " is Pending: its payment has not completed. A plan can be used "
-                             "once it is Scheduled or Active.");
-}
-
 AwsError Failed(const PlanRequest& request, const PlanFacts& plan) {
   return ValidationException("Training plan " + Named(request, plan) +
                              " is Failed: its payment did not complete, so it reserves no "
@@ -101,10 +93,12 @@ AwsError WindingDownRefusal(const std::string& plan_arn, TimePoint end, const st
 Status AdmitOnPlan(const PlanRequest& request, const std::optional<PlanFacts>& plan,
                    TimePoint now) {
   if (!plan) return NotFound(request);
+  // "The training plan must be in the Scheduled or Active status to be used by a training job";
+  // a Pending one is taken here as a Scheduled one is (what uses a plan waits for its start
+  // anyway), so that no flow depends on how long a payment takes. A Known difference.
+  if (plan->payment_fails && now >= plan->paid_at) return Failed(request, *plan);
   const auto block = plan->BlockFrom(now);
   if (!block) return Expired(request, *plan);
-  if (now < plan->paid_at) return Unpaid(request, *plan);
-  if (plan->payment_fails) return Failed(request, *plan);
   // In the last hour of a reserved capacity HyperPod is taking its instances back.
   if (request.target == PlanTarget::kHyperPodCluster && now >= block->end - kHyperPodWindDown) {
     return WindingDownRefusal(request.plan_arn, block->end, request.part);

@@ -21,6 +21,7 @@
 #include "ops/answer.hpp"
 #include "ops/faults.hpp"
 #include "smemu/clock.hpp"
+#include "smemu/options.hpp"
 #include "store/state_store.hpp"
 
 namespace smemu::ops {
@@ -81,9 +82,9 @@ using ContainerProbe = std::function<bool(const ContainerAddress&)>;
 
 // How long lifecycles take, and how endpoints are hosted.
 struct HostingOptions {
-  Millis provisioning_delay{0};    // Creating/Updating -> InService, Deleting -> gone
-  Millis plan_payment_delay{0};    // a plan or extension purchase: Pending -> paid
-  ContainerProbe probe;            // health check of real containers
+  Millis provisioning_delay{0};  // Creating/Updating -> InService, Deleting -> gone
+  Millis plan_payment_delay = kDefaultPlanPaymentDelay;  // a purchase: Pending -> paid
+  ContainerProbe probe;                                  // health check of real containers
   std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
 };
 

@@ -250,7 +250,7 @@ std::vector<domain::CapacityBlock> StoredBlocks(const store::PlanCapacity& plan)
 }
 
 domain::PlanFacts FactsOf(const Plan& plan) {
-  return {domain::WindowsOf(plan.blocks),
+  return {domain::WindowsForUsers(plan),
           domain::UsableInstances(plan),
           plan.InstanceType(),
           plan.target_resources,

@@ -137,7 +137,14 @@ class EmulatorFixture : public ::testing::Test {
   }
 
   ManualClock base_clock_{TimePoint{Millis{0}}};
-  ops::HostingOptions hosting_;       // set before Open(): provisioning delay, container probe
+  // Set before Open(): provisioning delay, container probe. Purchases are paid at once here, so
+  // that a rule's test reads its own instants; the tests of the payment set a delay, and every
+  // suite through the server (e2e, CLI, SDKs) runs with the default one (kDefaultPlanPaymentDelay).
+  ops::HostingOptions hosting_ = [] {
+    ops::HostingOptions hosting;
+    hosting.plan_payment_delay = Millis{0};
+    return hosting;
+  }();
   std::string capacity_ = kCapacity;  // set before Open() for other pools
   protocol::RouterConfig router_config_ = [] {
     protocol::RouterConfig config;
