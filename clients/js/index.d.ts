@@ -112,7 +112,7 @@ export interface CostPlan {
   instance_count: number;
   start_time: string;
   end_time: string;
-  status: 'Scheduled' | 'Active' | 'Expired';
+  status: 'Pending' | 'Scheduled' | 'Active' | 'Expired';
   /** The whole fee paid (plan and extensions). */
   upfront_fee: number;
   /** The fee for the part of the plan's window inside the range. */
