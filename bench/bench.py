@@ -1071,7 +1071,7 @@ def print_table(report, args):
 
 def save_run(table, report, commit):
     """Keeps a full run's table as bench/results/<date>-<commit>.txt, beside the older runs that
-    docs/benchmarks.md lists."""
+    bench/results/HISTORY.md lists."""
     name = f"{report['date'][:10]}-{commit.replace('+dirty', '-dirty')}.txt"
     path = os.path.join(ROOT, "bench", "results", name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
