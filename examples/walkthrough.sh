@@ -55,7 +55,10 @@ offer=$(sm search-training-plan-offerings --target-resources endpoint --instance
 plan=$(sm create-training-plan --training-plan-name p5-endpoint-plan --training-plan-offering-id "$offer" \
   --query TrainingPlanArn --output text)
 expect "plan ARN" "$plan" "arn:aws:sagemaker:us-west-2:123456789012:training-plan/p5-endpoint-plan"
-expect "plan status" "$(sm describe-training-plan --training-plan-name p5-endpoint-plan --query Status --output text)" "Scheduled"
+# "When created, the plan initially enters a Pending state": its payment takes 30 seconds of the clock.
+expect "plan status" "$(sm describe-training-plan --training-plan-name p5-endpoint-plan --query Status --output text)" "Pending"
+clock '{"advance_seconds": 30}'
+expect "plan status once paid" "$(sm describe-training-plan --training-plan-name p5-endpoint-plan --query Status --output text)" "Scheduled"
 
 step "the reservation starts (11:30 UTC); deploy model v1 on one of its instances"
 clock '{"now": "2027-01-20T11:30:00Z"}'  # plan days start at 11:30 UTC
