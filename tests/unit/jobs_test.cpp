@@ -609,6 +609,21 @@ json ProcessingJob(const std::string& name, json cluster) {
           {"Environment", {{"SAGEMAKER_EMULATOR_RUN_SECONDS", "100"}}}};
 }
 
+// A processing job that finds no capacity fails as a training job does: "If a job has been pending
+// for 2 days, it is terminated with an InsufficientCapacityError" names the error, and every
+// failure for want of capacity starts with it.
+TEST_F(JobsTest, AProcessingJobWithoutCapacityFailsWithInsufficientCapacityError) {
+  SetOnDemand(kM5, 0);
+  Call("CreateProcessingJob",
+       ProcessingJob("starved",
+                     {{"VolumeSizeInGB", 30}, {"InstanceType", kM5}, {"InstanceCount", 1}}));
+  const json job = Call("DescribeProcessingJob", {{"ProcessingJobName", "starved"}});
+  EXPECT_EQ(job["ProcessingJobStatus"], "Failed");
+  EXPECT_EQ(job["FailureReason"],
+            "InsufficientCapacityError: Unable to provision requested ML compute capacity. Please "
+            "retry using a different ML instance type.");
+}
+
 TEST_F(JobsTest, ProcessingJobsUseTheSamePreferencesWithoutPlans) {
   SetOnDemand(kG5, 0);
   Call("CreateProcessingJob",
