@@ -136,6 +136,29 @@ void CapacityLedger::Release(const PoolKey& key, Window window, int count) {
   if (it != pools_.end()) it->second.reserved.Add(window, -count);
 }
 
+bool CapacityLedger::Hold(const PoolKey& key, Window window, int count, TimePoint lapses_at) {
+  if (!Reserve(key, window, count)) return false;
+  holds_.emplace(lapses_at, Held{key, window, count});
+  return true;
+}
+
+void CapacityLedger::RestoreHold(const PoolKey& key, Window window, int count,
+                                 TimePoint lapses_at) {
+  if (count <= 0 || window.start >= window.end) return;
+  pools_[key].reserved.Add(window, count);
+  holds_.emplace(lapses_at, Held{key, window, count});
+}
+
+std::optional<TimePoint> CapacityLedger::ReleaseLapsed(TimePoint now) {
+  while (!holds_.empty() && holds_.begin()->first <= now) {
+    const Held& held = holds_.begin()->second;
+    Release(held.key, held.window, held.count);
+    holds_.erase(holds_.begin());
+  }
+  if (holds_.empty()) return std::nullopt;
+  return holds_.begin()->first;
+}
+
 std::vector<Window> CapacityLedger::FreeStretches(const PoolKey& key, Window range,
                                                   int count) const {
   std::vector<Window> free;

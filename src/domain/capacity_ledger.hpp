@@ -86,6 +86,14 @@ class CapacityLedger {
   // Records a pool's commitments without checking its size (rebuilding from stored, sold plans).
   void Restore(const PoolKey& key, const std::vector<Commitment>& commitments);
   void Release(const PoolKey& key, Window window, int count);
+  // Commits as Reserve does, and gives the instances back once the clock reaches `lapses_at`
+  // (ReleaseLapsed): a purchase whose payment is going to fail holds its capacity while it is
+  // Pending, as any purchase does, so that no one else can buy it meanwhile.
+  bool Hold(const PoolKey& key, Window window, int count, TimePoint lapses_at);
+  // Records a hold without checking the pool's size (rebuilding from stored purchases).
+  void RestoreHold(const PoolKey& key, Window window, int count, TimePoint lapses_at);
+  // Gives back every hold that lapsed by `now`; returns when the next one lapses.
+  std::optional<TimePoint> ReleaseLapsed(TimePoint now);
 
   // The maximal stretches of `range` in which `count` reservable instances are free throughout,
   // in time order; none for an unknown pool or a count above its size.
@@ -95,7 +103,14 @@ class CapacityLedger {
   std::vector<PoolKey> PoolsOf(const std::string& region, const std::string& instance_type) const;
 
  private:
+  struct Held {
+    PoolKey key;
+    Window window;
+    int count = 0;
+  };
+
   std::map<PoolKey, Pool> pools_;
+  std::multimap<TimePoint, Held> holds_;  // by when each lapses
 };
 
 }  // namespace smemu::domain

@@ -109,6 +109,7 @@ AdminViews::CapacityView AdminViews::Capacity(const std::string& region,
     for (const PlanCommitment& plan : StoredPlanCommitments(ctx.store)) {
       auto it = views.find(plan.pool);
       if (it == views.end() || !visible(plan.training_plan_arn)) continue;
+      if (plan.lapses_at && *plan.lapses_at <= ctx.now) continue;  // its payment failed
       it->second.reservations.push_back({plan.training_plan_arn, plan.window, plan.count});
     }
     CapacityView result{ctx.now, {}, {}};

@@ -14,7 +14,12 @@ void Inserted(bool inserted, const store::ResourceKey& key) {
 }
 
 void Reserve(Writer& writer, const Reservation& reservation, const std::string& plan_arn) {
-  if (!writer.ledger.Reserve(reservation.pool, reservation.window, reservation.count)) {
+  const bool reserved =
+      reservation.lapses_at
+          ? writer.ledger.Hold(reservation.pool, reservation.window, reservation.count,
+                               *reservation.lapses_at)
+          : writer.ledger.Reserve(reservation.pool, reservation.window, reservation.count);
+  if (!reserved) {
     throw std::logic_error("an edit reserves capacity for " + plan_arn + " that is not free");
   }
 }

@@ -22,6 +22,8 @@ struct Reservation {
   domain::PoolKey pool;
   domain::Window window;
   int count = 0;
+  // A purchase whose payment will fail holds the instances only until then.
+  std::optional<TimePoint> lapses_at;
 };
 
 class Edit {
@@ -72,7 +74,7 @@ class Edit {
     store::ResourceKey key;
     Plan plan;
     TimePoint created;
-    std::optional<Reservation> reservation;  // none: an extension never paid for
+    std::optional<Reservation> reservation;
   };
   struct PutTags {
     std::string arn;

@@ -76,8 +76,13 @@ void Emulator::RebuildLedgerLocked() {
   }
   ApplySavedPoolChanges(store_, ledger_);
   std::map<domain::PoolKey, std::vector<domain::Commitment>> sold;
-  ForEachStoredPlanCommitment(store_, [&sold](const PlanCommitment& plan) {
-    sold[plan.pool].push_back({plan.window, plan.count});
+  const TimePoint now = clock_.Now();
+  ForEachStoredPlanCommitment(store_, [&](const PlanCommitment& plan) {
+    if (!plan.lapses_at) {
+      sold[plan.pool].push_back({plan.window, plan.count});
+    } else if (now < *plan.lapses_at) {
+      ledger_.RestoreHold(plan.pool, plan.window, plan.count, *plan.lapses_at);
+    }
   });
   for (const auto& [pool, commitments] : sold) ledger_.Restore(pool, commitments);
   holdings_ = HoldingsFromStore(store_);

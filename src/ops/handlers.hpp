@@ -21,6 +21,8 @@ struct PlanCommitment {
   domain::PoolKey pool;
   domain::Window window;
   int count = 0;
+  // A purchase whose payment fails: held until then, nothing after (domain::CapacityLedger::Hold).
+  std::optional<TimePoint> lapses_at;
 };
 
 // Every sold plan of every account, in no particular order (rebuilding the ledger, the admin

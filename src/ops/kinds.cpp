@@ -74,8 +74,11 @@ std::optional<TimePoint> SettleEverything(const Context& ctx, Writer& writer) {
 }
 
 std::optional<TimePoint> SettleAtNow(const Context& ctx, Writer& writer) {
+  // Capacity held by purchases whose payment failed goes back first: nothing settled here uses
+  // it, and the next purchase or search must find it free.
+  const std::optional<TimePoint> lapse = writer.ledger.ReleaseLapsed(ctx.now);
   const std::optional<TimePoint> next = SettleStageAt(ctx, writer, SettleStage::kInTimeOrder);
-  return Earliest(next, SettleStageAt(ctx, writer, SettleStage::kAfterReleases));
+  return Earliest(lapse, Earliest(next, SettleStageAt(ctx, writer, SettleStage::kAfterReleases)));
 }
 
 std::optional<TimePoint> SettleWaiting(const Context& ctx, Writer& writer) {

@@ -349,10 +349,12 @@ Result<json> CreateTrainingPlan(const json& in, Context& ctx) {
                                            domain::Excerpt(offering_id) +
                                            " is no longer available. Search for offerings again.");
     }
-    reservations.push_back({block.pool, block.window, offering.instance_count});
+    reservations.push_back({block.pool, block.window, offering.instance_count, std::nullopt});
   }
   const std::string failure = PaymentFailure(ctx, "CreateTrainingPlan", name);
-  if (!failure.empty()) reservations.clear();  // a purchase never paid for reserves nothing
+  if (!failure.empty()) {  // held while Pending, as any purchase; given back when it fails
+    for (Reservation& reservation : reservations) reservation.lapses_at = paid_at;
+  }
   Plan plan;
   plan.name = name;
   plan.arn = SageMakerArn(ctx.caller, domain::kPlanKind, name);
@@ -512,11 +514,12 @@ Result<Answer> ExtendTrainingPlan(const json& in, Context& ctx) {
       window,      domain::FormatFee(offering.upfront_fee),
       paid_at,     PaymentFailure(ctx, "ExtendTrainingPlan", plan.name)};
   plan.extensions.push_back(extension);
-  std::optional<Reservation> reservation;
-  if (extension.payment_failure.empty()) {  // one never paid for lengthens nothing
+  Reservation reservation{last.pool, window, plan.instance_count, std::nullopt};
+  if (extension.payment_failure.empty()) {
     last.window.end = window.end;
-    reservation = Reservation{last.pool, window, plan.instance_count};
     plan.upfront_fee = domain::FormatFee(std::stod(plan.upfront_fee) + offering.upfront_fee);
+  } else {  // one never paid for lengthens nothing, and holds its window only while Pending
+    reservation.lapses_at = paid_at;
   }
   JsonWriter out;
   out.BeginObject().Key("TrainingPlanExtensions").BeginArray().BeginObject();
@@ -696,7 +699,7 @@ void ForEachStoredPlanCommitment(const store::StateStore& store,
                                  const std::function<void(const PlanCommitment&)>& visit) {
   PlanCommitment commitment;
   store.ForEachPlanCapacity([&](const store::PlanCapacity& plan) {
-    if (plan.payment_fails) return;  // never paid for: nothing was reserved
+    commitment.lapses_at = plan.payment_fails ? std::optional<TimePoint>(plan.paid) : std::nullopt;
     commitment.training_plan_arn.assign(plan.arn);
     commitment.count = plan.instance_count;
     for (domain::CapacityBlock& block : StoredBlocks(plan)) {

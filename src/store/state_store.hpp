@@ -105,7 +105,7 @@ struct PlanCapacity {
   TimePoint start{};
   TimePoint end{};
   TimePoint paid{};            // when the purchase's payment completes
-  bool payment_fails = false;  // ... or fails: the plan reserves nothing
+  bool payment_fails = false;  // ... or fails: the plan reserves nothing from then on
   // A plan of two reserved capacities: the first ends at gap_start, the second starts at gap_end
   // (the same moment when they meet) in `zone`. The first is in availability_zone.
   struct SecondBlock {

@@ -313,9 +313,10 @@ TEST_F(FaultsTest, DeleteRemovesOneOrEveryRuleAndAResetKeepsTheFilesRules) {
 
 // A purchase that a payment rule matches is Pending as any other, then Failed when its payment
 // would have completed ("Failed" is a TrainingPlanStatus of the model), with the rule's
-// StatusMessage. Nothing was reserved: the capacity is sold to the next buyer, nothing may use the
-// plan, and it costs nothing. While Pending it was taken as a Scheduled plan is; what waited on it
-// then finds it over.
+// StatusMessage. While Pending it holds its capacity, as any purchase does (no one else can buy
+// it, and a search does not tell that the payment will fail), and it is taken as a Scheduled plan
+// is. Once failed, its capacity is for sale again, what waited on it finds it over, nothing else
+// may use it, and it costs nothing.
 TEST_F(FaultsTest, APurchaseWhosePaymentFailsEndsFailedAndReservesNothing) {
   router_.reset();
   emulator_.reset();
@@ -330,6 +331,11 @@ TEST_F(FaultsTest, APurchaseWhosePaymentFailsEndsFailedAndReservesNothing) {
            {{"TrainingPlanName", "doomed"},
             {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}})["TrainingPlanArn"];
   EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "doomed"}})["Status"], "Pending");
+  const json held = Search(7, 2)["TrainingPlanOfferings"];
+  ASSERT_FALSE(held.empty());
+  EXPECT_EQ(held[0]["ReservedCapacityOfferings"][0]["StartTime"], kPlanStartSeconds + 7 * kDay)
+      << "zone a's first week is held while the purchase is Pending";
+  EXPECT_EQ(Admin("GET", "/_emulator/capacity")["pools"][0]["reservations"].size(), 1u);
   Call("CreateModel", {{"ModelName", "model-v1"},
                        {"PrimaryContainer", {{"Image", "img:1"}}},
                        {"ExecutionRoleArn", "arn:aws:iam::123456789012:role/r"}});
@@ -361,6 +367,7 @@ TEST_F(FaultsTest, APurchaseWhosePaymentFailsEndsFailedAndReservesNothing) {
       json::array());
 
   // The same two instances are for sale again, and the next purchase goes through.
+  EXPECT_EQ(Admin("GET", "/_emulator/capacity")["pools"][0]["reservations"], json::array());
   const json again = Search(7, 2)["TrainingPlanOfferings"];
   ASSERT_FALSE(again.empty());
   EXPECT_EQ(again[0]["ReservedCapacityOfferings"][0]["AvailabilityZone"], "us-west-2a");

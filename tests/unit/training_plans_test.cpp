@@ -979,6 +979,38 @@ TEST_F(TrainingPlansRestartTest, TheLedgerIsRebuiltFromStoredPlans) {
                        {"us-west-2b", kPlanStartSeconds + 2 * kDay}}));
 }
 
+class FailingPaymentRestartTest : public testing::EmulatorFixture {
+ protected:
+  FailingPaymentRestartTest() : EmulatorFixture(db_.str()) {}
+  static inline testing::TempDbPath db_;
+};
+
+// A purchase whose payment is going to fail holds its capacity while Pending across a restart too
+// (the store keeps when it fails), and gives it back when it fails.
+TEST_F(FailingPaymentRestartTest, APurchaseWhosePaymentFailsHoldsItsCapacityUntilItFails) {
+  router_.reset();
+  emulator_.reset();
+  hosting_.plan_payment_delay = Millis{60'000};
+  Open();
+  Admin("POST", "/_emulator/faults",
+        json({{"operation", "CreateTrainingPlan"}, {"payment", json::object()}}).dump());
+  const json offering = Search(7, 2)["TrainingPlanOfferings"][0];  // zone a's two instances
+  Call("CreateTrainingPlan", {{"TrainingPlanName", "doomed"},
+                              {"TrainingPlanOfferingId", offering["TrainingPlanOfferingId"]}});
+  router_.reset();
+  emulator_.reset();
+  Open();  // a restart on the same database, at the same moment
+  auto first_start = [this] {
+    const json found = Search(7, 2)["TrainingPlanOfferings"];
+    return found.empty() ? 0
+                         : found[0]["ReservedCapacityOfferings"][0]["StartTime"].get<long long>();
+  };
+  EXPECT_EQ(first_start(), kPlanStartSeconds + 7 * kDay) << "held while Pending";
+  Advance(60);
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "doomed"}})["Status"], "Failed");
+  EXPECT_EQ(first_start(), kPlanStartSeconds) << "given back when the payment failed";
+}
+
 }  // namespace
 }  // namespace smemu
 
