@@ -40,8 +40,13 @@ struct PlanFacts {
   Window Span() const { return {blocks.front().start, blocks.back().end}; }
   // The block in force at `at`, or else the next one; nullopt once the last has ended.
   std::optional<Window> BlockFrom(TimePoint at) const { return domain::BlockFrom(blocks, at); }
-  // Active inside a block, Scheduled before the last one ends, Expired after.
+  // Active inside a block, Scheduled before the last one ends, Expired after: how the rules treat
+  // it (a Pending plan as a Scheduled one).
   PlanStatus StatusAt(TimePoint at) const { return PlanStatusOf(blocks, at); }
+  // The status DescribeTrainingPlan shows, its payment included (Pending, Failed).
+  std::string ShownStatusAt(TimePoint at) const {
+    return PurchaseStatusAt(blocks, paid_at, at, payment_fails);
+  }
 
   bool Targets(std::string_view resource) const {
     return std::find(target_resources.begin(), target_resources.end(), resource) !=

@@ -91,7 +91,7 @@ json GroupJson(const ClusterRecord& record, const domain::InstanceGroup& group,
   if (!group.spec.plan_arn.empty()) {
     out["TrainingPlanArn"] = group.spec.plan_arn;
     const auto plan = facts.Plan(record.cluster.owner, group.spec.plan_arn);
-    out["TrainingPlanStatus"] = plan ? std::string(ToString(plan->StatusAt(now))) : "Expired";
+    out["TrainingPlanStatus"] = plan ? plan->ShownStatusAt(now) : "Expired";
   }
   return out;
 }

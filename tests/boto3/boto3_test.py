@@ -588,13 +588,69 @@ class FaultsBoto3Test(EmulatorTestCase):
             DurationHours=24)["TrainingPlanOfferings"][0]
         self.sm.create_training_plan(TrainingPlanName="doomed",
                                      TrainingPlanOfferingId=offering["TrainingPlanOfferingId"])
-        plan = self.sm.describe_training_plan(TrainingPlanName="doomed")
-        self.assertEqual(("Failed", "The payment method was declined.", "Failed"),
-                         (plan["Status"], plan["StatusMessage"],
-                          plan["ReservedCapacitySummaries"][0]["Status"]))
+
+        def described():
+            plan = self.sm.describe_training_plan(TrainingPlanName="doomed")
+            return (plan["Status"], plan["StatusMessage"],
+                    plan["ReservedCapacitySummaries"][0]["Status"])
+
+        # The payment is processed first, as for any purchase (30 s of the clock), then it fails.
+        self.assertEqual(("Pending", "Payment is being processed.", "Pending"), described())
+        self.set_clock({"advance_seconds": 29})
+        self.assertEqual(("Pending", "Payment is being processed.", "Pending"), described())
+        self.assertEqual([], self.sm.list_training_plans(
+            Filters=[{"Name": "Status", "Value": "Failed"}])["TrainingPlanSummaries"])
+        self.set_clock({"advance_seconds": 1})
+        self.assertEqual(("Failed", "The payment method was declined.", "Failed"), described())
         failed = self.sm.list_training_plans(Filters=[{"Name": "Status", "Value": "Failed"}])
         self.assertEqual(["doomed"],
                          [p["TrainingPlanName"] for p in failed["TrainingPlanSummaries"]])
+
+
+class OfferingLimitBoto3Test(EmulatorTestCase):
+    """A search returns "up to three offerings of one or two segments" (Reserve training plans in
+    the console): the three that start soonest, though more would fit. One p5 in each of two
+    zones, each of which has three windows for a day's plan: six in all."""
+    CAPACITY = {"regions": {REGION: {"us-west-2a": {"ml.p5.48xlarge": {"reservable": 1}},
+                                     "us-west-2b": {"ml.p5.48xlarge": {"reservable": 1}}}},
+                "prices": {"ml.p5.48xlarge": {"on_demand_hourly": 98.32, "plan_hourly": 55.0}}}
+
+    def search(self, **extra):
+        return self.sm.search_training_plan_offerings(
+            TargetResources=["training-job"], InstanceType="ml.p5.48xlarge", InstanceCount=1,
+            DurationHours=24, **extra)["TrainingPlanOfferings"]
+
+    @staticmethod
+    def windows(offerings):
+        """(zone, start, end, hours) of each offering of one reserved capacity."""
+        rows = []
+        for offering in offerings:
+            [capacity] = offering["ReservedCapacityOfferings"]
+            rows.append((capacity["AvailabilityZone"], capacity["StartTime"], capacity["EndTime"],
+                         offering["DurationHours"]))
+        return rows
+
+    def test_a_search_returns_at_most_three_offerings_where_more_would_fit(self):
+        soon = CLOCK_START_DT + datetime.timedelta(minutes=30)  # the start at once
+        day = lambda n: CLOCK_START_DT + PLAN_DAY_END + datetime.timedelta(days=n)
+        # Each zone fits the plan from 00:30 to the first 11:30 that gives 24 hours (35 h), its
+        # one-day-longer twin (59 h) and the day from 11:30: six windows, three offered, the
+        # soonest first (ties: zones in order, then the shorter plan).
+        offerings = self.search()
+        self.assertEqual([("us-west-2a", soon, day(1), 35), ("us-west-2a", soon, day(2), 59),
+                          ("us-west-2b", soon, day(1), 35)], self.windows(offerings))
+        self.assertEqual(3, len({o["TrainingPlanOfferingId"] for o in offerings}))
+        # The ones left off fit all the same: a search from 11:30 finds two of them, again three
+        # of the six windows from then on.
+        later = self.search(StartTimeAfter=day(0))
+        self.assertEqual([("us-west-2a", day(0), day(1), 24), ("us-west-2b", day(0), day(1), 24),
+                          ("us-west-2a", day(1), day(2), 24)], self.windows(later))
+        # With us-west-2a's p5 sold from 00:30, the 59 h twin in us-west-2b, left off before, is
+        # offered: still three, all that zone's.
+        self.sm.create_training_plan(TrainingPlanName="first",
+                                     TrainingPlanOfferingId=offerings[0]["TrainingPlanOfferingId"])
+        self.assertEqual([("us-west-2b", soon, day(1), 35), ("us-west-2b", soon, day(2), 59),
+                          ("us-west-2b", day(0), day(1), 24)], self.windows(self.search()))
 
 
 class TwoBlockPlanBoto3Test(EmulatorTestCase):
@@ -634,8 +690,18 @@ class TwoBlockPlanBoto3Test(EmulatorTestCase):
         self.assertEqual(2, len({c["ReservedCapacityArn"] for c in capacities}))
         second = self.sm.describe_reserved_capacity(
             ReservedCapacityArn=capacities[1]["ReservedCapacityArn"])
+        # Both reserved capacities wait for the plan's payment (30 s of the clock by default).
+        self.assertEqual((day(3), day(4), "Pending"),
+                         (second["StartTime"], second["EndTime"], second["Status"]))
+        self.assertEqual(["Pending", "Pending"], [c["Status"] for c in capacities])
+        self.set_clock({"advance_seconds": 30})
+        second = self.sm.describe_reserved_capacity(
+            ReservedCapacityArn=capacities[1]["ReservedCapacityArn"])
         self.assertEqual((day(3), day(4), "Scheduled"),
                          (second["StartTime"], second["EndTime"], second["Status"]))
+        self.assertEqual(["Scheduled", "Scheduled"], [
+            c["Status"] for c in
+            self.sm.describe_training_plan(TrainingPlanName="split")["ReservedCapacitySummaries"]])
         # "the status reverts to Scheduled between active periods" (View training plan details)
         statuses = []
         for moment in (day(0), day(2), day(3), day(4)):
@@ -800,8 +866,9 @@ class EndpointWaitersBoto3Test(EmulatorTestCase):
     PLAN_END = PLAN_START + datetime.timedelta(days=7)
 
     def buy_plan(self, name, count):
-        """A week of `count` p5 for endpoints, PLAN_START to PLAN_END, with the clock then moved to
-        its start: it is Scheduled until then and Active from then on. Returns its ARN."""
+        """A week of `count` p5 for endpoints, PLAN_START to PLAN_END: Pending until its payment
+        completes 30 s later, then Scheduled; the clock is then moved to its start, from which on it
+        is Active. Returns its ARN."""
         offerings = self.sm.search_training_plan_offerings(
             TargetResources=["endpoint"], InstanceType=P5, InstanceCount=count, DurationHours=168,
             StartTimeAfter=self.PLAN_START, EndTimeBefore=self.PLAN_END)["TrainingPlanOfferings"]
@@ -812,6 +879,10 @@ class EndpointWaitersBoto3Test(EmulatorTestCase):
         plan = self.sm.create_training_plan(
             TrainingPlanName=name,
             TrainingPlanOfferingId=offerings[0]["TrainingPlanOfferingId"])["TrainingPlanArn"]
+        # "When created, the plan initially enters a Pending state and remains there until the
+        # reservation process is complete" (Reserve the best training plan): 30 s of the clock.
+        self.assertEqual("Pending", self.sm.describe_training_plan(TrainingPlanName=name)["Status"])
+        self.set_clock({"advance_seconds": 30})
         self.assertEqual("Scheduled", self.sm.describe_training_plan(TrainingPlanName=name)["Status"])
         self.set_clock({"now": iso(self.PLAN_START)})
         self.assertEqual("Active", self.sm.describe_training_plan(TrainingPlanName=name)["Status"])
@@ -1766,8 +1837,8 @@ class ClustersBoto3Test(EmulatorTestCase):
         self.assertEqual({"CurrentCount": 0, "TargetCount": 2, "InstanceGroupName": "workers",
                           "InstanceType": P5, "ExecutionRole": CLUSTER_ROLE,
                           "LifeCycleConfig": LIFECYCLE, "Status": "Creating",
-                          "TrainingPlanArn": plan, "TrainingPlanStatus": "Scheduled"},
-                         described["InstanceGroups"][0])
+                          "TrainingPlanArn": plan, "TrainingPlanStatus": "Pending"},
+                         described["InstanceGroups"][0])  # bought this instant: its payment is processed
         self.assert_client_error(
             self.sm.update_cluster, "ConflictException",
             "Cluster %s is Creating; it can be updated only while it is InService." % cluster_arn,

@@ -110,8 +110,10 @@ expect_success "describe-cluster succeeds"
 expect_eq "describe-cluster: Creating, created at the clock's start, NodeRecovery Automatic" \
   "[\"$CLUSTER_ARN\",\"hp-cluster\",\"Creating\",\"2027-01-20T00:00:00$TS\",\"Automatic\"]" \
   "$(jget "$OUT" '[d["ClusterArn"], d["ClusterName"], d["ClusterStatus"], d["CreationTime"], d.get("NodeRecovery")]')"
-expect_eq "its groups are Creating with no nodes; the plan group shows the plan Scheduled" \
-  '[["workers",0,1,"Creating","Scheduled"],["controller",0,1,"Creating",null]]' "$(groups "$OUT")"
+# The plan was bought at this instant: its payment is still processed ("When created, the plan
+# initially enters a Pending state"), and the group may name it already.
+expect_eq "its groups are Creating with no nodes; the plan group shows the plan Pending" \
+  '[["workers",0,1,"Creating","Pending"],["controller",0,1,"Creating",null]]' "$(groups "$OUT")"
 expect_eq "the plan group echoes its plan, role and lifecycle configuration" \
   "[\"$PLAN_ARN\",\"$ROLE\",$LIFECYCLE]" \
   "$(jget "$OUT" '[d["InstanceGroups"][0].get("TrainingPlanArn"), d["InstanceGroups"][0].get("ExecutionRole"), d["InstanceGroups"][0].get("LifeCycleConfig")]')"

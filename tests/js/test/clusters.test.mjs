@@ -185,14 +185,16 @@ test('a cluster on a hyperpod-cluster plan: Creating, InService, nodes Pending -
     assert.equal(creating.ClusterStatus, 'Creating');
     assert.equal(ms(creating.CreationTime), T0);
     assert.equal(creating.NodeRecovery, 'Automatic');
+    // The plan was bought this instant: its payment is still processed (Pending, as
+    // DescribeTrainingPlan says), and the group may already name it.
     assert.deepEqual(groupStates(creating), [
-      ['workers', 0, 2, 'Creating', 'Scheduled'],
+      ['workers', 0, 2, 'Creating', 'Pending'],
       ['controller', 0, 1, 'Creating', undefined],
     ]);
     assert.deepEqual(creating.InstanceGroups[0], {
       CurrentCount: 0, TargetCount: 2, InstanceGroupName: 'workers', InstanceType: P5,
       LifeCycleConfig: LIFECYCLE, ExecutionRole: ROLE, ThreadsPerCore: 1, Status: 'Creating',
-      TrainingPlanArn: plan, TrainingPlanStatus: 'Scheduled',
+      TrainingPlanArn: plan, TrainingPlanStatus: 'Pending',
     });
     assert.deepEqual(await listNodes(sm, 'hp-cluster'), [], 'no nodes while Creating');
     assert.deepEqual((await sm.send(new ListTagsCommand({ ResourceArn: arn }))).Tags, [{ Key: 'team', Value: 'ml' }]);
