@@ -7,9 +7,10 @@
 #
 # The main flow: a job with two instance preferences falls back to the second type because the
 # first type's on-demand pool is empty, and describe-training-job shows the selection; a job on a
-# training plan bought to start two days later waits (Pending, its MaxPendingTimeInSeconds not
-# running) and starts at the plan start; `aws sagemaker wait training-job-completed-or-stopped`
-# (success, and its failure on a job whose pending time ran out); list-training-jobs (also
+# training plan bought to start two days later (Pending for its 30-second payment, then
+# Scheduled) waits (Pending, its MaxPendingTimeInSeconds not running) and starts at the plan
+# start; `aws sagemaker wait training-job-completed-or-stopped` (success, and its failure on a
+# job whose pending time ran out); list-training-jobs (also
 # --training-plan-arn-equals); a processing job with preferences and
 # `wait processing-job-completed-or-stopped`; stop-training-job and its refusal; a job on the plan
 # stopped 30 minutes before the plan ends. Plans run from 11:30 UTC to 11:30 UTC.
@@ -107,8 +108,15 @@ sm create-training-plan --training-plan-name p5-training-day --training-plan-off
 expect_success "create-training-plan succeeds"
 PLAN_ARN=$(jget "$OUT" 'd.get("TrainingPlanArn")')
 expect_eq "the plan's ARN" "$ARN_PREFIX:training-plan/p5-training-day" "$PLAN_ARN"
+# "When created, the plan initially enters a Pending state and remains there until the
+# reservation process is complete" (Reserve the best training plan, AWS developer guide): its
+# payment takes 30 seconds of the frozen virtual clock.
 sm describe-training-plan --training-plan-name p5-training-day
-expect_eq "the plan is Scheduled from 22 January 11:30 to 23 January 11:30 UTC" \
+expect_eq "right after the purchase the plan is Pending (its payment is being processed)" \
+  '["Pending","Payment is being processed."]' "$(jget "$OUT" '[d["Status"], d.get("StatusMessage")]')"
+set_clock '{"advance_seconds": 30}' 2027-01-20T00:00:30Z
+sm describe-training-plan --training-plan-name p5-training-day
+expect_eq "paid 30 s later, the plan is Scheduled from 22 January 11:30 to 23 January 11:30 UTC" \
   "[\"Scheduled\",\"2027-01-22T11:30:00$TS\",\"2027-01-23T11:30:00$TS\"]" \
   "$(jget "$OUT" '[d["Status"], d["StartTime"], d["EndTime"]]')"
 
@@ -129,8 +137,8 @@ set_clock '{"advance_seconds": 1}' 2027-01-22T11:30:00Z
 sm describe-training-job --training-job-name on-plan
 expect_eq "at the plan's start the job starts on the plan's p5" \
   "[\"InProgress\",\"Starting\",\"$P5\",1,\"2027-01-22T11:30:00$TS\"]" "$(job_state "$OUT")"
-expect_eq "its transitions: Pending from creation to the plan start, then Starting" \
-  "[[\"Pending\",\"2027-01-20T00:00:00$TS\",\"2027-01-22T11:30:00$TS\"],[\"Starting\",\"2027-01-22T11:30:00$TS\",null]]" \
+expect_eq "its transitions: Pending from creation (00:00:30) to the plan start, then Starting" \
+  "[[\"Pending\",\"2027-01-20T00:00:30$TS\",\"2027-01-22T11:30:00$TS\"],[\"Starting\",\"2027-01-22T11:30:00$TS\",null]]" \
   "$(jget "$OUT" '[[t["Status"], t["StartTime"], t.get("EndTime")] for t in d["SecondaryStatusTransitions"]]')"
 sm describe-training-plan --training-plan-name p5-training-day
 expect_eq "the plan is Active with its instance in use by the job" '["Active",1,1,0]' \

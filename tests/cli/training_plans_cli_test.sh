@@ -5,10 +5,12 @@
 #   tests/cli/training_plans_cli_test.sh /path/to/sagemaker-emulator
 #
 # Covers the AWS blog walkthrough (search an offering, buy it, describe and list the plan,
-# describe its reserved capacity), statuses that follow the virtual clock, capacity running out,
-# every error code of the training-plan operations, the ledger surviving a restart, and the
-# documented plan windows (plans end at 11:30 UTC, start within 30 minutes or at 11:30 UTC, at
-# most 56 days ahead, are paid by the minute and bought at least 5 minutes before they start).
+# describe its reserved capacity), statuses that follow the virtual clock (Pending for the 30
+# seconds of the payment, then Scheduled, Active, Expired), capacity running out, every error code
+# of the training-plan operations, the ledger surviving a restart, and the documented plan windows
+# (plans end at 11:30 UTC, start within 30 minutes or at 11:30 UTC, at most 56 days ahead, are
+# paid by the minute, and their payment completes at least 5 minutes before they start); a search
+# offers at most three plans, the soonest to start.
 #
 # The Debian CLI's bundled botocore predates the newer SageMaker operations, so it is pointed
 # at the project's own model subset (api/ at the repo root) through AWS_DATA_PATH.
@@ -68,7 +70,9 @@ start_server_or_exit --clock-start 2027-01-20T00:00:00Z --frozen-clock --capacit
 # "SageMaker training plans offerings may be available to start within 30 minutes of reservation"
 # and "Training Plans always end at 11:30 AM UTC on the final day of the reservation": a search
 # from now offers, per zone, a plan that starts 30 minutes from now and runs to the first 11:30
-# UTC a week on, the same plan a day longer, then the week from 11:30 UTC.
+# UTC a week on, the same plan a day longer, then the week from 11:30 UTC. A search returns "up to
+# three offerings of one or two segments" (Reserve training plans in the console): the three that
+# start soonest, zones in order and the shorter plan first on a tie.
 CALLS=$((CALLS + 1))
 OFFERING_ID=$("$AWS" sagemaker search-training-plan-offerings --target-resources endpoint \
   --instance-type ml.p5.48xlarge --instance-count 1 --duration-hours 168 \
@@ -85,8 +89,8 @@ sm search-training-plan-offerings --target-resources endpoint --instance-type ml
 expect_success "blog: the same search with JSON output succeeds"
 expect_eq "blog: the same search gives the same first offering id" "$OFFERING_ID" \
   "$(jget "$OUT" 'd["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"]')"
-expect_eq "blog: per zone a plan from 00:30 (30 minutes on), the same a day longer, and the week from 11:30 UTC, by start" \
-  "[\"us-west-2a@2027-01-20T00:30:00$TS\",\"us-west-2a@2027-01-20T00:30:00$TS\",\"us-west-2b@2027-01-20T00:30:00$TS\",\"us-west-2b@2027-01-20T00:30:00$TS\",\"us-west-2a@2027-01-20T11:30:00$TS\",\"us-west-2b@2027-01-20T11:30:00$TS\"]" \
+expect_eq "blog: the 3 soonest: us-west-2a from 00:30 (30 minutes on), the same a day longer, then us-west-2b from 00:30" \
+  "[\"us-west-2a@2027-01-20T00:30:00$TS\",\"us-west-2a@2027-01-20T00:30:00$TS\",\"us-west-2b@2027-01-20T00:30:00$TS\"]" \
   "$(offers "$OUT")"
 expect_eq "blog: the first offering's terms" \
   "[[\"endpoint\"],\"2027-01-20T00:00:00$TS\",\"2027-02-03T00:00:00$TS\",179,0,\"9845.00\",\"USD\"]" \
@@ -95,11 +99,19 @@ expect_eq "blog: the first offering's reserved capacity runs from 00:30 to 11:30
   "Instance|ml.p5.48xlarge|1|us-west-2a|179|0|2027-01-20T00:30:00$TS|2027-01-27T11:30:00$TS" \
   "$(jget "$OUT" '"|".join(str(d["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0].get(k)) for k in ["ReservedCapacityType", "InstanceType", "InstanceCount", "AvailabilityZone", "DurationHours", "DurationMinutes", "StartTime", "EndTime"])')"
 # "Training Plans always end at 11:30 AM UTC on the final day of the reservation."
-expect_eq "blog: every offering ends at 11:30 UTC; the fee is its hours x 55.00 (179 h, 203 h, 168 h)" \
-  "[\"us-west-2a|2027-01-27T11:30:00$TS|179|0|9845.00\",\"us-west-2a|2027-01-28T11:30:00$TS|203|0|11165.00\",\"us-west-2b|2027-01-27T11:30:00$TS|179|0|9845.00\",\"us-west-2b|2027-01-28T11:30:00$TS|203|0|11165.00\",\"us-west-2a|2027-01-27T11:30:00$TS|168|0|9240.00\",\"us-west-2b|2027-01-27T11:30:00$TS|168|0|9240.00\"]" \
+expect_eq "blog: every offering ends at 11:30 UTC; the fee is its hours x 55.00 (179 h, 203 h, 179 h)" \
+  "[\"us-west-2a|2027-01-27T11:30:00$TS|179|0|9845.00\",\"us-west-2a|2027-01-28T11:30:00$TS|203|0|11165.00\",\"us-west-2b|2027-01-27T11:30:00$TS|179|0|9845.00\"]" \
   "$(jget "$OUT" '["|".join([o["ReservedCapacityOfferings"][0]["AvailabilityZone"], o["ReservedCapacityOfferings"][0]["EndTime"], str(o["DurationHours"]), str(o["DurationMinutes"]), o["UpfrontFee"]]) for o in d["TrainingPlanOfferings"]]')"
 expect_eq "blog: every offering is for 1 instance, at least a week, the endpoint, in USD" "true" \
   "$(jget "$OUT" 'all(o["CurrencyCode"] == "USD" and o["TargetResources"] == ["endpoint"] and o["DurationHours"] >= 168 and o["ReservedCapacityOfferings"][0]["InstanceCount"] == 1 for o in d["TrainingPlanOfferings"])')"
+# The weeks from 11:30 UTC, cut from the search above by the limit of three, are the soonest of a
+# search from 11:30 UTC: 168 h in each zone, then the week from the next 11:30.
+sm search-training-plan-offerings --target-resources endpoint --instance-type ml.p5.48xlarge \
+  --instance-count 1 --duration-hours 168 --start-time-after 2027-01-20T11:30:00Z \
+  --end-time-before 2027-02-03T00:00:00Z
+expect_eq "blog: from 11:30 UTC, the week in us-west-2a and us-west-2b (168 h, 9240.00), then the week from the next 11:30" \
+  "[\"us-west-2a|2027-01-20T11:30:00$TS|2027-01-27T11:30:00$TS|168|0|9240.00\",\"us-west-2b|2027-01-20T11:30:00$TS|2027-01-27T11:30:00$TS|168|0|9240.00\",\"us-west-2a|2027-01-21T11:30:00$TS|2027-01-28T11:30:00$TS|168|0|9240.00\"]" \
+  "$(jget "$OUT" '["|".join([o["ReservedCapacityOfferings"][0]["AvailabilityZone"], o["ReservedCapacityOfferings"][0]["StartTime"], o["ReservedCapacityOfferings"][0]["EndTime"], str(o["DurationHours"]), str(o["DurationMinutes"]), o["UpfrontFee"]]) for o in d["TrainingPlanOfferings"]]')"
 
 sm create-training-plan --training-plan-name P5-Endpoint-Plan --training-plan-offering-id "$OFFERING_ID"
 expect_success "blog: create-training-plan succeeds"
@@ -108,8 +120,21 @@ expect_eq "blog: create-training-plan returns the lower-cased TrainingPlanArn" \
 
 sm describe-training-plan --training-plan-name P5-Endpoint-Plan
 expect_success "blog: describe-training-plan succeeds"
-expect_eq "blog: until its start at 00:30 the plan is Scheduled" "Scheduled|Scheduled" \
+# "When created, the plan initially enters a Pending state and remains there until the
+# reservation process is complete" (Reserve the best training plan, AWS developer guide): the
+# payment takes 30 seconds of the frozen virtual clock.
+expect_eq "blog: right after the purchase the plan and its reserved capacity are Pending" \
+  "Pending|Payment is being processed.|Pending" \
+  "$(jget "$OUT" 'd.get("Status") + "|" + d.get("StatusMessage") + "|" + d["ReservedCapacitySummaries"][0]["Status"]')"
+set_clock '{"advance_seconds": 29}' 2027-01-20T00:00:29Z
+sm describe-training-plan --training-plan-name P5-Endpoint-Plan
+expect_eq "blog: 29 s after the purchase it is still Pending" "Pending|Pending" \
   "$(jget "$OUT" 'd.get("Status") + "|" + d["ReservedCapacitySummaries"][0]["Status"]')"
+set_clock '{"advance_seconds": 1}' 2027-01-20T00:00:30Z
+sm describe-training-plan --training-plan-name P5-Endpoint-Plan
+expect_eq "blog: once paid (30 s), until its start at 00:30 the plan is Scheduled" \
+  "Scheduled|Payment confirmed, training plan scheduled.|Scheduled" \
+  "$(jget "$OUT" 'd.get("Status") + "|" + d.get("StatusMessage") + "|" + d["ReservedCapacitySummaries"][0]["Status"]')"
 set_clock '{"now": "2027-01-20T00:30:00Z"}' 2027-01-20T00:30:00Z
 sm describe-training-plan --training-plan-name P5-Endpoint-Plan
 expect_success "blog: describe-training-plan at the plan's start succeeds"
@@ -254,9 +279,10 @@ expect_eq "search: --duration-hours 25 from 11:30 UTC is rounded up to 48 (11:30
   "$(jget "$OUT" '"|".join([str(d["TrainingPlanOfferings"][0]["DurationHours"]), str(d["TrainingPlanOfferings"][0]["DurationMinutes"]), d["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0]["StartTime"], d["TrainingPlanOfferings"][0]["ReservedCapacityOfferings"][0]["EndTime"]])')"
 sm search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 25
 expect_success "search: --duration-hours 25 from now succeeds"
-expect_eq "search: from now, us-west-2a offers 01:00 to the first 11:30 25 h on, a day longer, then 48 h from 11:30 (fees by the minute)" \
-  "[\"2027-01-20T01:00:00$TS|2027-01-21T11:30:00$TS|34|30|1897.50\",\"2027-01-20T01:00:00$TS|2027-01-22T11:30:00$TS|58|30|3217.50\",\"2027-01-20T11:30:00$TS|2027-01-22T11:30:00$TS|48|0|2640.00\"]" \
-  "$(jget "$OUT" '["|".join([o["ReservedCapacityOfferings"][0]["StartTime"], o["ReservedCapacityOfferings"][0]["EndTime"], str(o["DurationHours"]), str(o["DurationMinutes"]), o["UpfrontFee"]]) for o in d["TrainingPlanOfferings"] if o["ReservedCapacityOfferings"][0]["AvailabilityZone"] == "us-west-2a"]')"
+# At most three offerings, the soonest to start: the 48 h from 11:30 UTC start later.
+expect_eq "search: from now, the 3 soonest: us-west-2a 01:00 to the first 11:30 25 h on, the same a day longer, then us-west-2b 01:00 (fees by the minute)" \
+  "[\"us-west-2a|2027-01-20T01:00:00$TS|2027-01-21T11:30:00$TS|34|30|1897.50\",\"us-west-2a|2027-01-20T01:00:00$TS|2027-01-22T11:30:00$TS|58|30|3217.50\",\"us-west-2b|2027-01-20T01:00:00$TS|2027-01-21T11:30:00$TS|34|30|1897.50\"]" \
+  "$(jget "$OUT" '["|".join([o["ReservedCapacityOfferings"][0]["AvailabilityZone"], o["ReservedCapacityOfferings"][0]["StartTime"], o["ReservedCapacityOfferings"][0]["EndTime"], str(o["DurationHours"]), str(o["DurationMinutes"]), o["UpfrontFee"]]) for o in d["TrainingPlanOfferings"]]')"
 expect_eq "search: without --end-time-before no RequestedEndTimeBefore is echoed; RequestedStartTimeAfter is now" \
   "[false,\"2027-01-20T00:30:00$TS\"]" \
   "$(jget "$OUT" '["RequestedEndTimeBefore" in d["TrainingPlanOfferings"][0], d["TrainingPlanOfferings"][0].get("RequestedStartTimeAfter")]')"
@@ -335,9 +361,19 @@ check_status() {
   fi
   expect_eq "status: $2" "$expected" "$got"
 }
-check_status Scheduled "before it starts the plan is Scheduled" rc
+# "When created, the plan initially enters a Pending state and remains there until the
+# reservation process is complete": 30 seconds of the frozen clock for the payment.
+check_status Pending "right after the purchase the plan is Pending" rc
+sm list-training-plans --filters Name=Status,Value=Pending
+expect_eq "status: the plan is listed as Pending" '["lifecycle-plan"]' "$(plan_names "$OUT")"
+set_clock '{"advance_seconds": 29}' 2027-01-20T01:01:29Z
+check_status Pending "29 s after the purchase it is still Pending"
+set_clock '{"advance_seconds": 1}' 2027-01-20T01:01:30Z
+check_status Scheduled "once paid (30 s), before it starts the plan is Scheduled" rc
 sm list-training-plans --filters Name=Status,Value=Scheduled --start-time-before 2027-03-01T00:00:00Z
 expect_eq "status: the plan is listed as Scheduled" '["lifecycle-plan"]' "$(plan_names "$OUT")"
+sm list-training-plans --filters Name=Status,Value=Pending
+expect_eq "status: no plan is Pending any more" '[]' "$(plan_names "$OUT")"
 set_clock '{"now": "2027-02-10T11:29:59Z"}' 2027-02-10T11:29:59Z
 check_status Scheduled "one second before StartTime it is still Scheduled"
 set_clock '{"now": "2027-02-10T11:30:00Z"}' 2027-02-10T11:30:00Z
@@ -424,32 +460,45 @@ expect_eq "restart: list-training-plans lists the same 8 plans" "$ALL_BY_NAME" "
 # The guide searches 15 hours at 19:08:27 UTC and is offered 15 h 51 min and 39 h 51 min from
 # 19:39 ("offerings may be available to start within 30 minutes of reservation", on the next whole
 # minute, to the first 11:30 UTC that gives the hours), then 24 h from 11:30 UTC the next day.
+# With two zones, the three that start soonest ("up to three offerings of one or two segments")
+# are the 19:39 ones: both of us-west-2a, then the first of us-west-2b; the 24 h from 11:30 UTC
+# are the soonest of a search from 11:30 UTC.
 set_clock '{"now": "2027-02-12T19:08:27Z"}' 2027-02-12T19:08:27Z
 sm search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 15
 expect_success "guide: a 15-hour search at 19:08:27 succeeds"
-expect_eq "guide: per zone 19:39 to 11:30 (15 h 51 min), 19:39 to 11:30 a day later (39 h 51 min), 24 h from 11:30" \
-  "[\"us-west-2a|2027-02-12T19:39:00$TS|2027-02-13T11:30:00$TS|15|51\",\"us-west-2a|2027-02-12T19:39:00$TS|2027-02-14T11:30:00$TS|39|51\",\"us-west-2b|2027-02-12T19:39:00$TS|2027-02-13T11:30:00$TS|15|51\",\"us-west-2b|2027-02-12T19:39:00$TS|2027-02-14T11:30:00$TS|39|51\",\"us-west-2a|2027-02-13T11:30:00$TS|2027-02-14T11:30:00$TS|24|0\",\"us-west-2b|2027-02-13T11:30:00$TS|2027-02-14T11:30:00$TS|24|0\"]" \
+expect_eq "guide: us-west-2a 19:39 to 11:30 (15 h 51 min) and 19:39 to 11:30 a day later (39 h 51 min), then us-west-2b 19:39 to 11:30" \
+  "[\"us-west-2a|2027-02-12T19:39:00$TS|2027-02-13T11:30:00$TS|15|51\",\"us-west-2a|2027-02-12T19:39:00$TS|2027-02-14T11:30:00$TS|39|51\",\"us-west-2b|2027-02-12T19:39:00$TS|2027-02-13T11:30:00$TS|15|51\"]" \
   "$(jget "$OUT" '["|".join([o["ReservedCapacityOfferings"][0]["AvailabilityZone"], o["ReservedCapacityOfferings"][0]["StartTime"], o["ReservedCapacityOfferings"][0]["EndTime"], str(o["DurationHours"]), str(o["DurationMinutes"])]) for o in d["TrainingPlanOfferings"]]')"
 expect_eq "guide: the reserved capacity offerings carry the same hours and minutes" "true" \
   "$(jget "$OUT" 'all([o["DurationHours"], o["DurationMinutes"]] == [o["ReservedCapacityOfferings"][0]["DurationHours"], o["ReservedCapacityOfferings"][0]["DurationMinutes"]] for o in d["TrainingPlanOfferings"])')"
-expect_eq "guide: UpfrontFee is charged by the minute (15.85 h, 39.85 h, 24 h x 55.00)" \
-  '["871.75","2191.75","871.75","2191.75","1320.00","1320.00"]' \
+expect_eq "guide: UpfrontFee is charged by the minute (15.85 h, 39.85 h, 15.85 h x 55.00)" \
+  '["871.75","2191.75","871.75"]' \
   "$(jget "$OUT" '[o["UpfrontFee"] for o in d["TrainingPlanOfferings"]]')"
 GUIDE_A=$(offer_id "$OUT" us-west-2a)
 GUIDE_B=$(offer_id "$OUT" us-west-2b)
+sm search-training-plan-offerings --instance-type ml.p5.48xlarge --duration-hours 15 \
+  --start-time-after 2027-02-13T11:30:00Z
+expect_eq "guide: from 11:30 UTC the next day, 24 h (rounded up from 15) in each zone, 1320.00" \
+  "[\"us-west-2a|2027-02-13T11:30:00$TS|2027-02-14T11:30:00$TS|24|0|1320.00\",\"us-west-2b|2027-02-13T11:30:00$TS|2027-02-14T11:30:00$TS|24|0|1320.00\"]" \
+  "$(jget "$OUT" '["|".join([o["ReservedCapacityOfferings"][0]["AvailabilityZone"], o["ReservedCapacityOfferings"][0]["StartTime"], o["ReservedCapacityOfferings"][0]["EndTime"], str(o["DurationHours"]), str(o["DurationMinutes"]), o["UpfrontFee"]]) for o in d["TrainingPlanOfferings"]][:2]')"
 # "To ensure timely activation, the payment transaction must successfully complete at least 5
-# minutes before the desired start time."
-set_clock '{"now": "2027-02-12T19:34:00Z"}' 2027-02-12T19:34:00Z
+# minutes before the desired start time." The payment takes 30 seconds, so the 19:39 plan can be
+# bought until 19:33:30 (paid at 19:34:00, 5 minutes before it starts).
+set_clock '{"now": "2027-02-12T19:33:30Z"}' 2027-02-12T19:33:30Z
 sm create-training-plan --training-plan-name guide-b --training-plan-offering-id "$GUIDE_B"
-expect_success "guide: the 19:39 plan can be bought at 19:34, 5 minutes before it starts"
-set_clock '{"advance_seconds": 1}' 2027-02-12T19:34:01Z
+expect_success "guide: the 19:39 plan can be bought at 19:33:30, its payment done 5 minutes before it starts"
+set_clock '{"advance_seconds": 1}' 2027-02-12T19:33:31Z
 sm create-training-plan --training-plan-name guide-a --training-plan-offering-id "$GUIDE_A"
-expect_aws_code "guide: at 19:34:01, less than 5 minutes before its start, it is a ValidationException" \
+expect_aws_code "guide: at 19:33:31, paid less than 5 minutes before its start, it is a ValidationException" \
+  CreateTrainingPlan ValidationException
+set_clock '{"now": "2027-02-12T19:34:00Z"}' 2027-02-12T19:34:00Z
+sm create-training-plan --training-plan-name guide-a --training-plan-offering-id "$GUIDE_A"
+expect_aws_code "guide: at 19:34, 5 minutes before its start but 4.5 once paid, it is a ValidationException" \
   CreateTrainingPlan ValidationException
 sm describe-training-plan --training-plan-name guide-a
-expect_aws_code "guide: the refused purchase created nothing" DescribeTrainingPlan ResourceNotFound
+expect_aws_code "guide: the refused purchases created nothing" DescribeTrainingPlan ResourceNotFound
 sm describe-training-plan --training-plan-name guide-b
-expect_eq "guide: the plan is Scheduled, 19:39 to 11:30 UTC, 15 h 51 min, 871.75 USD" \
+expect_eq "guide: paid at 19:34, the plan is Scheduled, 19:39 to 11:30 UTC, 15 h 51 min, 871.75 USD" \
   "Scheduled|us-west-2b|2027-02-12T19:39:00$TS|2027-02-13T11:30:00$TS|15|51|871.75|USD" \
   "$(jget "$OUT" '"|".join(str(x) for x in [d.get("Status"), d["ReservedCapacitySummaries"][0]["AvailabilityZone"]] + [d.get(k) for k in ["StartTime", "EndTime", "DurationHours", "DurationMinutes", "UpfrontFee", "CurrencyCode"]])')"
 set_clock '{"now": "2027-02-12T19:39:00Z"}' 2027-02-12T19:39:00Z

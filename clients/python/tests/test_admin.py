@@ -89,6 +89,12 @@ def test_the_clock_drives_resource_statuses(sagemaker_emulator: Emulator,
     def status() -> str:
         return sagemaker_client.describe_training_plan(TrainingPlanName="day")["Status"]
 
+    # "When created, the plan initially enters a Pending state and remains there until the
+    # reservation process is complete" (Reserve the best training plan): here 30 s of the clock.
+    assert status() == "Pending"
+    sagemaker_emulator.advance(29)
+    assert status() == "Pending"
+    sagemaker_emulator.advance(1)
     assert status() == "Scheduled"
     sagemaker_emulator.set_clock(offering["ReservedCapacityOfferings"][0]["StartTime"])
     assert status() == "Active"

@@ -20,7 +20,8 @@ def utc(year: int, month: int, day: int) -> datetime:
 
 
 def buy_endpoint_plan(sagemaker: BaseClient) -> dict:
-    """A week of one p5 for an endpoint, starting between Jan 20 and Jan 24; returns the plan."""
+    """A week of one p5 for an endpoint, starting between Jan 20 and Jan 24; returns the plan as
+    described right after the purchase."""
     offerings = sagemaker.search_training_plan_offerings(
         TargetResources=["endpoint"], InstanceType=INSTANCE_TYPE, InstanceCount=1,
         DurationHours=168, StartTimeAfter=utc(2027, 1, 20),
@@ -55,7 +56,12 @@ def test_an_endpoint_on_a_plan_serves_until_the_plan_expires(
         sagemaker_runtime_client: BaseClient) -> None:
     sagemaker_emulator.set_clock("2027-01-15T00:00:00Z", frozen=True)
     plan = buy_endpoint_plan(sagemaker_client)
-    assert plan["Status"] == "Scheduled"
+    # The purchase is Pending while its payment is processed (30 s of the clock), then Scheduled.
+    assert (plan["Status"], plan["StatusMessage"]) == ("Pending", "Payment is being processed.")
+    sagemaker_emulator.advance(30)
+    plan = sagemaker_client.describe_training_plan(TrainingPlanName="p5-endpoint-week")
+    assert (plan["Status"], plan["StatusMessage"]) == (
+        "Scheduled", "Payment confirmed, training plan scheduled.")
     assert utc(2027, 1, 20) <= plan["StartTime"] <= utc(2027, 1, 24)
     assert plan["EndTime"] - plan["StartTime"] == timedelta(days=7)
 

@@ -493,7 +493,10 @@ test('a plan of two reserved capacities is drawn as its two blocks, the gap betw
 });
 
 // Fault rules on the page: the panel lists each rule with its counts, and a plan whose payment a
-// rule failed is flagged (it reserves nothing, so it is not drawn as capacity).
+// rule failed is flagged (it reserves nothing, so it is not drawn as capacity). "When created, the
+// plan initially enters a Pending state and remains there until the reservation process is
+// complete" (Reserve the best training plan): both purchases are Pending for the payment's 30
+// seconds of clock time, then the paid one is Scheduled and the declined one Failed.
 test('the fault rules panel, and a plan whose payment failed flagged as broken', async () => {
   const emu = await emulator();
   await admin(emu.url, '/_emulator/faults', { rules: [
@@ -502,6 +505,8 @@ test('the fault rules panel, and a plan whose payment failed flagged as broken',
   const sm = sagemaker(emu.url);
   await buyPlan(sm, 'doomed', { InstanceType: P5, InstanceCount: 1, DurationHours: 24,
     StartTimeAfter: new Date('2027-01-16T00:00:00Z'), TargetResources: ['training-job'] });
+  await buyPlan(sm, 'paid', { InstanceType: P5, InstanceCount: 1, DurationHours: 24,
+    StartTimeAfter: new Date('2027-01-17T00:00:00Z'), TargetResources: ['training-job'] });
   const page = await browser.context.newPage();
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
@@ -512,6 +517,14 @@ test('the fault rules panel, and a plan whose payment failed flagged as broken',
   assert.match(await declined.innerText(), /CreateTrainingPlan · doomed\s+fails the payment\s+always\s+1 \/ 1\s+api/);
   assert.match(await page.locator('[data-testid=fault-row][data-rule=busy]').innerText(),
     /answers ThrottlingException \(400\)\s+every 2nd/);
+  // While the payments are processed (the clock is frozen at the purchase), both plans are
+  // Pending and nothing is flagged yet.
+  await page.locator('[data-testid=plan-bar][data-plan=paid][data-status=Pending]').waitFor({ timeout: 5000 });
+  await page.locator('[data-testid=plan-bar][data-plan=doomed][data-status=Pending]').waitFor({ timeout: 5000 });
+  assert.equal(await page.locator('[data-testid=broken-item]').count(), 0, 'nothing flagged while Pending');
+  // 30 seconds later: the paid plan is Scheduled, the declined one Failed and flagged.
+  assert.equal((await admin(emu.url, '/_emulator/clock', { advance_seconds: 30 })).now, '2027-01-15T00:00:30Z');
+  await page.locator('[data-testid=plan-bar][data-plan=paid][data-status=Scheduled]').waitFor({ timeout: 5000 });
   await page.locator('[data-testid=broken-item][data-name=doomed]').waitFor({ timeout: 5000 });
   assert.match(await page.locator('[data-testid=broken-item][data-name=doomed]').innerText(), /^doomed: payment failed/);
   assert.equal(await page.locator('[data-testid=plan-bar][data-plan=doomed]').count(), 0, 'no capacity drawn');

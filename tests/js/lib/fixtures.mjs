@@ -85,6 +85,17 @@ export async function setClock(url, body) {
 export const advance = (url, seconds) => setClock(url, { advance_seconds: seconds });
 export const clockTo = (url, ms) => setClock(url, { now: new Date(ms).toISOString() });
 
+// "When created, the plan initially enters a Pending state and remains there until the
+// reservation process is complete" (Reserve the best training plan, AWS developer guide): a
+// purchase is Pending for the emulator's payment time, 30 seconds of the virtual clock by default
+// (--plan-payment-seconds), then Scheduled (or Active). On the frozen clock of these tests it stays
+// Pending until the clock moves past those 30 seconds.
+export const PAYMENT_SECONDS = 30;
+export const PENDING_MESSAGE = 'Payment is being processed.';
+export const SCHEDULED_MESSAGE = 'Payment confirmed, training plan scheduled.';
+// Moves the clock past the payment of a plan bought just now. Returns the new clock.
+export const completePayment = (url) => advance(url, PAYMENT_SECONDS);
+
 // ------------------------------------------------------------------------------------ ARNs
 
 const arnOf = (kind, name, { account = ACCOUNT, region = REGION } = {}) =>
@@ -102,7 +113,9 @@ export const processingJobArn = (name, opts) => arnOf('processing-job', name, op
 // searches [startMs, startMs + hours] (so every offering starts then) and buys the offering in
 // `zone`, or the first one. With `offeringCount`, the search must find exactly that many
 // offerings. TargetResources is sent only when `targets` is given (the service's default is
-// training-job). The plan is Scheduled until startMs: move the clock there to use it at once.
+// training-job). The plan is Pending for its payment (PAYMENT_SECONDS of clock time; it is taken
+// wherever a Scheduled one is meanwhile), then Scheduled until startMs: move the clock there to use
+// it at once. The clock is not moved here.
 // Returns { arn, offering, offerings }.
 export async function searchAndBuy(client, name, {
   startMs = P0, hours = 24, count = 1, type = P5, zone, targets, offeringCount,

@@ -32,7 +32,8 @@ import { InvokeEndpointCommand } from '@aws-sdk/client-sagemaker-runtime';
 import { runtime, errorOf, assertRawError } from '../lib/emulator.mjs';
 import {
   T0, P0, MINUTE, HOUR, DAY, ACCOUNT, OTHER_ACCOUNT, P5, G5, P5_PRICES, IMAGE, FAST,
-  advance, buyEndpointPlan, clockTo, configArn, createModel, endpointArn, expectError, expectValidation,
+  PENDING_MESSAGE, SCHEDULED_MESSAGE,
+  advance, buyEndpointPlan, clockTo, completePayment, configArn, createModel, endpointArn, expectError, expectValidation,
   expectWaiterFailure, onDemandVariant, planArn, reservedVariant, waitAcrossClockMove,
   withEmulator as withEmulatorOn, writeCapacityFile,
 } from '../lib/fixtures.mjs';
@@ -106,8 +107,16 @@ test('the AWS walkthrough: plan -> model -> config -> endpoint -> waiter -> invo
       TrainingPlanName: 'p5-endpoint-week', TrainingPlanOfferingId: offerings[0].TrainingPlanOfferingId,
     }));
     assert.equal(plan, planArn('p5-endpoint-week'));
+    // "When created, the plan initially enters a Pending state and remains there until the
+    // reservation process is complete" (Reserve the best training plan): Pending for the payment's
+    // 30 seconds of clock time, then Scheduled until its start.
     let p = await describePlan(sm, 'p5-endpoint-week');
-    assert.deepEqual([p.Status, p.StartTime.getTime(), p.EndTime.getTime()], ['Scheduled', P0, P0 + 7 * DAY]);
+    assert.deepEqual([p.Status, p.StatusMessage, p.StartTime.getTime(), p.EndTime.getTime()],
+      ['Pending', PENDING_MESSAGE, P0, P0 + 7 * DAY]);
+    await completePayment(url);
+    p = await describePlan(sm, 'p5-endpoint-week');
+    assert.deepEqual([p.Status, p.StatusMessage, p.StartTime.getTime(), p.EndTime.getTime()],
+      ['Scheduled', SCHEDULED_MESSAGE, P0, P0 + 7 * DAY]);
     await clockTo(url, P0);
     p = await describePlan(sm, 'p5-endpoint-week');
     assert.deepEqual([p.Status, p.TotalInstanceCount, p.InUseInstanceCount, p.AvailableInstanceCount], ['Active', 2, 0, 2]);
@@ -526,14 +535,22 @@ test('an endpoint on a plan that has not started stays Creating until the plan\'
     await createModel(sm, 'llm');
     const start = P0 + 2 * DAY;
     const plan = await buyPlan(sm, 'later-plan', { count: 1, startMs: start });
+    // Just bought, the plan is Pending (its payment takes 30 s of clock time); it can be named
+    // already, and the endpoint waits for its start as it would on a Scheduled plan.
     let p = await describePlan(sm, 'later-plan');
-    assert.equal(p.Status, 'Scheduled');
+    assert.equal(p.Status, 'Pending');
     assert.equal(p.StartTime.getTime(), start);
     await createConfig(sm, 'later', reservedVariant(plan, 1));
     await createEndpoint(sm, 'early-bird', 'later');
 
     let d = await describeEndpoint(sm, 'early-bird');
     assert.equal(d.EndpointStatus, 'Creating');
+    assert.equal(d.ProductionVariants[0].CurrentInstanceCount, 0);
+    await completePayment(url);
+    p = await describePlan(sm, 'later-plan');
+    assert.equal(p.Status, 'Scheduled');
+    d = await describeEndpoint(sm, 'early-bird');
+    assert.equal(d.EndpointStatus, 'Creating', 'paid, the plan has still not started');
     assert.equal(d.ProductionVariants[0].CurrentInstanceCount, 0);
     // The waiter keeps polling and gives up at maxWaitTime.
     const timedOut = await errorOf(waitUntilEndpointInService(

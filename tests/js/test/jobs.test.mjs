@@ -27,7 +27,7 @@ import {
 import { admin, sagemaker } from '../lib/emulator.mjs';
 import {
   T0, P0, HOUR, DAY, P5, G5, P5_PRICES, ROLE, IMAGE, FAST,
-  advance, buyEndpointPlan, clockTo, eventually, expectError, expectValidation, expectWaiterFailure,
+  PAYMENT_SECONDS, advance, buyEndpointPlan, clockTo, completePayment, eventually, expectError, expectValidation, expectWaiterFailure,
   planArn, processingJobArn, recordStatuses, searchAndBuy, trainingJobArn, withEmulator,
   writeCapacityFile,
 } from '../lib/fixtures.mjs';
@@ -164,7 +164,13 @@ test('a job on a Scheduled training plan waits (Pending, no pending time spent) 
     const start = P0 + 2 * DAY;  // 2027-01-22 11:30 UTC
     const { arn: plan } = await searchAndBuy(sm, 'later', { startMs: start, hours: 24, targets: ['training-job'] });
     assert.equal(plan, planArn('later'));
+    // Just bought, the plan is Pending until its payment completes (30 s of clock time), then
+    // Scheduled until its start.
     let p = await describePlan(sm, 'later');
+    assert.deepEqual([p.Status, p.TotalInstanceCount, p.InUseInstanceCount, p.AvailableInstanceCount], ['Pending', 1, 0, 1]);
+    await completePayment(url);
+    const created = T0 + PAYMENT_SECONDS * SECOND;
+    p = await describePlan(sm, 'later');
     assert.deepEqual([p.Status, p.TotalInstanceCount, p.InUseInstanceCount, p.AvailableInstanceCount], ['Scheduled', 1, 0, 1]);
     assert.deepEqual(p.TargetResources, ['training-job']);
 
@@ -174,9 +180,9 @@ test('a job on a Scheduled training plan waits (Pending, no pending time spent) 
     let job = await describeJob(sm, 'on-plan');
     assert.deepEqual(state(job), ['InProgress', 'Pending', undefined, undefined]);
     assert.deepEqual(job.StoppingCondition, { MaxPendingTimeInSeconds: 7200, MaxRuntimeInSeconds: 86400 });
-    assert.deepEqual(transitionTimes(job), [['Pending', T0, undefined]]);
+    assert.deepEqual(transitionTimes(job), [['Pending', created, undefined]]);
 
-    // One second before the plan starts, 59 h 29 min 59 s of waiting: far more than 7200 s, but
+    // One second before the plan starts, 59 h 29 min 29 s of waiting: far more than 7200 s, but
     // none of it counts while the plan is Scheduled.
     await clockTo(url, start - SECOND);
     job = await describeJob(sm, 'on-plan');
@@ -190,7 +196,7 @@ test('a job on a Scheduled training plan waits (Pending, no pending time spent) 
     assert.deepEqual(state(job), ['InProgress', 'Starting', P5, 1]);
     assert.equal(ms(job.TrainingStartTime), start);
     assert.equal(ms(job.LastModifiedTime), start);
-    assert.deepEqual(transitionTimes(job), [['Pending', T0, start], ['Starting', start, undefined]]);
+    assert.deepEqual(transitionTimes(job), [['Pending', created, start], ['Starting', start, undefined]]);
     p = await describePlan(sm, 'later');
     assert.deepEqual([p.Status, p.TotalInstanceCount, p.InUseInstanceCount, p.AvailableInstanceCount], ['Active', 1, 1, 0]);
 

@@ -19,8 +19,9 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { sagemaker } from '../lib/emulator.mjs';
 import {
-  T0, P0, MINUTE, HOUR, DAY, OTHER_ACCOUNT, P5, P5_PRICES, advance, clockTo, expectError, planArn,
-  searchAndBuy, withEmulator as withEmulatorOn, writeCapacityFile,
+  T0, P0, MINUTE, HOUR, DAY, OTHER_ACCOUNT, P5, P5_PRICES, PAYMENT_SECONDS, PENDING_MESSAGE, SCHEDULED_MESSAGE,
+  advance, clockTo, completePayment, expectError, planArn, searchAndBuy, withEmulator as withEmulatorOn,
+  writeCapacityFile,
 } from '../lib/fixtures.mjs';
 
 const TRN1 = 'ml.trn1.32xlarge';
@@ -90,32 +91,42 @@ const RC_ARN = /^arn:aws:sagemaker:us-west-2:123456789012:reserved-capacity\/rc-
 // allows a start within 30 minutes gets, per zone, a plan that starts at once (30 minutes after
 // the clock, on the next whole minute) and lasts to the first 11:30 UTC that gives it the hours,
 // the same plan one day longer, then plans of whole days from 11:30 UTC; a later search gets plans
-// of whole days from 11:30 UTC only.
+// of whole days from 11:30 UTC only. A search returns "up to three offerings of one or two
+// segments" (Reserve training plans in the console): the three that start soonest, ties by zone
+// (in order), then the shorter plan first.
 const SOON = T0 + 30 * MINUTE;  // the earliest start for the clock at T0: 2027-01-20T00:30:00Z
 
-test('search: per zone a plan that starts at once, the same a day longer, then one from 11:30 UTC, by start then zone', async () => {
+test('search: per zone a plan that starts at once, the same a day longer, then one from 11:30 UTC; the three soonest, by start then zone', async () => {
   await withEmulator(async ({ sm }) => {
-    const offerings = await search(sm, {
+    const input = {
       TargetResources: ['endpoint'], InstanceType: P5, InstanceCount: 1, DurationHours: 168,
       StartTimeAfter: at(T0), EndTimeBefore: new Date('2027-02-03T00:00:00Z'),
-    });
+    };
+    const offerings = await search(sm, input);
     // 00:30 + 168 h is Jan 27 00:30: that plan runs to Jan 27 11:30 (179 h), its twin to Jan 28
-    // 11:30 (203 h); the plan from 11:30 today lasts the 168 hours. A third start a day later would
-    // make four in a zone: at most three are offered.
+    // 11:30 (203 h). Both zones have both, all starting at once: at most three are offered, zone
+    // a's two, then zone b's shorter one.
     assert.deepEqual(slots(offerings), [
       slotTo('us-west-2a', SOON, P0 + 7 * DAY), slotTo('us-west-2a', SOON, P0 + 8 * DAY),
-      slotTo('us-west-2b', SOON, P0 + 7 * DAY), slotTo('us-west-2b', SOON, P0 + 8 * DAY),
-      slot('us-west-2a', P0, 168), slot('us-west-2b', P0, 168),
+      slotTo('us-west-2b', SOON, P0 + 7 * DAY),
     ]);
     assert.deepEqual(offerings.map((o) => [o.DurationHours, o.DurationMinutes, o.UpfrontFee]), [
-      [179, 0, '9845.00'], [203, 0, '11165.00'], [179, 0, '9845.00'], [203, 0, '11165.00'],
-      [168, 0, '9240.00'], [168, 0, '9240.00'],
+      [179, 0, '9845.00'], [203, 0, '11165.00'], [179, 0, '9845.00'],
     ], 'hours x 1 x 55.00');
-    for (const o of offerings) {
+    // A start later than at once: the plans from 11:30 UTC today, which last the 168 hours, then
+    // the next day's.
+    const fromPlanDay = await search(sm, { ...input, StartTimeAfter: at(SOON + 1000) });
+    assert.deepEqual(slots(fromPlanDay), [
+      slot('us-west-2a', P0, 168), slot('us-west-2b', P0, 168), slot('us-west-2a', P0 + DAY, 168),
+    ]);
+    assert.deepEqual(fromPlanDay.map((o) => [o.DurationHours, o.DurationMinutes, o.UpfrontFee]), [
+      [168, 0, '9240.00'], [168, 0, '9240.00'], [168, 0, '9240.00'],
+    ], '168 h x 1 x 55.00');
+    for (const o of [...offerings, ...fromPlanDay]) {
       assert.match(o.TrainingPlanOfferingId, OFFERING_ID);
       assert.deepEqual(o.TargetResources, ['endpoint']);
       assert.ok(o.RequestedStartTimeAfter instanceof Date);
-      assert.deepEqual(o.RequestedStartTimeAfter, new Date('2027-01-20T00:00:00.000Z'));
+      assert.deepEqual(o.RequestedStartTimeAfter, offerings.includes(o) ? at(T0) : at(SOON + 1000));
       assert.ok(o.RequestedEndTimeBefore instanceof Date);
       assert.deepEqual(o.RequestedEndTimeBefore, new Date('2027-02-03T00:00:00.000Z'));
       assert.equal(o.CurrencyCode, 'USD');
@@ -127,23 +138,22 @@ test('search: per zone a plan that starts at once, the same a day longer, then o
       assert.equal(rc.DurationMinutes, o.DurationMinutes);
       assert.equal(rc.EndTime.toISOString().slice(11), '11:30:00.000Z', 'every plan ends at 11:30 UTC');
     }
-    assert.equal(new Set(offerings.map((o) => o.TrainingPlanOfferingId)).size, offerings.length,
-      'each offering has its own id');
+    const all = [...offerings, ...fromPlanDay];
+    assert.equal(new Set(all.map((o) => o.TrainingPlanOfferingId)).size, all.length, 'each offering has its own id');
   });
 });
 
 test('search defaults: 1 instance, 24 hours, from now, for training jobs; no EndTimeBefore echoed', async () => {
   await withEmulator(async ({ sm }) => {
     const offerings = await search(sm, { InstanceType: P5 });
-    // 00:30 + 24 h is Jan 21 00:30: the plan that starts at once runs to Jan 21 11:30 (35 h).
+    // 00:30 + 24 h is Jan 21 00:30: the plan that starts at once runs to Jan 21 11:30 (35 h); the
+    // three soonest are zone a's two and zone b's shorter one.
     assert.deepEqual(slots(offerings), [
       slotTo('us-west-2a', SOON, P0 + DAY), slotTo('us-west-2a', SOON, P0 + 2 * DAY),
-      slotTo('us-west-2b', SOON, P0 + DAY), slotTo('us-west-2b', SOON, P0 + 2 * DAY),
-      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24),
+      slotTo('us-west-2b', SOON, P0 + DAY),
     ]);
     assert.deepEqual(offerings.map((o) => [o.DurationHours, o.DurationMinutes, o.UpfrontFee]), [
-      [35, 0, '1925.00'], [59, 0, '3245.00'], [35, 0, '1925.00'], [59, 0, '3245.00'],
-      [24, 0, '1320.00'], [24, 0, '1320.00'],
+      [35, 0, '1925.00'], [59, 0, '3245.00'], [35, 0, '1925.00'],
     ], 'hours x 1 x 55.00');
     for (const o of offerings) {
       assert.deepEqual(o.TargetResources, ['training-job']);
@@ -155,7 +165,9 @@ test('search defaults: 1 instance, 24 hours, from now, for training jobs; no End
 });
 
 // The developer guide's sample: `--duration-hours 15` searched at 19:08:27 UTC offers 15 h 51 min
-// and 39 h 51 min from 19:39, and 24 h from 11:30 UTC the next day.
+// and 39 h 51 min from 19:39, and 24 h from 11:30 UTC the next day (one zone's three). With two
+// zones the three soonest are zone a's two and zone b's 15 h 51 min; the 24 h plans come first
+// for a later start.
 test('search: the guide\'s 15-hour sample, paid by the minute', async () => {
   await withEmulator(async ({ url, sm }) => {
     await clockTo(url, Date.parse('2027-01-20T19:08:27Z'));
@@ -163,21 +175,29 @@ test('search: the guide\'s 15-hour sample, paid by the minute', async () => {
     const soon = Date.parse('2027-01-20T19:39:00Z');  // 19:38:27 on the next whole minute
     assert.deepEqual(slots(offerings), [
       slotTo('us-west-2a', soon, P0 + DAY), slotTo('us-west-2a', soon, P0 + 2 * DAY),
-      slotTo('us-west-2b', soon, P0 + DAY), slotTo('us-west-2b', soon, P0 + 2 * DAY),
-      slot('us-west-2a', P0 + DAY, 24), slot('us-west-2b', P0 + DAY, 24),
+      slotTo('us-west-2b', soon, P0 + DAY),
     ]);
     // 15.85 h and 39.85 h x 1 x 55.00.
     assert.deepEqual(offerings.map((o) => [o.DurationHours, o.DurationMinutes, o.UpfrontFee]), [
-      [15, 51, '871.75'], [39, 51, '2191.75'], [15, 51, '871.75'], [39, 51, '2191.75'],
-      [24, 0, '1320.00'], [24, 0, '1320.00'],
+      [15, 51, '871.75'], [39, 51, '2191.75'], [15, 51, '871.75'],
     ]);
     assert.deepEqual(offerings[0].RequestedStartTimeAfter, new Date('2027-01-20T19:08:27.000Z'));
+    const nextDay = await search(sm, { InstanceType: P5, DurationHours: 15, StartTimeAfter: at(soon + 1000) });
+    assert.deepEqual(slots(nextDay), [
+      slot('us-west-2a', P0 + DAY, 24), slot('us-west-2b', P0 + DAY, 24), slot('us-west-2a', P0 + 2 * DAY, 24),
+    ]);
+    assert.deepEqual(nextDay.map((o) => [o.DurationHours, o.DurationMinutes, o.UpfrontFee]),
+      [[24, 0, '1320.00'], [24, 0, '1320.00'], [24, 0, '1320.00']]);
 
-    // Bought, the plan keeps its minutes and its fee.
+    // Bought, the plan keeps its minutes and its fee, Pending until paid, then Scheduled.
     await sm.send(new CreateTrainingPlanCommand({
       TrainingPlanName: 'sample', TrainingPlanOfferingId: offerings[0].TrainingPlanOfferingId,
     }));
-    const d = await describePlan(sm, 'sample');
+    let d = await describePlan(sm, 'sample');
+    assert.deepEqual([d.Status, d.StartTime, d.EndTime, d.DurationHours, d.DurationMinutes, d.UpfrontFee],
+      ['Pending', at(soon), at(P0 + DAY), 15, 51, '871.75']);
+    await completePayment(url);
+    d = await describePlan(sm, 'sample');
     assert.deepEqual([d.Status, d.StartTime, d.EndTime, d.DurationHours, d.DurationMinutes, d.UpfrontFee],
       ['Scheduled', at(soon), at(P0 + DAY), 15, 51, '871.75']);
   });
@@ -188,7 +208,7 @@ test('search: the same search gives the same offering ids', async () => {
     const input = { InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0 + 5 * DAY) };
     const first = await search(sm, input);
     const second = await search(sm, input);
-    assert.equal(first.length, 6);
+    assert.equal(first.length, 3, 'up to three offerings');
     assert.deepEqual(second.map((o) => o.TrainingPlanOfferingId), first.map((o) => o.TrainingPlanOfferingId));
     for (const o of first) assert.match(o.TrainingPlanOfferingId, OFFERING_ID);
     // A different search (another duration) gives other offerings with other ids.
@@ -203,16 +223,14 @@ test('search: a start at once is 30 minutes out on the next whole minute, later 
   await withEmulator(async ({ url, sm }) => {
     // StartTimeAfter exactly 30 minutes out still allows a start at once.
     const half = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 30 * MINUTE) });
-    assert.equal(half.length, 6);
-    assert.equal(slots(half)[0], slotTo('us-west-2a', SOON, P0 + DAY));
-    assert.equal(slots(half)[4], slot('us-west-2a', P0, 24));
+    assert.deepEqual(slots(half), [
+      slotTo('us-west-2a', SOON, P0 + DAY), slotTo('us-west-2a', SOON, P0 + 2 * DAY), slotTo('us-west-2b', SOON, P0 + DAY),
+    ]);
     assert.deepEqual(half[0].RequestedStartTimeAfter, at(T0 + 30 * MINUTE));
     // A second later it does not: plans start at 11:30 UTC.
     const later = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0 + 30 * MINUTE + 1000) });
     assert.deepEqual(slots(later), [
-      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24),
-      slot('us-west-2a', P0 + DAY, 24), slot('us-west-2b', P0 + DAY, 24),
-      slot('us-west-2a', P0 + 2 * DAY, 24), slot('us-west-2b', P0 + 2 * DAY, 24),
+      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24), slot('us-west-2a', P0 + DAY, 24),
     ]);
 
     // The clock moves to 01:30:27; a StartTimeAfter in the past means "from now": 02:00:27, on
@@ -221,8 +239,7 @@ test('search: a start at once is 30 minutes out on the next whole minute, later 
     const now = T0 + 90 * MINUTE + 27_000;
     const soon = T0 + 2 * HOUR + MINUTE;
     const past = await search(sm, { InstanceType: P5, StartTimeAfter: new Date('2026-12-01T00:00:00Z') });
-    assert.equal(past.length, 6);
-    assert.deepEqual(slots(past).slice(0, 3), [
+    assert.deepEqual(slots(past), [
       slotTo('us-west-2a', soon, P0 + DAY), slotTo('us-west-2a', soon, P0 + 2 * DAY), slotTo('us-west-2b', soon, P0 + DAY),
     ]);
     assert.deepEqual([past[0].DurationHours, past[0].DurationMinutes, past[0].UpfrontFee], [33, 29, '1841.58'],
@@ -245,11 +262,13 @@ test('search: plans start at most 56 days ahead; a StartTimeAfter beyond that is
     await expectError(sm, sm.send(new SearchTrainingPlanOfferingsCommand({
       InstanceType: P5, StartTimeAfter: at(T0 + 56 * DAY + 1000),
     })), 'ValidationException', /^StartTimeAfter 2027-03-17T00:00:01Z is more than 56 days ahead/);
-    // Near the horizon a zone offers only the starts within it: two, not three.
-    const near = await search(sm, { InstanceType: P5, StartTimeAfter: at(P0 + 54 * DAY) });
-    assert.deepEqual(slots(near), [
-      slot('us-west-2a', P0 + 54 * DAY, 24), slot('us-west-2b', P0 + 54 * DAY, 24),
-      slot('us-west-2a', P0 + 55 * DAY, 24), slot('us-west-2b', P0 + 55 * DAY, 24),
+    // Near the horizon a zone offers only the starts within it: two, not three (two instances:
+    // us-west-2a alone).
+    const near = await search(sm, { InstanceType: P5, InstanceCount: 2, StartTimeAfter: at(P0 + 54 * DAY) });
+    assert.deepEqual(slots(near), [slot('us-west-2a', P0 + 54 * DAY, 24), slot('us-west-2a', P0 + 55 * DAY, 24)]);
+    const both = await search(sm, { InstanceType: P5, StartTimeAfter: at(P0 + 54 * DAY) });
+    assert.deepEqual(slots(both), [
+      slot('us-west-2a', P0 + 54 * DAY, 24), slot('us-west-2b', P0 + 54 * DAY, 24), slot('us-west-2a', P0 + 55 * DAY, 24),
     ]);
   });
 });
@@ -278,21 +297,23 @@ test('search: no capacity of that type or in that region is an empty list, not a
   });
 });
 
-test('search: at most 10 offerings, sorted by start then zone', async () => {
+// "up to three offerings of one or two segments" (Reserve training plans in the console): of the
+// twelve windows four zones have (three each), the three that start soonest, ties by zone.
+test('search: at most three offerings, sorted by start then zone', async () => {
   await withEmulator(async ({ east }) => {
-    const zones = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'];
     const offerings = await search(east, { InstanceType: TRN1, StartTimeAfter: at(P0) });
     assert.deepEqual(slots(offerings), [
-      ...zones.map((z) => slot(z, P0, 24)),
-      ...zones.map((z) => slot(z, P0 + DAY, 24)),
-      slot('us-east-1a', P0 + 2 * DAY, 24), slot('us-east-1b', P0 + 2 * DAY, 24),
-    ]);
+      slot('us-east-1a', P0, 24), slot('us-east-1b', P0, 24), slot('us-east-1c', P0, 24),
+    ], 'us-east-1d starts as soon, but comes fourth');
     for (const o of offerings) assert.equal(o.UpfrontFee, '296.28', '24 h x 1 x 12.345');
     // From now: the plans that start at once come first, each zone's shorter one first.
     const fromNow = await search(east, { InstanceType: TRN1 });
     assert.deepEqual(slots(fromNow), [
-      ...zones.flatMap((z) => [slotTo(z, SOON, P0 + DAY), slotTo(z, SOON, P0 + 2 * DAY)]),
-      slot('us-east-1a', P0, 24), slot('us-east-1b', P0, 24),
+      slotTo('us-east-1a', SOON, P0 + DAY), slotTo('us-east-1a', SOON, P0 + 2 * DAY), slotTo('us-east-1b', SOON, P0 + DAY),
+    ]);
+    // A day later: the next plan day's, again from the first zones.
+    assert.deepEqual(slots(await search(east, { InstanceType: TRN1, StartTimeAfter: at(P0 + DAY) })), [
+      slot('us-east-1a', P0 + DAY, 24), slot('us-east-1b', P0 + DAY, 24), slot('us-east-1c', P0 + DAY, 24),
     ]);
   });
 });
@@ -313,13 +334,13 @@ test('search: only windows that fit entirely before EndTimeBefore are offered', 
     assert.deepEqual(slots(oneMore), [slot('us-west-2a', P0, 48), slot('us-west-2b', P0, 48)],
       'the next start a day later would not fit');
     // From now: the plan that starts at once fits (00:30 + 48 h -> Jan 22 11:30), its twin a day
-    // longer does not.
+    // longer does not; then the three soonest end with zone a's plan from 11:30.
     const fromNow = await search(sm, {
       InstanceType: P5, DurationHours: 48, StartTimeAfter: at(T0), EndTimeBefore: at(P0 + 2 * DAY),
     });
     assert.deepEqual(slots(fromNow), [
       slotTo('us-west-2a', SOON, P0 + 2 * DAY), slotTo('us-west-2b', SOON, P0 + 2 * DAY),
-      slot('us-west-2a', P0, 48), slot('us-west-2b', P0, 48),
+      slot('us-west-2a', P0, 48),
     ]);
   });
 });
@@ -363,8 +384,8 @@ test('search: DurationHours rounds up to whole days, 1 to 182; 1, 2, 4 ... 64 in
 
 // ------------------------------------------------------------------------------------ purchase
 
-test('buy an offering, then describe it, list it and describe its reserved capacity', async () => {
-  await withEmulator(async ({ sm }) => {
+test('buy an offering: Pending for 30 seconds, then Scheduled; describe it, list it and describe its reserved capacity', async () => {
+  await withEmulator(async ({ url, sm }) => {
     const start = P0 + 3 * DAY;
     const offerings = await search(sm, {
       InstanceType: P5, InstanceCount: 2, DurationHours: 72, TargetResources: ['endpoint'],
@@ -379,10 +400,27 @@ test('buy an offering, then describe it, list it and describe its reserved capac
     assert.equal(created.$metadata.httpStatusCode, 200);
     assert.equal(created.TrainingPlanArn, planArn('My-P5-Plan'));
 
+    // "When created, the plan initially enters a Pending state and remains there until the
+    // reservation process is complete" (Reserve the best training plan): Pending, its reserved
+    // capacity too, for the payment's 30 seconds of clock time; then Scheduled.
+    const statuses = async () => {
+      const plan = await describePlan(sm, 'My-P5-Plan');
+      const [summary] = (await listPlans(sm)).TrainingPlanSummaries;
+      const rcArn = plan.ReservedCapacitySummaries[0].ReservedCapacityArn;
+      const capacity = await sm.send(new DescribeReservedCapacityCommand({ ReservedCapacityArn: rcArn }));
+      return [plan.Status, plan.StatusMessage, plan.ReservedCapacitySummaries[0].Status, summary.Status, capacity.Status];
+    };
+    assert.deepEqual(await statuses(), ['Pending', PENDING_MESSAGE, 'Pending', 'Pending', 'Pending']);
+    await advance(url, PAYMENT_SECONDS - 1);
+    assert.deepEqual(await statuses(), ['Pending', PENDING_MESSAGE, 'Pending', 'Pending', 'Pending']);
+    await advance(url, 1);
+    assert.deepEqual(await statuses(), ['Scheduled', SCHEDULED_MESSAGE, 'Scheduled', 'Scheduled', 'Scheduled']);
+
     const d = await describePlan(sm, 'my-p5-PLAN');
     assert.equal(d.TrainingPlanArn, created.TrainingPlanArn);
     assert.equal(d.TrainingPlanName, 'My-P5-Plan', 'the name keeps the caller\'s case');
     assert.equal(d.Status, 'Scheduled');
+    assert.equal(d.StatusMessage, SCHEDULED_MESSAGE);
     assert.equal(d.DurationHours, 72);
     assert.equal(d.DurationMinutes, 0);
     assert.ok(d.StartTime instanceof Date && d.EndTime instanceof Date);
@@ -441,25 +479,27 @@ test('buy an offering, then describe it, list it and describe its reserved capac
 
 // "SageMaker training plans offerings may be available to start within 30 minutes of
 // reservation"; "the payment transaction must successfully complete at least 5 minutes before the
-// desired start time".
-test('a plan bought to start at once is Scheduled until its start 30 minutes out, then Active; bought no later than 5 minutes before', async () => {
+// desired start time": with the payment's 30 seconds, a purchase 5 min 30 s before the start.
+test('a plan bought to start at once is Pending, Scheduled until its start 30 minutes out, then Active; its payment completes no later than 5 minutes before', async () => {
   await withEmulator(async ({ url, sm }) => {
     const offerings = await search(sm, { InstanceType: P5, DurationHours: 168, TargetResources: ['endpoint'] });
     const [atOnce, twin] = offerings;
     assert.deepEqual(slots([atOnce, twin]), [
       slotTo('us-west-2a', SOON, P0 + 7 * DAY), slotTo('us-west-2a', SOON, P0 + 8 * DAY),
     ]);
-    // 25 minutes later the plan starts in exactly 5 minutes: still in time.
-    await advance(url, 25 * 60);
+    // 24 min 30 s later the plan starts in 5 min 30 s: paid 30 s later, exactly 5 minutes before
+    // it starts, still in time.
+    await advance(url, 25 * 60 - PAYMENT_SECONDS);
     await sm.send(new CreateTrainingPlanCommand({ TrainingPlanName: 'starts-now', TrainingPlanOfferingId: atOnce.TrainingPlanOfferingId }));
     const d = await describePlan(sm, 'starts-now');
-    assert.equal(d.Status, 'Scheduled');
-    assert.equal(d.ReservedCapacitySummaries[0].Status, 'Scheduled');
+    assert.equal(d.Status, 'Pending');
+    assert.equal(d.ReservedCapacitySummaries[0].Status, 'Pending');
     assert.deepEqual(d.StartTime, at(SOON));
     assert.deepEqual(d.EndTime, new Date('2027-01-27T11:30:00.000Z'));
     assert.deepEqual([d.DurationHours, d.DurationMinutes], [179, 0]);
     assert.equal(d.UpfrontFee, '9845.00', '179 h x 1 x 55.00');
-    // A second later the same start is less than 5 minutes away: refused, and nothing is sold.
+    // A second later a payment would complete less than 5 minutes before the same start: refused,
+    // and nothing is sold.
     await advance(url, 1);
     await expectError(sm, sm.send(new CreateTrainingPlanCommand({
       TrainingPlanName: 'too-close', TrainingPlanOfferingId: twin.TrainingPlanOfferingId,
@@ -472,7 +512,12 @@ test('a plan bought to start at once is Scheduled until its start 30 minutes out
       InstanceType: P5, DurationHours: 168, StartTimeAfter: at(P0), EndTimeBefore: at(P0 + 7 * DAY),
     })), [slot('us-west-2a', P0, 168), slot('us-west-2b', P0, 168)]);
 
-    // At its start the plan is Active.
+    // Paid 30 s after the purchase, 5 minutes before its start; at its start the plan is Active.
+    await clockTo(url, SOON - 5 * MINUTE - 1000);
+    assert.equal((await describePlan(sm, 'starts-now')).Status, 'Pending');
+    await clockTo(url, SOON - 5 * MINUTE);
+    const paid = await describePlan(sm, 'starts-now');
+    assert.deepEqual([paid.Status, paid.ReservedCapacitySummaries[0].Status], ['Scheduled', 'Scheduled']);
     await clockTo(url, SOON - 1000);
     assert.equal((await describePlan(sm, 'starts-now')).Status, 'Scheduled');
     await clockTo(url, SOON);
@@ -524,22 +569,22 @@ test('capacity: a search around a sold stretch offers the first free window afte
   await withEmulator(async ({ sm }) => {
     // Sell us-west-2a (2 instances) for a week from the first plan day.
     await buyWindow(sm, 'week-a', P0, { hours: 168, count: 2, zone: 'us-west-2a' });
+    // The three soonest are all us-west-2b's now.
     const offerings = await search(sm, { InstanceType: P5, DurationHours: 48, StartTimeAfter: at(P0) });
     assert.deepEqual(slots(offerings), [
-      slot('us-west-2b', P0, 48),
-      slot('us-west-2b', P0 + DAY, 48),
-      slot('us-west-2b', P0 + 2 * DAY, 48),
-      slot('us-west-2a', P0 + 7 * DAY, 48),
-      slot('us-west-2a', P0 + 8 * DAY, 48),
-      slot('us-west-2a', P0 + 9 * DAY, 48),
+      slot('us-west-2b', P0, 48), slot('us-west-2b', P0 + DAY, 48), slot('us-west-2b', P0 + 2 * DAY, 48),
+    ]);
+    // Two instances (us-west-2a alone): its first free windows are after the sold week.
+    const zoneA = await search(sm, { InstanceType: P5, InstanceCount: 2, DurationHours: 48, StartTimeAfter: at(P0) });
+    assert.deepEqual(slots(zoneA), [
+      slot('us-west-2a', P0 + 7 * DAY, 48), slot('us-west-2a', P0 + 8 * DAY, 48), slot('us-west-2a', P0 + 9 * DAY, 48),
     ]);
     // From now: us-west-2a has no plan that starts at once either, since it would overlap the week.
     const fromNow = await search(sm, { InstanceType: P5, DurationHours: 48 });
     assert.deepEqual(slots(fromNow), [
-      slotTo('us-west-2b', SOON, P0 + 2 * DAY), slotTo('us-west-2b', SOON, P0 + 3 * DAY),
-      slot('us-west-2b', P0, 48),
-      slot('us-west-2a', P0 + 7 * DAY, 48), slot('us-west-2a', P0 + 8 * DAY, 48), slot('us-west-2a', P0 + 9 * DAY, 48),
+      slotTo('us-west-2b', SOON, P0 + 2 * DAY), slotTo('us-west-2b', SOON, P0 + 3 * DAY), slot('us-west-2b', P0, 48),
     ]);
+    assert.deepEqual(slots(await search(sm, { InstanceType: P5, InstanceCount: 2, DurationHours: 48 })), slots(zoneA));
   });
 });
 
@@ -549,19 +594,19 @@ test('capacity: alternatives skip a sold stretch, each at least a day after the 
     await buyWindow(sm, 'day-two', P0 + DAY, { zone: 'us-west-2b' });
     const fromFirstDay = await search(sm, { InstanceType: P5, StartTimeAfter: at(P0) });
     assert.deepEqual(slots(fromFirstDay), [
-      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24),
-      slot('us-west-2a', P0 + DAY, 24),
-      slot('us-west-2a', P0 + 2 * DAY, 24), slot('us-west-2b', P0 + 2 * DAY, 24),
-      slot('us-west-2b', P0 + 3 * DAY, 24),
+      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24), slot('us-west-2a', P0 + DAY, 24),
+    ]);
+    // Sell us-west-2a (2 instances) for the first ten plan days as well: the three soonest are
+    // us-west-2b's alternatives, the sold day skipped.
+    await buyWindow(sm, 'ten-days-a', P0, { hours: 240, count: 2, zone: 'us-west-2a' });
+    assert.deepEqual(slots(await search(sm, { InstanceType: P5, StartTimeAfter: at(P0) })), [
+      slot('us-west-2b', P0, 24), slot('us-west-2b', P0 + 2 * DAY, 24), slot('us-west-2b', P0 + 3 * DAY, 24),
     ]);
     // From now, the us-west-2b plan that starts at once ends exactly where the sold day begins; its
     // one-day-longer twin would overlap it and is not offered.
     const fromNow = await search(sm, { InstanceType: P5, StartTimeAfter: at(T0) });
     assert.deepEqual(slots(fromNow), [
-      slotTo('us-west-2a', SOON, P0 + DAY), slotTo('us-west-2a', SOON, P0 + 2 * DAY),
-      slotTo('us-west-2b', SOON, P0 + DAY),
-      slot('us-west-2a', P0, 24), slot('us-west-2b', P0, 24),
-      slot('us-west-2b', P0 + 2 * DAY, 24),
+      slotTo('us-west-2b', SOON, P0 + DAY), slot('us-west-2b', P0, 24), slot('us-west-2b', P0 + 2 * DAY, 24),
     ]);
   });
 });
@@ -702,7 +747,7 @@ test('offerings can be bought for 30 minutes of virtual time', async () => {
 
 // ------------------------------------------------------------------------------------ status
 
-test('status follows the clock: Scheduled, Active at StartTime, Expired at EndTime', async () => {
+test('status follows the clock: Pending, Scheduled once paid, Active at StartTime, Expired at EndTime', async () => {
   await withEmulator(async ({ url, sm }) => {
     const start = Date.parse('2027-01-22T11:30:00Z');
     const end = start + 48 * HOUR;
@@ -719,11 +764,13 @@ test('status follows the clock: Scheduled, Active at StartTime, Expired at EndTi
       assert.equal(listed.TrainingPlanSummaries[0].Status, status, 'ListTrainingPlans');
       const filtered = await listPlans(sm, { Filters: [{ Name: 'Status', Value: status }] });
       assert.deepEqual(filtered.TrainingPlanSummaries.map((p) => p.TrainingPlanName), ['lifecycle']);
-      for (const otherStatus of ['Scheduled', 'Active', 'Expired'].filter((s) => s !== status)) {
+      for (const otherStatus of ['Pending', 'Scheduled', 'Active', 'Expired'].filter((s) => s !== status)) {
         const none = await listPlans(sm, { Filters: [{ Name: 'Status', Value: otherStatus }] });
         assert.deepEqual(none.TrainingPlanSummaries, [], `filter ${otherStatus}`);
       }
     };
+    await expectStatus('Pending');
+    await completePayment(url);
     await expectStatus('Scheduled');
     await clockTo(url, start - 1000);
     await expectStatus('Scheduled');
@@ -820,6 +867,11 @@ test('ListTrainingPlans Status filter and SortBy Status follow the clock', async
     await buyListed(east);
     const list = async (input) => (await listPlans(east, input)).TrainingPlanSummaries.map((s) => s.TrainingPlanName);
     const withStatus = (status) => ({ Filters: [{ Name: 'Status', Value: status }] });
+    // Just bought, every plan is Pending until its payment completes.
+    assert.deepEqual(await list(withStatus('Pending')), BY_START);
+    assert.deepEqual(await list(withStatus('Scheduled')), []);
+    await completePayment(url);
+    assert.deepEqual(await list(withStatus('Pending')), []);
     assert.deepEqual(await list(withStatus('Scheduled')), BY_START);
     assert.deepEqual(await list(withStatus('Active')), []);
     assert.deepEqual(await list(withStatus('Expired')), []);

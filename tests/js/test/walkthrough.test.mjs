@@ -34,7 +34,7 @@ import {
 import { InvokeEndpointCommand } from '@aws-sdk/client-sagemaker-runtime';
 import { assertRawError, modelArn } from '../lib/emulator.mjs';
 import {
-  HOUR, DAY, ACCOUNT, REGION, P5, P5_PRICES, ROLE, clockTo, configArn, endpointArn, expectError,
+  HOUR, DAY, ACCOUNT, REGION, P5, P5_PRICES, PENDING_MESSAGE, ROLE, SCHEDULED_MESSAGE, clockTo, completePayment, configArn, endpointArn, expectError,
   expectValidation, onDemandVariant, planArn, reservedVariant, setClock, waitAcrossClockMove, withEmulator,
   writeCapacityFile,
 } from '../lib/fixtures.mjs';
@@ -129,7 +129,10 @@ test('the AWS walkthrough: reserve -> deploy -> invoke -> update -> scale -> exp
       assert.deepEqual([o.UpfrontFee, o.CurrencyCode, o.DurationHours, o.TargetResources], [FEE, 'USD', 168, ['endpoint']]);
     }
 
-    // 2. Buy the earliest one: a plan that is Scheduled until Jan 20, 11:30 UTC.
+    // 2. Buy the earliest one. "When created, the plan initially enters a Pending state and
+    //    remains there until the reservation process is complete" (Reserve the best training
+    //    plan): Pending while the payment is processed (30 s of clock time), then a plan that is
+    //    Scheduled until Jan 20, 11:30 UTC.
     const bought = await sm.send(new CreateTrainingPlanCommand({
       TrainingPlanName: PLAN, TrainingPlanOfferingId: offerings[0].TrainingPlanOfferingId,
     }));
@@ -137,8 +140,15 @@ test('the AWS walkthrough: reserve -> deploy -> invoke -> update -> scale -> exp
     const plan = bought.TrainingPlanArn;
     let p = await describePlan();
     assert.deepEqual(
-      [p.Status, iso(p.StartTime), iso(p.EndTime), p.TotalInstanceCount, p.InUseInstanceCount, p.UpfrontFee, p.TargetResources],
-      ['Scheduled', iso(FIRST_PLAN_DAY), iso(FIRST_PLAN_DAY + 7 * DAY), 2, 0, FEE, ['endpoint']]);
+      [p.Status, p.StatusMessage, iso(p.StartTime), iso(p.EndTime), p.TotalInstanceCount, p.InUseInstanceCount, p.UpfrontFee, p.TargetResources],
+      ['Pending', PENDING_MESSAGE, iso(FIRST_PLAN_DAY), iso(FIRST_PLAN_DAY + 7 * DAY), 2, 0, FEE, ['endpoint']]);
+    assert.equal(p.ReservedCapacitySummaries[0].Status, 'Pending');
+    assert.equal((await completePayment(url)).now, '2027-01-15T00:00:30Z');
+    p = await describePlan();
+    assert.deepEqual(
+      [p.Status, p.StatusMessage, iso(p.StartTime), iso(p.EndTime), p.TotalInstanceCount, p.InUseInstanceCount, p.UpfrontFee, p.TargetResources],
+      ['Scheduled', SCHEDULED_MESSAGE, iso(FIRST_PLAN_DAY), iso(FIRST_PLAN_DAY + 7 * DAY), 2, 0, FEE, ['endpoint']]);
+    assert.equal(p.ReservedCapacitySummaries[0].Status, 'Scheduled');
     const planEnd = p.EndTime.getTime();
     assert.equal((await clockTo(url, FIRST_PLAN_DAY - 1000)).now, '2027-01-20T11:29:59Z');
     assert.equal((await describePlan()).Status, 'Scheduled');
