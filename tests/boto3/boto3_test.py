@@ -653,6 +653,70 @@ class OfferingLimitBoto3Test(EmulatorTestCase):
                           ("us-west-2b", day(0), day(1), 24)], self.windows(self.search()))
 
 
+class AwsExamplesBoto3Test(EmulatorTestCase):
+    """The developer guide's training-plan examples ("Search training plan offerings", "Reserve the
+    best training plan", "View training plan details", "List training plans", "Search for
+    extension offerings", "Purchase an extension", "View extension history") through boto3, with
+    the statuses the pages show. The clock starts at the search sample's own time, 11:08:27 -08:00
+    (19:08:27 UTC); payments take the default 30 seconds of it."""
+    CAPACITY = {"regions": {REGION: {"us-west-2a": {"ml.p4d.24xlarge": {"reservable": 2}}}},
+                "prices": {"ml.p4d.24xlarge": {"on_demand_hourly": 32.77, "plan_hourly": 12.5}}}
+
+    def test_the_pages_examples_with_their_statuses(self):
+        utc = datetime.timezone.utc
+        at = lambda text: datetime.datetime.fromisoformat(text).replace(tzinfo=utc)
+        self.set_clock({"now": "2025-01-21T19:08:27Z", "frozen": True})
+        # "It includes three distinct offerings"; a search returns "up to three offerings of one
+        # or two segments" (Reserve training plans in the console), the first the best match.
+        offerings = self.sm.search_training_plan_offerings(
+            TargetResources=["training-job"], InstanceType="ml.p4d.24xlarge", InstanceCount=1,
+            DurationHours=15, StartTimeAfter=1737484800,
+            EndTimeBefore=1737657600)["TrainingPlanOfferings"]
+        self.assertEqual([(15, 51), (39, 51), (24, 0)],
+                         [(o["DurationHours"], o["DurationMinutes"]) for o in offerings])
+        arn = self.sm.create_training_plan(
+            TrainingPlanName="name",
+            TrainingPlanOfferingId=offerings[2]["TrainingPlanOfferingId"])["TrainingPlanArn"]
+        self.assertEqual("arn:aws:sagemaker:us-west-2:%s:training-plan/name" % ACCOUNT, arn)
+        # "When created, the plan initially enters a Pending state and remains there until the
+        # reservation process is complete."
+        plan = self.sm.describe_training_plan(TrainingPlanName="name")
+        self.assertEqual(("Pending", "Pending"),
+                         (plan["Status"], plan["ReservedCapacitySummaries"][0]["Status"]))
+        self.set_clock({"advance_seconds": 30})
+        # The View training plan details sample: Scheduled, with its StatusMessage.
+        plan = self.sm.describe_training_plan(TrainingPlanName="name")
+        self.assertEqual(("Scheduled", "Payment confirmed, training plan scheduled.",
+                          at("2025-01-22T11:30:00"), at("2025-01-23T11:30:00"), 1, 1, 0),
+                         (plan["Status"], plan["StatusMessage"], plan["StartTime"],
+                          plan["EndTime"], plan["TotalInstanceCount"],
+                          plan["AvailableInstanceCount"], plan["InUseInstanceCount"]))
+        listed = self.sm.list_training_plans(StartTimeAfter=at("2025-01-21T00:00:01"))
+        self.assertEqual([("name", "Scheduled")], [(p["TrainingPlanName"], p["Status"])
+                                                  for p in listed["TrainingPlanSummaries"]])
+        # "When the plan reaches its start date, the status changes to Active."
+        self.set_clock({"now": "2025-01-22T11:30:00Z"})
+        active = self.sm.list_training_plans(Filters=[{"Name": "Status", "Value": "Active"}])
+        self.assertEqual(["name"], [p["TrainingPlanName"] for p in active["TrainingPlanSummaries"]])
+        # Search for extension offerings: none of the plan kind, one of 48 hours from its end.
+        found = self.sm.search_training_plan_offerings(TrainingPlanArn=arn, DurationHours=48)
+        self.assertEqual([], found["TrainingPlanOfferings"])
+        [extension_offering] = found["TrainingPlanExtensionOfferings"]
+        self.assertEqual((at("2025-01-23T11:30:00"), at("2025-01-25T11:30:00"), 48),
+                         (extension_offering["StartDate"], extension_offering["EndDate"],
+                          extension_offering["DurationHours"]))
+        # Purchase an extension: the sample answers Status and PaymentStatus Pending.
+        [extension] = self.sm.extend_training_plan(
+            TrainingPlanExtensionOfferingId=extension_offering[
+                "TrainingPlanExtensionOfferingId"])["TrainingPlanExtensions"]
+        self.assertEqual(("Pending", "Pending"), (extension["Status"], extension["PaymentStatus"]))
+        # View extension history: the extension Active and its payment Completed once it runs.
+        self.set_clock({"now": "2025-01-23T11:30:00Z"})
+        [history] = self.sm.describe_training_plan_extension_history(
+            TrainingPlanArn=arn)["TrainingPlanExtensions"]
+        self.assertEqual(("Active", "Completed"), (history["Status"], history["PaymentStatus"]))
+
+
 class TwoBlockPlanBoto3Test(EmulatorTestCase):
     """A plan of two reserved capacities: "SageMaker training plans don't return a 'no capacity'
     result if a single continuous Reserved Capacity block meeting all criteria is unavailable.
