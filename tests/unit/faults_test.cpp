@@ -391,6 +391,41 @@ TEST_F(FaultsTest, APurchaseWhosePaymentFailsEndsFailedAndReservesNothing) {
   EXPECT_EQ(Admin("GET", "/_emulator/state")["plans"][0]["status"], "Failed");
 }
 
+// An extension whose payment fails is Pending first, holding its window as any purchase does,
+// then Failed, and the window is for sale again.
+TEST_F(FaultsTest, AnExtensionWhosePaymentFailsHoldsItsWindowUntilItFails) {
+  router_.reset();
+  emulator_.reset();
+  hosting_.plan_payment_delay = Millis{60'000};
+  Open();
+  AddRules({{"operation", "ExtendTrainingPlan"}, {"payment", json::object()}});
+  const std::string arn = BuyThenStartTheDay("p", Search(7, 1)["TrainingPlanOfferings"][0]);
+  const long long plan_end = kPlanStartSeconds + 7 * kDay;
+  const json offering = Call("SearchTrainingPlanOfferings",
+                             {{"TrainingPlanArn", arn}})["TrainingPlanExtensionOfferings"][0];
+  ASSERT_EQ(offering["StartDate"], plan_end);
+  const json extended =
+      Call("ExtendTrainingPlan",
+           {{"TrainingPlanExtensionOfferingId", offering["TrainingPlanExtensionOfferingId"]}});
+  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["Status"], "Pending");
+  EXPECT_EQ(extended["TrainingPlanExtensions"][0]["PaymentStatus"], "Pending");
+  // Only us-west-2a has two instances, one of them the plan's: the other is held by the extension.
+  auto zone_a_free_from_plan_end = [&] {
+    const json found = Search(1, 2, plan_end, plan_end + 2 * kDay);
+    for (const json& offered : found["TrainingPlanOfferings"]) {
+      if (offered["ReservedCapacityOfferings"][0]["StartTime"] == plan_end) return true;
+    }
+    return false;
+  };
+  EXPECT_FALSE(zone_a_free_from_plan_end()) << "held while the extension is Pending";
+  Advance(60);
+  const json history = Call("DescribeTrainingPlanExtensionHistory", {{"TrainingPlanArn", arn}});
+  EXPECT_EQ(history["TrainingPlanExtensions"][0]["Status"], "Failed");
+  EXPECT_EQ(history["TrainingPlanExtensions"][0]["PaymentStatus"], "Failed");
+  EXPECT_TRUE(zone_a_free_from_plan_end()) << "given back when its payment failed";
+  EXPECT_EQ(Call("DescribeTrainingPlan", {{"TrainingPlanName", "p"}})["EndTime"], plan_end);
+}
+
 // An extension whose payment fails is Failed, its PaymentStatus Failed, and the plan keeps its end.
 TEST_F(FaultsTest, AnExtensionWhosePaymentFailsLeavesThePlanAsItWas) {
   AddRules({{"operation", "ExtendTrainingPlan"}, {"payment", json::object()}});
