@@ -76,15 +76,19 @@ void Emulator::RebuildLedgerLocked() {
   }
   ApplySavedPoolChanges(store_, ledger_);
   std::map<domain::PoolKey, std::vector<domain::Commitment>> sold;
+  std::vector<PlanCommitment> held;  // purchases whose payment has yet to fail
   const TimePoint now = clock_.Now();
-  ForEachStoredPlanCommitment(store_, [&](const PlanCommitment& plan) {
+  ForEachStoredPlanCommitment(store_, [&sold, &held, now](const PlanCommitment& plan) {
     if (!plan.lapses_at) {
       sold[plan.pool].push_back({plan.window, plan.count});
     } else if (now < *plan.lapses_at) {
-      ledger_.RestoreHold(plan.pool, plan.window, plan.count, *plan.lapses_at);
+      held.push_back(plan);
     }
   });
   for (const auto& [pool, commitments] : sold) ledger_.Restore(pool, commitments);
+  for (const PlanCommitment& plan : held) {
+    ledger_.RestoreHold(plan.pool, plan.window, plan.count, *plan.lapses_at);
+  }
   holdings_ = HoldingsFromStore(store_);
 }
 
