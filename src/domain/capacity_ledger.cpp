@@ -155,6 +155,10 @@ std::optional<TimePoint> CapacityLedger::ReleaseLapsed(TimePoint now) {
     Release(held.key, held.window, held.count);
     holds_.erase(holds_.begin());
   }
+  return NextLapse();
+}
+
+std::optional<TimePoint> CapacityLedger::NextLapse() const {
   if (holds_.empty()) return std::nullopt;
   return holds_.begin()->first;
 }

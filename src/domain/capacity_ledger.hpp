@@ -94,6 +94,8 @@ class CapacityLedger {
   void RestoreHold(const PoolKey& key, Window window, int count, TimePoint lapses_at);
   // Gives back every hold that lapsed by `now`; returns when the next one lapses.
   std::optional<TimePoint> ReleaseLapsed(TimePoint now);
+  // When the next hold lapses; nullopt when none is held.
+  std::optional<TimePoint> NextLapse() const;
 
   // The maximal stretches of `range` in which `count` reservable instances are free throughout,
   // in time order; none for an unknown pool or a count above its size.

@@ -237,7 +237,7 @@ domain::Result<domain::CostLedger> AdminViews::Costs(const CostQuery& query) {
 
 domain::Result<PoolView> AdminViews::ChangeCapacity(const PoolChange& change) {
   return emulator_.AdministerChange(
-      [&](const Context& ctx, Writer& writer) -> domain::Result<PoolView> {
+      [&](const Context& ctx, Applier& applier) -> domain::Result<PoolView> {
         // Everything due before the change has happened by now (Administer settles first).
         const auto* pool = ctx.ledger.Find(change.key);
         const int reservable = change.reservable.value_or(pool ? pool->reservable : 0);
@@ -258,9 +258,8 @@ domain::Result<PoolView> AdminViews::ChangeCapacity(const PoolChange& change) {
               "reservable cannot go below " + std::to_string(sold) +
               ": that many instances of this pool are sold to training plans from now on.");
         }
-        writer.ledger.SetPool(change.key, reservable, on_demand);
-        SavePoolChange(writer.store, change.key, reservable, on_demand);
-        SettleWaiting(ctx, writer);  // waiting jobs take instances that appeared
+        applier.Apply(Edit::SetPool{change.key, reservable, on_demand}, ctx.now);
+        SettleWaiting(ctx, applier);  // waiting jobs take instances that appeared
         return ViewOf(ctx.ledger, change.key, ctx.now);
       });
 }

@@ -143,15 +143,6 @@ std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& 
   return *shared;
 }
 
-bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,
-                   const store::Tags& tags) {
-  return InsertHolding(writer, now, EncodeCluster(record), tags, domain::HolderOf(record.cluster));
-}
-
-void SaveCluster(Writer& writer, TimePoint now, const ClusterRecord& record) {
-  SaveHolding(writer, now, EncodeCluster(record), domain::HolderOf(record.cluster));
-}
-
 int FailedInstancesOnPlan(const store::StateStore& store, const std::string& account,
                           const std::string& region, const std::string& plan_arn,
                           const domain::Window& block) {

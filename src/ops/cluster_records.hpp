@@ -34,11 +34,6 @@ std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& 
 std::shared_ptr<const ClusterRecord> LoadSharedCluster(const Context& ctx,
                                                        const std::string& name_or_arn);
 
-// False when the key exists already.
-bool InsertCluster(Writer& writer, TimePoint now, const ClusterRecord& record,
-                   const store::Tags& tags);
-void SaveCluster(Writer& writer, TimePoint now, const ClusterRecord& record);
-
 // Every cluster that may hold instances or change with the clock (all but Failed ones).
 std::vector<ClusterRecord> LiveClusters(const store::StateStore& store);
 

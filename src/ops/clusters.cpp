@@ -462,7 +462,7 @@ Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {
 
 // Applies every HyperPod cluster transition due at ctx.now (provisioning, updates, nodes following
 // their plans, deletions). Returns when the next one falls due, or nullopt when none will.
-std::optional<TimePoint> SettleClusters(const Context& ctx, Writer& writer) {
+std::optional<TimePoint> SettleClusters(const Context& ctx, Applier& applier) {
   const StoreCapacityFacts facts(ctx);
   std::vector<ClusterRecord> clusters = LiveClusters(ctx.store);
   // The node failures fault rules bring each cluster, and whether it replaces a failed node.
@@ -491,8 +491,13 @@ std::optional<TimePoint> SettleClusters(const Context& ctx, Writer& writer) {
   }
   static const std::vector<domain::NodeFailure> kNone;
   return SettleHeld(
-      writer, ctx.now, std::move(clusters), &ClusterRecord::cluster,
-      &domain::ClusterSettlement::cluster, &EncodeCluster, [&](const domain::Cluster& cluster) {
+      applier, ctx.now, std::move(clusters), &ClusterRecord::cluster,
+      &domain::ClusterSettlement::cluster,
+      [](ClusterRecord record) -> Edit::Change { return Edit::SaveCluster{std::move(record)}; },
+      [](const ClusterRecord& record) -> Edit::Change {
+        return Edit::EraseCluster{record.key, record.cluster.arn};
+      },
+      [&](const domain::Cluster& cluster) {
         const auto it = failures.find(cluster.arn);
         const auto& node_failures = it == failures.end() ? kNone : it->second;
         const auto fault = short_of.find(cluster.arn);

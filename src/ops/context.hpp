@@ -1,7 +1,7 @@
 // What an operation handler is given: who calls, the time the request is served at, and read-only
 // views of the store, the ledger and the holdings. A handler never writes: it states what the
-// request changes in `edit` (ops/edit.hpp), and the Emulator applies that through the repositories
-// once the handler has answered. Handlers run one at a time under Emulator's request lock.
+// request changes in `edit` (ops/edit.hpp), and the Emulator applies that (ops/apply.hpp) once the
+// handler has answered. Handlers run one at a time under Emulator's request lock.
 #pragma once
 
 #include <cstdint>
@@ -104,14 +104,6 @@ struct Context {
   // The fault rules in force: lifecycle faults (a purchase that is never paid for) are tried
   // where they happen. Thread-safe itself.
   FaultRules& faults;
-};
-
-// The state a Context shows read-only, for the code that writes it: the Emulator applying an
-// edit, the settlers, the admin API's changes. Handlers are given none.
-struct Writer {
-  store::StateStore& store;
-  domain::CapacityLedger& ledger;
-  domain::Holdings& holdings;
 };
 
 // A control-plane operation: validated JSON input -> its answer or an AWS error.

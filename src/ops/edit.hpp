@@ -1,8 +1,8 @@
-// What a request changes, as its handler states it (leveldb's VersionEdit in spirit): rows to
-// insert, save or erase, plan capacity to reserve, tags to put or delete. A handler validates,
-// asks the domain, and adds its changes to ctx.edit; it never writes. The Emulator applies the
-// edit through the repositories (Apply), in the request's transaction, then settles everything at
-// the request's time. An edit of a request that answers an error is dropped.
+// What changes, as a value (leveldb's VersionEdit in spirit): rows to insert, save or erase, plan
+// capacity to reserve, tags to put or delete, pools, quotas, the clock. Whoever changes the state
+// states it this way: a handler adds its changes to ctx.edit (it never writes; an edit of a
+// request that answers an error is dropped), settling and the admin API hand theirs to the
+// Applier one by one (ops/apply.hpp), the one place that writes.
 #pragma once
 
 #include <string>
@@ -14,6 +14,7 @@
 #include "ops/lifecycle_records.hpp"
 #include "ops/model_record.hpp"
 #include "ops/plan_records.hpp"
+#include "smemu/clock.hpp"
 
 namespace smemu::ops {
 
@@ -49,6 +50,10 @@ class Edit {
   struct SaveEndpoint {
     EndpointRecord record;
   };
+  struct EraseEndpoint {  // a deletion that completed
+    store::ResourceKey key;
+    std::string arn;
+  };
   struct InsertJob {
     JobRecord record;
     store::Tags tags;
@@ -63,6 +68,10 @@ class Edit {
   };
   struct SaveCluster {
     ClusterRecord record;
+  };
+  struct EraseCluster {
+    store::ResourceKey key;
+    std::string arn;
   };
   struct InsertPlan {
     store::ResourceKey key;
@@ -84,9 +93,36 @@ class Edit {
     std::string arn;
     std::vector<std::string> keys;
   };
+  // A pool's counts from now on (POST /_emulator/capacity), kept in the store's settings.
+  struct SetPool {
+    domain::PoolKey key;
+    int reservable = 0;
+    int on_demand = 0;
+  };
+  // The account service quotas in force from now on.
+  struct SetQuotas {
+    domain::QuotaTable quotas;
+  };
+  // The virtual clock's state, kept with the base clock's time it was read at.
+  struct SaveClock {
+    VirtualClock::State state;
+    TimePoint base_now;
+  };
+  // The holdings log forgets what happened after `at` (a clock set back).
+  struct CutHistoryAt {
+    TimePoint at;
+  };
+  // The capacity held by purchases whose payment failed by then goes back to its pools.
+  struct ReleaseLapsedHolds {};
+  // Every resource, tag, setting and held stretch of every account goes.
+  struct EraseEverything {};
+  // At start: the holdings log opens or closes stretches so that it says what the resources hold.
+  struct ReconcileHoldingsLog {};
   using Change = std::variant<InsertModel, EraseModel, InsertEndpointConfig, EraseEndpointConfig,
-                              InsertEndpoint, SaveEndpoint, InsertJob, SaveJob, InsertCluster,
-                              SaveCluster, InsertPlan, SavePlan, PutTags, DeleteTags>;
+                              InsertEndpoint, SaveEndpoint, EraseEndpoint, InsertJob, SaveJob,
+                              InsertCluster, SaveCluster, EraseCluster, InsertPlan, SavePlan,
+                              PutTags, DeleteTags, ReleaseLapsedHolds, SetPool, SetQuotas,
+                              SaveClock, CutHistoryAt, EraseEverything, ReconcileHoldingsLog>;
 
   void Add(Change change) { changes_.push_back(std::move(change)); }
   const std::vector<Change>& changes() const { return changes_; }
@@ -95,11 +131,5 @@ class Edit {
  private:
   std::vector<Change> changes_;
 };
-
-// Applies every change of `edit`, in order, at `now`, through the repositories: the rows, the
-// holdings and the holdings log, the ledger's reservations. A change that cannot apply (an insert
-// whose key exists, a reservation that no longer fits: the handler checks both first) throws, and
-// the Emulator rolls the request back.
-void Apply(const Edit& edit, TimePoint now, Writer& writer);
 
 }  // namespace smemu::ops

@@ -12,34 +12,10 @@
 #include "ops/pool_changes.hpp"
 #include "ops/quota_document.hpp"
 #include "ops/record_codec.hpp"
+#include "ops/settings.hpp"
 #include "ops/tag_input.hpp"
 
 namespace smemu::ops {
-namespace {
-
-constexpr const char* kClockSetting = "virtual_clock";
-constexpr const char* kQuotasSetting = "quotas";  // the table as last changed by the admin API
-
-// The persisted clock: the virtual time and the base time it was read at, so a running clock keeps
-// its offset across a restart and a frozen one stays where it was.
-std::string EncodeClock(const VirtualClock::State& state, TimePoint base_now) {
-  return nlohmann::json{{"now_ms", state.now.time_since_epoch().count()},
-                        {"base_ms", base_now.time_since_epoch().count()},
-                        {"frozen", state.frozen}}
-      .dump();
-}
-
-VirtualClock::State DecodeClock(const std::string& text, TimePoint base_now) {
-  return codec::DecodingSetting(kClockSetting, text, [base_now](const nlohmann::json& doc) {
-    const TimePoint saved_now = codec::At(doc.at("now_ms"));
-    const TimePoint saved_base = codec::At(doc.at("base_ms"));
-    const bool frozen = doc.value("frozen", false);
-    return VirtualClock::State{frozen ? saved_now : saved_now + (base_now - saved_base), frozen};
-  });
-}
-
-}  // namespace
-
 Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart clock_start,
                    domain::CapacityConfig capacity, HostingOptions hosting)
     : store_(store),
@@ -62,8 +38,8 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   RebuildLedgerLocked();
   if (!store_.ReadOnly()) {
     // A saved clock never runs backwards; only --clock-start can start before the history.
-    if (clock_start.start) store_.CutHoldingsLogAt(clock_.Now());
-    ReconcileHoldingsLog(store_, holdings_, clock_.Now());
+    if (clock_start.start) ApplyLocked(Edit::CutHistoryAt{clock_.Now()});
+    ApplyLocked(Edit::ReconcileHoldingsLog{});
   }
   // The writes above are the last of the start; every write from here on is acknowledged.
   store_.EndStartup();
@@ -113,8 +89,8 @@ bool Emulator::SettledAsOf(TimePoint now) const {
 
 void Emulator::SettleLocked(const Context& ctx) {
   if (SettledAsOf(ctx.now)) return;
-  Writer writer = WriterLocked();
-  settled_ = {false, SettleEverything(ctx, writer)};
+  Applier applier = ApplierLocked();
+  settled_ = {false, SettleEverything(ctx, applier)};
 }
 
 domain::Result<Answer> Emulator::Invoke(const std::string& operation, const nlohmann::json& input,
@@ -133,9 +109,9 @@ domain::Result<Answer> Emulator::Invoke(const std::string& operation, const nloh
     // endpoint or cluster without a provisioning delay is in service, a job starts where capacity
     // is free, and instances given back go to waiting jobs. Handlers themselves never write.
     if (edit.empty()) return result;  // a read: nothing to apply or settle
-    Writer writer = WriterLocked();
-    Apply(edit, ctx.now, writer);
-    settled_ = {false, SettleAtNow(ctx, writer)};
+    Applier applier = ApplierLocked();
+    applier.Apply(edit, ctx.now);
+    settled_ = {false, SettleAtNow(ctx, applier)};
     return result;
   });
 }
@@ -178,7 +154,7 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
         " is before the current " + domain::FormatIso8601(before.now) + ".");
   }
   if (backwards) {
-    store_.CutHoldingsLogAt(target);  // what happens again from `target` is counted once
+    ApplyLocked(Edit::CutHistoryAt{target});  // what happens again from `target` is counted once
     clock_.Reset(target, before.frozen);
     offerings_.clear();  // found at a later time
   }
@@ -203,7 +179,7 @@ void Emulator::FaultRulesChanged() {
 
 void Emulator::Reset() {
   MutexLock lock(mutex_);
-  store_.DeleteEverything();
+  ApplyLocked(Edit::EraseEverything{});
   settled_ = {};
   quotas_ = starting_quotas_;
   clock_.Reset(clock_start_.start.value_or(base_clock_.Now()), clock_start_.frozen);
@@ -233,17 +209,22 @@ domain::QuotaTable Emulator::ChangeQuotas(const QuotaDocument& change) {
     Edit unused;
     // What fell due happened under the old quotas.
     const Context ctx = MakeContextLocked(Caller{}, unused);
-    ApplyQuotaDocument(change, quotas_);
-    store_.PutSetting(kQuotasSetting, QuotaSettingsJson(quotas_).dump());
+    domain::QuotaTable changed = quotas_;
+    ApplyQuotaDocument(change, changed);
+    Applier applier = ApplierLocked();
+    applier.Apply(Edit::SetQuotas{std::move(changed)}, ctx.now);
     settled_ = {};
-    Writer writer = WriterLocked();
-    SettleWaiting(ctx, writer);  // a waiting job may fit a quota that grew
+    SettleWaiting(ctx, applier);  // a waiting job may fit a quota that grew
     return quotas_;
   });
 }
 
 void Emulator::PersistClockLocked() {
-  store_.PutSetting(kClockSetting, EncodeClock(clock_.GetState(), base_clock_.Now()));
+  ApplyLocked(Edit::SaveClock{clock_.GetState(), base_clock_.Now()});
+}
+
+void Emulator::ApplyLocked(const Edit::Change& change) {
+  ApplierLocked().Apply(change, clock_.Now());
 }
 
 }  // namespace smemu::ops

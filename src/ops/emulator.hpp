@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "domain/aws_error.hpp"
+#include "ops/apply.hpp"
 #include "ops/context.hpp"
 #include "ops/edit.hpp"
 #include "ops/faults.hpp"
@@ -98,27 +99,31 @@ class Emulator {
       return work(ctx);
     });
   }
-  // The same for an admin change: `work(ctx, writer)` writes through the writer.
+  // The same for an admin change: `work(ctx, applier)` applies its changes through the applier.
   template <typename Work>
   auto AdministerChange(Work&& work) SMEMU_EXCLUDES(mutex_) {
     MutexLock lock(mutex_);
     return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
       Edit unused;
-      Writer writer = WriterLocked();
+      Applier applier = ApplierLocked();
       const Context ctx = MakeContextLocked(Caller{}, unused);
       settled_.written = true;  // the change may free or take what the settlers look at
-      return work(ctx, writer);
+      return work(ctx, applier);
     });
   }
 
  private:
   void PersistClockLocked() SMEMU_REQUIRES(mutex_);
+  // Applies one change at the clock's now (the emulator's own: the clock, a reset, the start).
+  void ApplyLocked(const Edit::Change& change) SMEMU_REQUIRES(mutex_);
   // Rebuilds what memory keeps beside the store (the ledger and the holdings) from the store.
   void RebuildLedgerLocked() SMEMU_REQUIRES(mutex_);
   // A context at the clock's now whose changes go to `edit`, with everything due by then settled.
   Context MakeContextLocked(const Caller& caller, Edit& edit) SMEMU_REQUIRES(mutex_);
-  // What settling, edits and admin changes write through.
-  Writer WriterLocked() SMEMU_REQUIRES(mutex_) { return {store_, ledger_, holdings_}; }
+  // The one write path (ops/apply.hpp): settling, edits and admin changes go through it.
+  Applier ApplierLocked() SMEMU_REQUIRES(mutex_) {
+    return Applier(Writer{store_, ledger_, holdings_, quotas_});
+  }
   // Settles endpoints, clusters and jobs up to ctx.now, unless the last settling still holds:
   // nothing was written since and nothing has fallen due (settled_). Most requests are reads
   // between writes, and settling reads every resource in transition.

@@ -59,15 +59,6 @@ EndpointConfigRecord DecodeEndpointConfig(const store::ResourceRow& row) {
   });
 }
 
-bool InsertEndpointConfig(store::StateStore& store, const EndpointConfigRecord& record,
-                          const store::Tags& tags) {
-  return store.Insert(EncodeEndpointConfig(record), tags);
-}
-
-bool EraseEndpointConfig(store::StateStore& store, const store::ResourceKey& key) {
-  return store.Delete(key);
-}
-
 std::optional<EndpointConfigRecord> LoadEndpointConfig(const store::StateStore& store,
                                                        const store::ResourceKey& key) {
   return store.GetDecoded<EndpointConfigRecord>(key, &DecodeEndpointConfig);

@@ -28,12 +28,6 @@ store::ResourceRow EncodeEndpointConfig(const EndpointConfigRecord& record);
 // StoreFailure naming the row when it cannot be read (ops/record_codec.hpp).
 EndpointConfigRecord DecodeEndpointConfig(const store::ResourceRow& row);
 
-// The endpoint-config repository's writes, in the caller's write scope. False when the key exists
-// already (InsertEndpointConfig) or is missing (EraseEndpointConfig); nothing is written then.
-bool InsertEndpointConfig(store::StateStore& store, const EndpointConfigRecord& record,
-                          const store::Tags& tags);
-bool EraseEndpointConfig(store::StateStore& store, const store::ResourceKey& key);
-
 // The config stored under `key`, decoded once per stored version.
 std::optional<EndpointConfigRecord> LoadEndpointConfig(const store::StateStore& store,
                                                        const store::ResourceKey& key);

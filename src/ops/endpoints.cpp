@@ -247,7 +247,7 @@ Result<Answer> ListEndpoints(const json& in, Context& ctx) {
 // capacity (or fail), Deleting ones disappear. Returns when the next one falls due while the store
 // stays as it is (at or before ctx.now when an endpoint is retried on every request), or nullopt
 // when no endpoint is in transition.
-std::optional<TimePoint> SettleEndpoints(const Context& ctx, Writer& writer) {
+std::optional<TimePoint> SettleEndpoints(const Context& ctx, Applier& applier) {
   // Deletions first, then updates, then creations: what they give back is free for the next.
   std::vector<EndpointRecord> in_transition;
   for (domain::EndpointStatus status :
@@ -275,16 +275,21 @@ std::optional<TimePoint> SettleEndpoints(const Context& ctx, Writer& writer) {
       short_of[endpoint.arn] = *types;
     }
   }
-  return SettleHeld(writer, ctx.now, std::move(in_transition), &EndpointRecord::endpoint,
-                    &domain::EndpointSettlement::endpoint, &EncodeEndpoint,
-                    [&](const domain::Endpoint& endpoint) {
-                      const auto fault = short_of.find(endpoint.arn);
-                      if (fault == short_of.end()) {
-                        return domain::Settle(endpoint, ctx.now, facts, ctx.holdings, healthy);
-                      }
-                      const domain::WithoutOnDemand short_facts(facts, fault->second);
-                      return domain::Settle(endpoint, ctx.now, short_facts, ctx.holdings, healthy);
-                    });
+  return SettleHeld(
+      applier, ctx.now, std::move(in_transition), &EndpointRecord::endpoint,
+      &domain::EndpointSettlement::endpoint,
+      [](EndpointRecord record) -> Edit::Change { return Edit::SaveEndpoint{std::move(record)}; },
+      [](const EndpointRecord& record) -> Edit::Change {
+        return Edit::EraseEndpoint{record.key, record.endpoint.arn};
+      },
+      [&](const domain::Endpoint& endpoint) {
+        const auto fault = short_of.find(endpoint.arn);
+        if (fault == short_of.end()) {
+          return domain::Settle(endpoint, ctx.now, facts, ctx.holdings, healthy);
+        }
+        const domain::WithoutOnDemand short_facts(facts, fault->second);
+        return domain::Settle(endpoint, ctx.now, short_facts, ctx.holdings, healthy);
+      });
 }
 
 void AddEndpointHolders(const store::StateStore& store, domain::Holdings& holdings) {

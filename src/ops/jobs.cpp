@@ -47,7 +47,7 @@ constexpr JobFamily kProcessing{domain::kProcessingJobKind, "Processing",
 // Applies every job event that is due at ctx.now, in time order: jobs end, waiting jobs time out
 // or start where capacity is free (first come, first served). Returns when the next job event
 // falls due by time alone (domain::NextDue); a write may bring one sooner.
-std::optional<TimePoint> SettleJobs(const Context& ctx, Writer& writer) {
+std::optional<TimePoint> SettleJobs(const Context& ctx, Applier& applier) {
   std::vector<JobRecord> records = LiveJobs(ctx.store);
   if (records.empty()) return std::nullopt;
   std::map<std::string, std::size_t, std::less<>> by_arn;
@@ -69,7 +69,7 @@ std::optional<TimePoint> SettleJobs(const Context& ctx, Writer& writer) {
                                })) {
         const domain::Job before =
             std::exchange(record.job, domain::FailForCapacity(std::move(record.job), ctx.now));
-        SaveJob(writer, record, before);
+        applier.Apply(Edit::SaveJob{record, before}, ctx.now);
         continue;
       }
     }
@@ -82,7 +82,7 @@ std::optional<TimePoint> SettleJobs(const Context& ctx, Writer& writer) {
     JobRecord& record = records[by_arn.at(job.arn)];
     if (job == record.job) continue;
     const domain::Job before = std::exchange(record.job, std::move(job));
-    SaveJob(writer, record, before);
+    applier.Apply(Edit::SaveJob{record, before}, ctx.now);
   }
   std::vector<domain::Job> settled;
   for (JobRecord& record : records) {

@@ -45,44 +45,45 @@ std::vector<Settler> SettlersOf(SettleStage stage) {
 }
 
 // Runs each settler of `stage` at ctx.now.
-std::optional<TimePoint> SettleStageAt(const Context& ctx, Writer& writer, SettleStage stage) {
+std::optional<TimePoint> SettleStageAt(const Context& ctx, Applier& applier, SettleStage stage) {
   static const std::vector<Settler> in_time_order = SettlersOf(SettleStage::kInTimeOrder);
   static const std::vector<Settler> after_releases = SettlersOf(SettleStage::kAfterReleases);
   std::optional<TimePoint> next;
   for (Settler settle : stage == SettleStage::kInTimeOrder ? in_time_order : after_releases) {
-    next = Earliest(next, settle(ctx, writer));
+    next = Earliest(next, settle(ctx, applier));
   }
   return next;
 }
 
 }  // namespace
 
-std::optional<TimePoint> SettleEverything(const Context& ctx, Writer& writer) {
+std::optional<TimePoint> SettleEverything(const Context& ctx, Applier& applier) {
   // The kInTimeOrder kinds are settled together at each moment one of them falls due, up to
   // ctx.now. Settling at a moment before anything is due changes nothing and tells when the first
   // transition falls due.
   Context at = ctx;
   at.now = TimePoint::min();
-  std::optional<TimePoint> next = SettleStageAt(at, writer, SettleStage::kInTimeOrder);
+  std::optional<TimePoint> next = SettleStageAt(at, applier, SettleStage::kInTimeOrder);
   // A step at a moment not after the last one (an endpoint retried on every settling) ends the
   // walk; the final settling at ctx.now applies what is left.
   while (next && at.now < *next && *next < ctx.now) {
     at.now = *next;
-    next = SettleStageAt(at, writer, SettleStage::kInTimeOrder);
+    next = SettleStageAt(at, applier, SettleStage::kInTimeOrder);
   }
-  return SettleAtNow(ctx, writer);
+  return SettleAtNow(ctx, applier);
 }
 
-std::optional<TimePoint> SettleAtNow(const Context& ctx, Writer& writer) {
+std::optional<TimePoint> SettleAtNow(const Context& ctx, Applier& applier) {
   // Capacity held by purchases whose payment failed goes back first: nothing settled here uses
   // it, and the next purchase or search must find it free.
-  const std::optional<TimePoint> lapse = writer.ledger.ReleaseLapsed(ctx.now);
-  const std::optional<TimePoint> next = SettleStageAt(ctx, writer, SettleStage::kInTimeOrder);
-  return Earliest(lapse, Earliest(next, SettleStageAt(ctx, writer, SettleStage::kAfterReleases)));
+  applier.Apply(Edit::ReleaseLapsedHolds{}, ctx.now);
+  const std::optional<TimePoint> lapse = ctx.ledger.NextLapse();
+  const std::optional<TimePoint> next = SettleStageAt(ctx, applier, SettleStage::kInTimeOrder);
+  return Earliest(lapse, Earliest(next, SettleStageAt(ctx, applier, SettleStage::kAfterReleases)));
 }
 
-std::optional<TimePoint> SettleWaiting(const Context& ctx, Writer& writer) {
-  return SettleStageAt(ctx, writer, SettleStage::kAfterReleases);
+std::optional<TimePoint> SettleWaiting(const Context& ctx, Applier& applier) {
+  return SettleStageAt(ctx, applier, SettleStage::kAfterReleases);
 }
 
 std::string StateSections(const StateQuery& query) {

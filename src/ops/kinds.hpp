@@ -11,6 +11,7 @@
 #include "domain/holdings.hpp"
 #include "domain/quotas.hpp"
 #include "domain/resource_kinds.hpp"
+#include "ops/apply.hpp"
 #include "ops/handlers.hpp"
 #include "ops/state_view.hpp"
 
@@ -27,9 +28,9 @@ enum class SettleStage {
   kAfterReleases,
 };
 
-// Settles every resource of the kind due at ctx.now, writing through `writer`; returns when the
-// next one falls due.
-using Settler = std::optional<TimePoint> (*)(const Context& ctx, Writer& writer);
+// Settles every resource of the kind due at ctx.now, applying what changes through `applier`;
+// returns when the next one falls due.
+using Settler = std::optional<TimePoint> (*)(const Context& ctx, Applier& applier);
 
 struct KindDescriptor {
   domain::ResourceKind kind;
@@ -68,13 +69,13 @@ const KindDescriptor* DescriptorNamed(std::string_view wire);
 
 // Settles every lifecycle up to ctx.now, in time order (see SettleStage). Returns when the next
 // event falls due by time alone.
-std::optional<TimePoint> SettleEverything(const Context& ctx, Writer& writer);
+std::optional<TimePoint> SettleEverything(const Context& ctx, Applier& applier);
 // Settles every lifecycle at ctx.now only, in stage order: after a request changed the store at
 // ctx.now, when everything due before it has already happened.
-std::optional<TimePoint> SettleAtNow(const Context& ctx, Writer& writer);
+std::optional<TimePoint> SettleAtNow(const Context& ctx, Applier& applier);
 // Settles the kAfterReleases kinds at ctx.now: waiting jobs take instances that a change outside
 // a request (a pool, a quota) made free.
-std::optional<TimePoint> SettleWaiting(const Context& ctx, Writer& writer);
+std::optional<TimePoint> SettleWaiting(const Context& ctx, Applier& applier);
 
 // What every resource in the store holds.
 domain::Holdings HoldingsFromStore(const store::StateStore& store);

@@ -1,11 +1,6 @@
 #include "ops/lifecycle_records.hpp"
 
-#include <algorithm>
-#include <climits>
-#include <map>
-
 #include "domain/resource_kinds.hpp"
-#include "ops/cluster_records.hpp"
 #include "ops/endpoint_config_record.hpp"
 #include "ops/plan_records.hpp"
 #include "ops/record_codec.hpp"
@@ -206,16 +201,6 @@ std::optional<EndpointRecord> LoadEndpoint(const Context& ctx, const store::Reso
   return ctx.store.GetDecoded<EndpointRecord>(key, &EndpointFromRow);
 }
 
-bool InsertEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record,
-                    const store::Tags& tags) {
-  return InsertHolding(writer, now, EncodeEndpoint(record), tags,
-                       domain::HolderOf(record.endpoint));
-}
-
-void SaveEndpoint(Writer& writer, TimePoint now, const EndpointRecord& record) {
-  SaveHolding(writer, now, EncodeEndpoint(record), domain::HolderOf(record.endpoint));
-}
-
 // ---- Jobs
 
 namespace {
@@ -301,107 +286,6 @@ std::vector<domain::PreferenceJob> JobsWithPreferences(const store::StateStore& 
     }
   }
   return jobs;
-}
-
-bool InsertJob(Writer& writer, const JobRecord& record, const store::Tags& tags) {
-  if (!writer.store.Insert(EncodeJob(record), tags)) return false;
-  writer.holdings.Put(domain::HolderOf(record.job));
-  return true;
-}
-
-void SaveJob(Writer& writer, const JobRecord& record, const domain::Job& before) {
-  writer.store.Update(EncodeJob(record));
-  writer.holdings.Put(domain::HolderOf(record.job));
-  // The scheduler may start and end a job within one settling, between two requests: its
-  // instances were held from its start to its end whatever the time of the request.
-  const domain::Job& job = record.job;
-  if (!job.start || !job.selected) return;
-  // HolderOf(job) holds nothing once the job has ended or while it is interrupted: log what it
-  // held while it ran, in time order.
-  const domain::JobOption& option = *job.selected;
-  const std::vector<store::HeldCount> held = {
-      {option.instance_type, option.plan_arn, option.instance_count}};
-  if (!before.start) writer.store.LogHolds(record.key, job.arn, held, *job.start);
-  if (job.interrupted && job.interrupted != before.interrupted) {
-    writer.store.LogHolds(record.key, job.arn, {}, *job.interrupted);
-  }
-  if (job.resumed && job.resumed != before.resumed) {
-    writer.store.LogHolds(record.key, job.arn, held, *job.resumed);
-  }
-  if (job.end && !before.end) writer.store.LogHolds(record.key, job.arn, {}, *job.end);
-}
-
-// ---- Holdings
-
-namespace {
-
-// What a holder holds, as the holdings log keeps it.
-std::vector<store::HeldCount> LogEntries(const domain::Holder& holder) {
-  std::vector<store::HeldCount> entries;
-  for (const domain::Hold& hold : holder.holds) {
-    entries.push_back({hold.instance_type, hold.plan_arn, hold.count});
-  }
-  return entries;
-}
-
-}  // namespace
-
-void PutHolder(Writer& writer, const store::ResourceKey& key, domain::Holder holder, TimePoint at) {
-  const domain::Holder* held = writer.holdings.Find(holder.arn);
-  const std::vector<domain::Hold> none;
-  if ((held != nullptr ? held->holds : none) != holder.holds) {
-    writer.store.LogHolds(key, holder.arn, LogEntries(holder), at);
-  }
-  writer.holdings.Put(std::move(holder));
-}
-
-void RemoveHolder(Writer& writer, const store::ResourceKey& key, const std::string& arn,
-                  TimePoint at) {
-  if (writer.holdings.Find(arn) != nullptr) writer.store.LogHolds(key, arn, {}, at);
-  writer.holdings.Remove(arn);
-}
-
-bool InsertHolding(Writer& writer, TimePoint now, const store::ResourceRow& row,
-                   const store::Tags& tags, domain::Holder holder) {
-  if (!writer.store.Insert(row, tags)) return false;
-  PutHolder(writer, row.key, std::move(holder), now);
-  return true;
-}
-
-void SaveHolding(Writer& writer, TimePoint now, const store::ResourceRow& row,
-                 domain::Holder holder) {
-  writer.store.Update(row);
-  PutHolder(writer, row.key, std::move(holder), now);
-}
-
-void EraseHolding(Writer& writer, TimePoint now, const store::ResourceKey& key,
-                  const std::string& arn) {
-  writer.store.Delete(key);
-  RemoveHolder(writer, key, arn, now);
-}
-
-void ReconcileHoldingsLog(store::StateStore& store, const domain::Holdings& holdings,
-                          TimePoint now) {
-  // What the log has open, per resource, in a canonical order.
-  std::map<std::string, std::pair<store::ResourceKey, std::vector<store::HeldCount>>> logged;
-  for (const store::HeldStretch& stretch : store.HeldNow()) {
-    auto& [key, held] = logged[stretch.arn];
-    key = {stretch.account, stretch.region, stretch.kind, stretch.name};
-    held.push_back({stretch.instance_type, stretch.plan_arn, stretch.count});
-  }
-  for (auto& [arn, entry] : logged) std::sort(entry.second.begin(), entry.second.end());
-  for (const domain::Holder* holder : holdings.All()) {
-    std::vector<store::HeldCount> held = LogEntries(*holder);
-    std::sort(held.begin(), held.end());
-    const auto it = logged.find(holder->arn);
-    const bool already_logged = it != logged.end() && it->second.second == held;
-    if (it != logged.end()) logged.erase(it);
-    if (already_logged) continue;
-    if (const auto row = store.FindByArn(holder->arn))
-      store.LogHolds(row->key, holder->arn, held, now);
-  }
-  // Stretches still open for what nothing holds any more.
-  for (const auto& [arn, entry] : logged) store.LogHolds(entry.first, arn, {}, now);
 }
 
 }  // namespace smemu::ops

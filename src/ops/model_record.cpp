@@ -19,14 +19,6 @@ ModelRecord DecodeModel(const store::ResourceRow& row) {
   });
 }
 
-bool InsertModel(store::StateStore& store, const ModelRecord& record, const store::Tags& tags) {
-  return store.Insert(EncodeModel(record), tags);
-}
-
-bool EraseModel(store::StateStore& store, const store::ResourceKey& key) {
-  return store.Delete(key);
-}
-
 std::optional<ModelRecord> LoadModel(const store::StateStore& store,
                                      const store::ResourceKey& key) {
   const auto row = store.Get(key);

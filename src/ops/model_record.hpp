@@ -20,11 +20,6 @@ store::ResourceRow EncodeModel(const ModelRecord& record);
 // StoreFailure naming the row when it cannot be read (ops/record_codec.hpp).
 ModelRecord DecodeModel(const store::ResourceRow& row);
 
-// The model repository's writes, in the caller's write scope. False when the key exists already
-// (InsertModel) or is missing (EraseModel); nothing is written then.
-bool InsertModel(store::StateStore& store, const ModelRecord& record, const store::Tags& tags);
-bool EraseModel(store::StateStore& store, const store::ResourceKey& key);
-
 // The model stored under `key`. DescribeModel answers with a copy of its document anyway: decoding
 // it again costs less than keeping it and copying it.
 std::optional<ModelRecord> LoadModel(const store::StateStore& store, const store::ResourceKey& key);

@@ -149,8 +149,6 @@ store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, co
           json{{"TrainingPlanName", plan.name}}.dump()};
 }
 
-namespace {
-
 // The store keeps a plan's span and, for a plan of two blocks, the gap between them and the
 // second block's zone: what the ledger's rebuild and ListTrainingPlans' statuses need.
 store::PlanCapacity CapacityOf(const Plan& plan) {
@@ -174,26 +172,6 @@ store::PlanCapacity CapacityOf(const Plan& plan) {
                                          plan.blocks[1].pool.availability_zone};
   }
   return capacity;
-}
-
-}  // namespace
-
-bool InsertPlan(store::StateStore& store, const store::ResourceKey& key, const Plan& plan,
-                const store::Tags& tags, TimePoint now) {
-  std::vector<std::pair<store::ResourceRow, store::Tags>> rows{
-      {EncodePlan(key, plan, now, now), tags}};
-  for (const domain::CapacityBlock& block : plan.blocks) {
-    rows.push_back({EncodeReservedCapacity(key, plan, block, now), {}});
-  }
-  if (!store.InsertAll(rows)) return false;
-  store.PutPlanCapacity(key, CapacityOf(plan));
-  return true;
-}
-
-void SavePlan(store::StateStore& store, const store::ResourceKey& key, const Plan& plan,
-              TimePoint created, TimePoint now) {
-  store.Update(EncodePlan(key, plan, created, now));
-  store.PutPlanCapacity(key, CapacityOf(plan));
 }
 
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {

@@ -27,15 +27,9 @@ Plan PlanFromRow(const store::ResourceRow& row);
 store::ResourceRow EncodeReservedCapacity(const store::ResourceKey& plan_key, const Plan& plan,
                                           const domain::CapacityBlock& block, TimePoint created);
 
-// The plan repository's writes, in the caller's write scope: the plan's row, its reserved
-// capacity's row, and what it reserves (the store's plan_capacity columns, which the ledger's
-// rebuild and ListTrainingPlans read) from the typed plan. False when a plan or reserved capacity
-// with its key exists already; nothing is written then.
-bool InsertPlan(store::StateStore& store, const store::ResourceKey& key, const Plan& plan,
-                const store::Tags& tags, TimePoint now);
-// Rewrites a plan that changed (an extension), keeping its creation time.
-void SavePlan(store::StateStore& store, const store::ResourceKey& key, const Plan& plan,
-              TimePoint created, TimePoint now);
+// What a plan reserves, as the store's plan_capacity columns keep it (the ledger's rebuild and
+// ListTrainingPlans's window sorts and filters read them). Written with the plan's row.
+store::PlanCapacity CapacityOf(const Plan& plan);
 
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id);
 

@@ -3,18 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include "ops/record_codec.hpp"
+#include "ops/settings.hpp"
 
 namespace smemu::ops {
-namespace {
-
-constexpr const char* kCapacitySetting = "capacity_changes";
-
-}  // namespace
 
 void ApplySavedPoolChanges(const store::StateStore& store, domain::CapacityLedger& ledger) {
-  const auto saved = store.GetSetting(kCapacitySetting);
+  const auto saved = store.GetSetting(kPoolChangesSetting);
   if (!saved) return;
-  codec::DecodingSetting(kCapacitySetting, *saved, [&ledger](const nlohmann::json& changes) {
+  codec::DecodingSetting(kPoolChangesSetting, *saved, [&ledger](const nlohmann::json& changes) {
     for (const auto& pool : changes) {
       ledger.SetPool({pool.at("region"), pool.at("availability_zone"), pool.at("instance_type")},
                      pool.at("reservable"), pool.at("on_demand"));
@@ -23,11 +19,11 @@ void ApplySavedPoolChanges(const store::StateStore& store, domain::CapacityLedge
   });
 }
 
-void SavePoolChange(store::StateStore& store, const domain::PoolKey& key, int reservable,
-                    int on_demand) {
+std::string PoolChangesWith(const store::StateStore& store, const domain::PoolKey& key,
+                            int reservable, int on_demand) {
   nlohmann::json saved = nlohmann::json::array();
-  if (auto previous = store.GetSetting(kCapacitySetting)) {
-    saved = codec::DecodingSetting(kCapacitySetting, *previous,
+  if (auto previous = store.GetSetting(kPoolChangesSetting)) {
+    saved = codec::DecodingSetting(kPoolChangesSetting, *previous,
                                    [](const nlohmann::json& changes) { return changes; });
   }
   saved.push_back({{"region", key.region},
@@ -35,7 +31,7 @@ void SavePoolChange(store::StateStore& store, const domain::PoolKey& key, int re
                    {"instance_type", key.instance_type},
                    {"reservable", reservable},
                    {"on_demand", on_demand}});
-  store.PutSetting(kCapacitySetting, saved.dump());
+  return saved.dump();
 }
 
 }  // namespace smemu::ops

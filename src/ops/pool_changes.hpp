@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "domain/capacity_ledger.hpp"
 #include "store/state_store.hpp"
@@ -18,8 +19,8 @@ struct PoolChange {
 
 // Sets every changed pool in `ledger` as the saved changes say, oldest first.
 void ApplySavedPoolChanges(const store::StateStore& store, domain::CapacityLedger& ledger);
-// Appends a change with the counts it results in.
-void SavePoolChange(store::StateStore& store, const domain::PoolKey& key, int reservable,
-                    int on_demand);
+// The saved changes (the setting kPoolChangesSetting) with one more, the counts it results in.
+std::string PoolChangesWith(const store::StateStore& store, const domain::PoolKey& key,
+                            int reservable, int on_demand);
 
 }  // namespace smemu::ops

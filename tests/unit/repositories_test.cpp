@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "ops/apply.hpp"
 #include "ops/edit.hpp"
 #include "ops/kinds.hpp"
 #include "ops/lifecycle_records.hpp"
@@ -33,7 +34,7 @@ domain::Endpoint InServiceEndpoint(int count) {
   return endpoint;
 }
 
-// A Writer over the fixture's store with holdings of its own.
+// An Applier over the fixture's store with holdings of its own.
 class Repositories : public EmulatorFixture {
  protected:
   // The open stretches of the holdings log for `arn`, as "type x count from <ms>".
@@ -55,18 +56,21 @@ class Repositories : public EmulatorFixture {
 };
 
 TEST_F(Repositories, EveryEndpointWriteKeepsTheHoldingsAndTheLogInStep) {
-  ops::Writer writer{store_, ledger_, holdings_};
-  ASSERT_TRUE(ops::InsertEndpoint(writer, kStart, {kKey, kStart, InServiceEndpoint(2)}, {}));
+  ops::Applier applier(ops::Writer{store_, ledger_, holdings_, quotas_});
+  applier.Apply(ops::Edit::InsertEndpoint{{kKey, kStart, InServiceEndpoint(2)}, {}}, kStart);
   ASSERT_TRUE(store_.Get(kKey));
   ASSERT_NE(holdings_.Find(kStoredEndpointArn), nullptr);
   EXPECT_EQ(holdings_.Find(kStoredEndpointArn)->holds,
             (std::vector<domain::Hold>{{"ml.g5.xlarge", "", 2}}));
   EXPECT_THAT(OpenStretches(kStoredEndpointArn), ::testing::ElementsAre("ml.g5.xlarge x2 from 0"));
-  EXPECT_FALSE(ops::InsertEndpoint(writer, kStart, {kKey, kStart, InServiceEndpoint(5)}, {}))
-      << "a second insert of the same key writes nothing";
+  EXPECT_THROW(
+      applier.Apply(ops::Edit::InsertEndpoint{{kKey, kStart, InServiceEndpoint(5)}, {}}, kStart),
+      std::logic_error)
+      << "a second insert of the same key is a defect, and writes nothing";
   EXPECT_EQ(holdings_.Find(kStoredEndpointArn)->holds.front().count, 2);
 
-  ops::SaveEndpoint(writer, kStart + Millis{60'000}, {kKey, kStart, InServiceEndpoint(3)});
+  applier.Apply(ops::Edit::SaveEndpoint{{kKey, kStart, InServiceEndpoint(3)}},
+                kStart + Millis{60'000});
   EXPECT_EQ(holdings_.Find(kStoredEndpointArn)->holds.front().count, 3);
   EXPECT_THAT(OpenStretches(kStoredEndpointArn),
               ::testing::ElementsAre("ml.g5.xlarge x3 from 60000"));
@@ -75,7 +79,7 @@ TEST_F(Repositories, EveryEndpointWriteKeepsTheHoldingsAndTheLogInStep) {
   EXPECT_EQ(history[0].to, kStart + Millis{60'000})
       << "the first stretch ends where the next begins";
 
-  ops::EraseHolding(writer, kStart + Millis{120'000}, kKey, kStoredEndpointArn);
+  applier.Apply(ops::Edit::EraseEndpoint{kKey, kStoredEndpointArn}, kStart + Millis{120'000});
   EXPECT_FALSE(store_.Get(kKey));
   EXPECT_EQ(holdings_.Find(kStoredEndpointArn), nullptr);
   EXPECT_THAT(OpenStretches(kStoredEndpointArn), ::testing::IsEmpty());
