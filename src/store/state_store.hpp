@@ -3,7 +3,7 @@
 // not seen yet, tracked with PRAGMA user_version. Every mutation runs in one transaction. Knows
 // nothing of HTTP or of AWS request shapes; resources are rows with a JSON document as text.
 //
-// Thread-safety: none. The single owner (ops::Registry) serialises all calls.
+// Thread-safety: none. The single owner (ops::Emulator) serialises all calls.
 #pragma once
 
 #include <array>
@@ -330,7 +330,6 @@ class StateStore {
 
   std::optional<std::string> GetSetting(const std::string& key) const;
   void PutSetting(const std::string& key, const std::string& value);
-  void DeleteSetting(const std::string& key);
 
   // Deletes every resource, tag and setting of every account in one transaction.
   void DeleteEverything();
