@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "domain/job_secondary_status.hpp"
 #include "domain/time_format.hpp"
 #include "ops/arn.hpp"
 #include "ops/edit.hpp"
@@ -168,145 +169,17 @@ Result<json> CreateJob(const JobFamily& family, const json& in, Context& ctx) {
   return json{{family.arn_member, arn}};
 }
 
-// Training's secondary statuses while running, as fractions of the simulated run time.
-struct Stage {
-  const char* status;
-  double from;  // fraction of the run time
-  const char* message;
-};
-constexpr Stage kStages[] = {
-    {"Starting", 0.0, "Launching requested ML instances"},
-    {"Downloading", 0.1, "Downloading input data"},
-    {"Training", 0.2, "Training image download completed. Training in progress."},
-    {"Uploading", 0.9, "Uploading generated training model"},
-};
-
-// A stage of a started job on the clock; TimePoint::max() for a time not come yet.
-struct TimedStage {
-  const char* status;
-  TimePoint from;
-  TimePoint to;
-  const char* message;
-};
-
-// The stages of a started job's run on the clock. The run time is split into kStages; a job
-// interrupted between two reserved capacities of its plan is `Interrupted` from then until it
-// goes on, and the stage it was in resumes with it.
-std::vector<TimedStage> RunStages(const domain::Job& job) {
-  constexpr TimePoint kNotYet = TimePoint::max();
-  const TimePoint start = *job.start;
-  // Run time done before the interruption (job.ran); the run goes on at `resumed`.
-  const bool interrupted = job.interrupted.has_value();
-  const Millis before = job.ran;
-  auto on_clock = [&](Millis done) {
-    if (!interrupted || done < before) return start + done;
-    return job.resumed ? *job.resumed + (done - before) : kNotYet;
-  };
-  std::vector<TimedStage> stages;
-  bool interruption_shown = false;
-  auto show_interruption = [&] {
-    stages.push_back({"Interrupted", *job.interrupted, job.resumed.value_or(kNotYet),
-                      "Interrupted: the training plan's reserved capacity ended; waiting for the "
-                      "next one."});
-    interruption_shown = true;
-  };
-  for (size_t i = 0; i < std::size(kStages); ++i) {
-    const Millis from = std::chrono::duration_cast<Millis>(job.run * kStages[i].from);
-    const Millis to = i + 1 < std::size(kStages)
-                          ? std::chrono::duration_cast<Millis>(job.run * kStages[i + 1].from)
-                          : job.run;
-    if (interrupted && !interruption_shown && from >= before) show_interruption();
-    if (interrupted && !interruption_shown && to > before) {  // the stage it was interrupted in
-      stages.push_back({kStages[i].status, on_clock(from), *job.interrupted, kStages[i].message});
-      show_interruption();
-      stages.push_back(
-          {kStages[i].status, job.resumed.value_or(kNotYet), on_clock(to), kStages[i].message});
-      continue;
-    }
-    stages.push_back({kStages[i].status, on_clock(from), on_clock(to), kStages[i].message});
+// SecondaryStatusTransitions as the model writes them (domain::SecondaryStatusHistoryOf).
+json TransitionsJson(const std::vector<domain::SecondaryStatusTransition>& transitions) {
+  json out = json::array();
+  for (const domain::SecondaryStatusTransition& transition : transitions) {
+    json step = {{"Status", domain::ToString(transition.status)},
+                 {"StartTime", WriteTimestamp(transition.start)},
+                 {"StatusMessage", transition.message}};
+    if (transition.end) step["EndTime"] = WriteTimestamp(*transition.end);
+    out.push_back(std::move(step));
   }
-  return stages;
-}
-
-json Transition(const std::string& status, TimePoint start, std::optional<TimePoint> end,
-                const std::string& message) {
-  json out = {{"Status", status}, {"StartTime", WriteTimestamp(start)}, {"StatusMessage", message}};
-  if (end) out["EndTime"] = WriteTimestamp(*end);
   return out;
-}
-
-std::string FinalSecondary(const domain::Job& job) {
-  using domain::JobOutcome;
-  if (job.outcome == JobOutcome::kCompleted || job.outcome == JobOutcome::kStopped ||
-      job.outcome == JobOutcome::kMaxRuntimeExceeded) {
-    return std::string(domain::ToString(*job.outcome));
-  }
-  return "Failed";
-}
-
-std::string FinalMessage(const domain::Job& job) {
-  using domain::JobOutcome;
-  if (job.outcome == JobOutcome::kCompleted) return "Training job completed";
-  if (job.outcome == JobOutcome::kStopped) return "Training job stopped";
-  if (job.outcome == JobOutcome::kMaxRuntimeExceeded) {
-    return "Training job exceeded MaxRuntimeInSeconds";
-  }
-  return job.failure_reason.value_or("Training job failed");
-}
-
-// SecondaryStatusTransitions and the current SecondaryStatus, from the job's times. Every step
-// has its start and, once it is over, its end: Pending (while waiting for capacity), the stages of
-// the run, Stopping (from a stop request until the instances are released), and the final status.
-json Transitions(const domain::Job& job, TimePoint now, std::string& current) {
-  json transitions = json::array();
-  const bool ended = job.phase == domain::JobPhase::kEnded;
-  const TimePoint end = ended ? *job.end : now;
-  const std::optional<TimePoint> stop = job.stop;
-  // The run's own stages end when it ends or when a stop is asked for.
-  const bool run_over = ended || stop;
-  const TimePoint run_end = stop ? *stop : end;
-  const std::optional<TimePoint> start = job.start;
-  const TimePoint waited_until = start ? *start : run_end;
-  if (waited_until > job.created || !start) {
-    const bool still = !run_over && !start;
-    transitions.push_back(Transition("Pending", job.created,
-                                     still ? std::nullopt : std::optional<TimePoint>(waited_until),
-                                     "Waiting for capacity for one of the instance preferences."));
-    current = "Pending";
-  }
-  if (start) {
-    const std::vector<TimedStage> stages = RunStages(job);
-    for (size_t i = 0; i < stages.size(); ++i) {
-      const TimedStage& stage = stages[i];
-      if (stage.from > run_end || (stage.from == run_end && run_over && i > 0)) break;
-      const bool open = !run_over && stage.to > now;
-      transitions.push_back(
-          Transition(stage.status, stage.from,
-                     open ? std::nullopt : std::optional<TimePoint>(std::min(stage.to, run_end)),
-                     stage.message));
-      current = stage.status;
-    }
-  }
-  if (stop) {
-    current = "Stopping";
-    transitions.push_back(Transition(current, *stop,
-                                     ended ? std::optional<TimePoint>(end) : std::nullopt,
-                                     "Stopping the training job"));
-  }
-  if (ended) {
-    current = FinalSecondary(job);
-    transitions.push_back(Transition(current, end, end, FinalMessage(job)));
-  }
-  return transitions;
-}
-
-std::string SecondaryStatus(const domain::Job& job, TimePoint now) {
-  // An ended job's is its last transition's, whatever came before (ListTrainingJobs asks this of
-  // every job of a page, and laying out the transitions was a fifth of its time).
-  if (job.phase == domain::JobPhase::kEnded) return FinalSecondary(job);
-  std::string current = "Starting";
-  Transitions(job, now, current);
-  return current;
 }
 
 Result<JobRecord> FindJob(const JobFamily& family, const Context& ctx, const std::string& name) {
@@ -337,9 +210,9 @@ Result<json> DescribeTrainingJob(const json& in, Context& ctx) {
   out["TrainingJobName"] = record->key.name;
   out["TrainingJobArn"] = job.arn;
   out["TrainingJobStatus"] = domain::ToString(job.status);
-  std::string secondary = "Starting";
-  out["SecondaryStatusTransitions"] = Transitions(job, ctx.now, secondary);
-  out["SecondaryStatus"] = secondary;
+  const domain::SecondaryStatusHistory secondary = domain::SecondaryStatusHistoryOf(job, ctx.now);
+  out["SecondaryStatusTransitions"] = TransitionsJson(secondary.transitions);
+  out["SecondaryStatus"] = domain::ToString(secondary.current);
   const std::string output_path = request["OutputDataConfig"].value("S3OutputPath", "");
   out["ModelArtifacts"] = {
       {"S3ModelArtifacts", output_path +
@@ -470,7 +343,7 @@ Result<Answer> ListJobs(const JobFamily& family, const char* list_member, const 
         out.TimestampMember("LastModifiedTime", row.modified)
             .Member(family.status_member, row.status);
         if (family.training) {
-          out.Member("SecondaryStatus", SecondaryStatus(job, now));
+          out.Member("SecondaryStatus", domain::ToString(domain::SecondaryStatusOf(job, now)));
           if (const std::string plan = domain::PlanOf(job); !plan.empty()) {
             out.Member("TrainingPlanArn", plan);
           }
@@ -494,13 +367,14 @@ void AddJobState(const JobFamily& family, const StateQuery& query, JsonWriter& e
   for (const store::ResourceRow& row : query.ctx().store.AllOfKind(family.kind)) {
     if (!query.Shows(row.key.account)) continue;
     const domain::Job job = JobFromRow(row).job;
-    std::string secondary;
+    std::string_view secondary;
     if (family.training) {
-      secondary = SecondaryStatus(job, now);
+      secondary = domain::ToString(domain::SecondaryStatusOf(job, now));
     } else {  // processing jobs have no secondary status on AWS: say what the scheduler does
-      secondary = job.phase == domain::JobPhase::kEnded ? FinalSecondary(job)
-                  : job.stop_due                        ? "Stopping"
-                                                        : std::string(domain::ToString(job.phase));
+      secondary = job.phase == domain::JobPhase::kEnded
+                      ? domain::ToString(domain::FinalSecondaryStatus(job))
+                  : job.stop_due ? domain::ToString(domain::SecondaryStatus::kStopping)
+                                 : domain::ToString(job.phase);
     }
     // The wait ends when the job starts, or when it ended without ever starting.
     const TimePoint waited_until = job.start ? *job.start : job.end ? *job.end : now;
