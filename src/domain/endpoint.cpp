@@ -28,10 +28,11 @@ std::string ExceedsAvailable(int wanted, int available, const std::string& plan_
 
 // What one provisioning attempt decided.
 struct Attempt {
-  EndpointStatus status;  // InService, Failed, or Creating (waiting for a plan to start)
+  // InService, Failed, or Creating: waiting for a plan to start, or for health checks' answers
+  EndpointStatus status;
   std::vector<Variant> variants;
   std::string failure_reason;
-  std::optional<TimePoint> retry_at;  // Creating: when the plan's window opens
+  std::optional<TimePoint> retry_at;  // Creating: when the plan's window opens; nullopt: answers
 };
 
 // Instances this attempt has taken so far, on top of what `holdings` counts.
@@ -101,12 +102,15 @@ Attempt Provision(const Endpoint& endpoint, std::vector<Variant> variants, TimeP
     taken.by_plan[plan_arn] += wanted;
   }
   if (healthy) {
-    for (const Variant& variant : variants) {
-      if (!healthy(endpoint.owner, variant)) {
-        return fail("The primary container for production variant " + Excerpt(variant.name) +
-                    " did not pass the ping health check. Please check CloudWatch logs for this "
-                    "endpoint.");
-      }
+    const HealthVerdict verdict = healthy(endpoint.owner, variants);
+    if (verdict.kind == HealthVerdict::Kind::kUnknown) {  // tried again when the answers are in
+      return Attempt{EndpointStatus::kCreating, std::move(variants), "", std::nullopt};
+    }
+    if (verdict.kind == HealthVerdict::Kind::kFailed) {
+      return fail("The primary container for production variant " +
+                  Excerpt(verdict.failed_variant) +
+                  " did not pass the ping health check. Please check CloudWatch logs for this "
+                  "endpoint.");
     }
   }
   for (Variant& variant : variants) variant.current_count = variant.desired_count;
@@ -129,6 +133,7 @@ EndpointSettlement SettleCreating(Endpoint endpoint, TimePoint now, const Capaci
         Provision(endpoint, endpoint.variants, due, facts, holdings, healthy, /*except=*/{});
     endpoint.variants = std::move(attempt.variants);
     if (attempt.status == EndpointStatus::kCreating) {
+      if (!attempt.retry_at) break;  // health checks to wait for: retried at every settling
       endpoint.due = attempt.retry_at;
       if (*attempt.retry_at <= due) break;  // no later attempt is scheduled
       due = *attempt.retry_at;
@@ -162,6 +167,11 @@ EndpointSettlement SettleUpdating(Endpoint endpoint, TimePoint now, const Capaci
   if (endpoint.pending) {
     Attempt attempt = Provision(endpoint, endpoint.pending->variants, due, facts, holdings, healthy,
                                 endpoint.arn);
+    if (attempt.status == EndpointStatus::kCreating && !attempt.retry_at) {
+      settlement.next_due = due;  // health checks to wait for: retried at every settling
+      settlement.endpoint = std::move(endpoint);
+      return settlement;
+    }
     if (attempt.status == EndpointStatus::kInService) {
       endpoint.variants = std::move(attempt.variants);
       endpoint.config_name = endpoint.pending->config_name;

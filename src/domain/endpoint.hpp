@@ -75,8 +75,15 @@ struct Endpoint {
   bool operator==(const Endpoint&) const = default;
 };
 
-// Whether the container a variant runs passes its health check; the operation layer probes.
-using HealthCheck = std::function<bool(const Owner& owner, const Variant& variant)>;
+// What the health checks of the containers a set of variants runs say. The operation layer pings
+// them outside the request lock, so an answer may not have come in yet: provisioning then waits
+// and is tried again at the next settling.
+struct HealthVerdict {
+  enum class Kind { kHealthy, kFailed, kUnknown } kind = Kind::kHealthy;
+  std::string failed_variant;  // kFailed: the first variant whose container failed its check
+};
+using HealthCheck =
+    std::function<HealthVerdict(const Owner& owner, const std::vector<Variant>& variants)>;
 
 // ---- Transitions a request asks for
 

@@ -105,7 +105,8 @@ ClusterRecord DecodeCluster(const store::ResourceRow& row) {
     domain::InstanceGroup group;
     group.spec = {given.at("InstanceGroupName"), given.at("InstanceType"),
                   given.at("InstanceCount"), given.value("TrainingPlanArn", "")};
-    const std::string group_status = given.value("Status", "Failed");
+    const std::string group_status =
+        given.value("Status", std::string(domain::ToString(domain::GroupStatus::kFailed)));
     group.status = Known(domain::ParseGroupStatus(group_status), "group status", group_status);
     for (const json& node : given.value("Nodes", json::array())) {
       group.nodes.push_back(NodeFromDoc(node));

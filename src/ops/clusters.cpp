@@ -91,7 +91,8 @@ json GroupJson(const ClusterRecord& record, const domain::InstanceGroup& group,
   if (!group.spec.plan_arn.empty()) {
     out["TrainingPlanArn"] = group.spec.plan_arn;
     const auto plan = facts.Plan(record.cluster.owner, group.spec.plan_arn);
-    out["TrainingPlanStatus"] = plan ? plan->ShownStatusAt(now) : "Expired";
+    out["TrainingPlanStatus"] = plan ? plan->ShownStatusAt(now)
+                                     : std::string(domain::ToString(domain::PlanStatus::kExpired));
   }
   return out;
 }
@@ -527,7 +528,8 @@ void AddClusterHolders(const store::StateStore& store, domain::Holdings& holding
 // Clusters Creating claim the instances they are about to take.
 void AddClusterClaims(const store::StateStore& store, const std::string& account,
                       const std::string& region, std::vector<domain::Hold>& claims) {
-  for (const store::ResourceRow& row : store.AllOfKind(domain::kClusterKind, "Creating")) {
+  for (const store::ResourceRow& row : store.AllOfKind(
+           domain::kClusterKind, std::string(domain::ToString(domain::ClusterStatus::kCreating)))) {
     if (row.key.account != account || row.key.region != region) continue;
     const std::vector<domain::Hold> claimed = domain::ClaimsOf(ClusterFromRow(row).cluster);
     claims.insert(claims.end(), claimed.begin(), claimed.end());

@@ -88,7 +88,8 @@ struct HostingOptions {
   std::uint64_t routing_seed = 0;  // seeds the traffic split between weighted variants
 };
 
-class Edit;  // ops/edit.hpp
+class Edit;             // ops/edit.hpp
+class ContainerHealth;  // ops/container_health.hpp
 
 struct Context {
   Caller caller;
@@ -104,6 +105,9 @@ struct Context {
   // The fault rules in force: lifecycle faults (a purchase that is never paid for) are tried
   // where they happen. Thread-safe itself.
   FaultRules& faults;
+  // The real containers' health checks, run outside the request lock; nullptr when containers
+  // are not checked (HostingOptions::probe is empty).
+  ContainerHealth* health = nullptr;
 };
 
 // A control-plane operation: validated JSON input -> its answer or an AWS error.

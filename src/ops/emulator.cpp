@@ -24,6 +24,7 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
       clock_(base_clock, clock_start.start.value_or(base_clock.Now()), clock_start.frozen),
       capacity_(std::move(capacity)),
       hosting_(std::move(hosting)) {
+  if (hosting_.probe) health_ = std::make_unique<ContainerHealth>(hosting_.probe);
   for (const KindDescriptor* kind : Kinds()) kind->add_handlers(handlers_);
   AddTagHandlers(handlers_);
   invoke_endpoint_ = &ops::InvokeEndpoint;
@@ -78,7 +79,7 @@ void Emulator::SetHandlerForTest(const std::string& operation, Handler handler) 
 
 Context Emulator::MakeContextLocked(const Caller& caller, Edit& edit) {
   Context ctx{caller,  clock_.Now(), store_,   ledger_, holdings_, capacity_,
-              quotas_, offerings_,   hosting_, edit,    faults_};
+              quotas_, offerings_,   hosting_, edit,    faults_,   health_.get()};
   SettleLocked(ctx);  // transitions that fell due before this request are applied first
   return ctx;
 }
@@ -95,36 +96,49 @@ void Emulator::SettleLocked(const Context& ctx) {
 
 domain::Result<Answer> Emulator::Invoke(const std::string& operation, const nlohmann::json& input,
                                         const Caller& caller) {
-  MutexLock lock(mutex_);
-  return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-    // Like the model's constraints, the reserved tag prefix is checked before any handler runs.
-    if (auto tags = CheckRequestTags(input); !tags) {
-      return domain::Result<Answer>(tags.error());
-    }
-    Edit edit;
-    Context ctx = MakeContextLocked(caller, edit);
-    auto result = handlers_.at(operation)(input, ctx);
-    if (!result) return result;  // an error changes nothing
-    // The handler's change, through the repositories; then what it changed settles at once: an
-    // endpoint or cluster without a provisioning delay is in service, a job starts where capacity
-    // is free, and instances given back go to waiting jobs. Handlers themselves never write.
-    if (edit.empty()) return result;  // a read: nothing to apply or settle
-    Applier applier = ApplierLocked();
-    applier.Apply(edit, ctx.now);
-    settled_ = {false, SettleAtNow(ctx, applier)};
-    return result;
+  return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
+    return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
+      // Like the model's constraints, the reserved tag prefix is checked before any handler runs.
+      if (auto tags = CheckRequestTags(input); !tags) {
+        return domain::Result<Answer>(tags.error());
+      }
+      Edit edit;
+      Context ctx = MakeContextLocked(caller, edit);
+      auto result = handlers_.at(operation)(input, ctx);
+      wrote = result && !edit.empty();
+      // An error changes nothing, and a read has nothing to apply or settle. Otherwise the
+      // handler's change is applied, then what it changed settles at once: an endpoint or cluster
+      // without a provisioning delay is in service, a job starts where capacity is free, and
+      // instances given back go to waiting jobs. Handlers themselves never write.
+      if (!wrote) return result;
+      Applier applier = ApplierLocked();
+      applier.Apply(edit, ctx.now);
+      settled_ = {false, SettleAtNow(ctx, applier)};
+      return result;
+    });
   });
 }
 
 domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& request,
                                                         const Caller& caller) {
-  MutexLock lock(mutex_);
   InvokeRequest numbered = request;
-  numbered.sequence = ++invocations_;
-  return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-    Edit unused;  // an invocation changes nothing
-    Context ctx = MakeContextLocked(caller, unused);
-    return invoke_endpoint_(numbered, ctx);
+  return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
+    wrote = false;
+    if (numbered.sequence == 0) numbered.sequence = ++invocations_;  // once, if served twice
+    return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
+      Edit unused;  // an invocation changes nothing
+      Context ctx = MakeContextLocked(caller, unused);
+      return invoke_endpoint_(numbered, ctx);
+    });
+  });
+}
+
+void Emulator::SettleAfterHealthChecks() {
+  MutexLock lock(mutex_);
+  InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
+    Edit unused;
+    MakeContextLocked(Caller{}, unused);  // settles what the answers decide
+    return true;
   });
 }
 
@@ -172,6 +186,10 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
   return clock_.GetState();
 }
 
+void Emulator::WaitForHealthChecksForTest() {
+  if (health_) health_->WaitForAnswersForTest();
+}
+
 void Emulator::FaultRulesChanged() {
   MutexLock lock(mutex_);
   settled_.written = true;
@@ -204,18 +222,20 @@ domain::QuotaTable Emulator::GetQuotas() const {
 }
 
 domain::QuotaTable Emulator::ChangeQuotas(const QuotaDocument& change) {
-  MutexLock lock(mutex_);
-  return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-    Edit unused;
-    // What fell due happened under the old quotas.
-    const Context ctx = MakeContextLocked(Caller{}, unused);
-    domain::QuotaTable changed = quotas_;
-    ApplyQuotaDocument(change, changed);
-    Applier applier = ApplierLocked();
-    applier.Apply(Edit::SetQuotas{std::move(changed)}, ctx.now);
-    settled_ = {};
-    SettleWaiting(ctx, applier);  // a waiting job may fit a quota that grew
-    return quotas_;
+  return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
+    wrote = true;
+    return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
+      Edit unused;
+      // What fell due happened under the old quotas.
+      const Context ctx = MakeContextLocked(Caller{}, unused);
+      domain::QuotaTable changed = quotas_;
+      ApplyQuotaDocument(change, changed);
+      Applier applier = ApplierLocked();
+      applier.Apply(Edit::SetQuotas{std::move(changed)}, ctx.now);
+      settled_ = {};
+      SettleWaiting(ctx, applier);  // a waiting job may fit a quota that grew
+      return quotas_;
+    });
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "domain/aws_error.hpp"
 #include "ops/apply.hpp"
+#include "ops/container_health.hpp"
 #include "ops/context.hpp"
 #include "ops/edit.hpp"
 #include "ops/faults.hpp"
@@ -72,6 +74,10 @@ class Emulator {
   // rules added at run time and starts the file's over.
   void Reset();
 
+  // Waits until every container health check asked for has answered: a provisioning that waits
+  // for one then settles at the next request.
+  void WaitForHealthChecksForTest();
+
   // The fault rules in force (thread-safe itself).
   FaultRules& faults() { return faults_; }
   // After the rules changed: the next request settles again, since a node failure may have
@@ -92,27 +98,56 @@ class Emulator {
   // is nobody (admin requests belong to no account). See ops/admin_views.hpp.
   template <typename Work>
   auto Administer(Work&& work) SMEMU_EXCLUDES(mutex_) {
-    MutexLock lock(mutex_);
-    return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-      Edit unused;  // the views only read
-      const Context ctx = MakeContextLocked(Caller{}, unused);
-      return work(ctx);
+    return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
+      wrote = false;
+      return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
+        Edit unused;  // the views only read
+        const Context ctx = MakeContextLocked(Caller{}, unused);
+        return work(ctx);
+      });
     });
   }
   // The same for an admin change: `work(ctx, applier)` applies its changes through the applier.
   template <typename Work>
   auto AdministerChange(Work&& work) SMEMU_EXCLUDES(mutex_) {
-    MutexLock lock(mutex_);
-    return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-      Edit unused;
-      Applier applier = ApplierLocked();
-      const Context ctx = MakeContextLocked(Caller{}, unused);
-      settled_.written = true;  // the change may free or take what the settlers look at
-      return work(ctx, applier);
+    return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
+      wrote = true;
+      return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
+        Edit unused;
+        Applier applier = ApplierLocked();
+        const Context ctx = MakeContextLocked(Caller{}, unused);
+        settled_.written = true;  // the change may free or take what the settlers look at
+        return work(ctx, applier);
+      });
     });
   }
 
  private:
+  // How long a request waits, without the lock, for the container health checks its settling
+  // asked for (each ping has its own timeout, 2 s by default).
+  static constexpr std::chrono::milliseconds kHealthCheckWait{5'000};
+  // Serves a request: `locked(wrote)` runs under the lock and says whether it wrote. When its
+  // settling asked for container health checks, their answers are awaited after the lock is let
+  // go (other requests go on meanwhile) and acted on before the caller hears back: a read runs
+  // again, so its answer shows what they decided; a write's endpoints settle.
+  template <typename Locked>
+  auto Served(Locked&& locked) SMEMU_EXCLUDES(mutex_) {
+    bool wrote = false;
+    std::vector<ContainerAddress> asked;
+    auto once = [&] {
+      MutexLock lock(mutex_);
+      auto result = locked(wrote);
+      if (health_) asked = health_->TakeNewlyAsked();
+      return result;
+    };
+    auto result = once();
+    if (asked.empty()) return result;
+    health_->WaitFor(asked, kHealthCheckWait);
+    if (!wrote) return once();
+    SettleAfterHealthChecks();
+    return result;
+  }
+  void SettleAfterHealthChecks() SMEMU_EXCLUDES(mutex_);
   void PersistClockLocked() SMEMU_REQUIRES(mutex_);
   // Applies one change at the clock's now (the emulator's own: the clock, a reset, the start).
   void ApplyLocked(const Edit::Change& change) SMEMU_REQUIRES(mutex_);
@@ -175,6 +210,9 @@ class Emulator {
     bool written = true;  // settle at the next request
     std::optional<TimePoint> next_due;
   } settled_ SMEMU_GUARDED_BY(mutex_);
+  // Pings real containers off the request lock; null without HostingOptions::probe. Last, so its
+  // thread stops before anything it might touch goes.
+  std::unique_ptr<ContainerHealth> health_;
 };
 
 }  // namespace smemu::ops

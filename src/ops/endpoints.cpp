@@ -6,6 +6,7 @@
 
 #include "domain/resource_kinds.hpp"
 #include "ops/arn.hpp"
+#include "ops/container_health.hpp"
 #include "ops/containers.hpp"
 #include "ops/edit.hpp"
 #include "ops/endpoint_config_record.hpp"
@@ -25,14 +26,31 @@ using nlohmann::json;
 constexpr domain::ResourceKind kEndpoint = domain::ResourceKind::kEndpoint;
 constexpr domain::ResourceKind kEndpointConfigResource = domain::ResourceKind::kEndpointConfig;
 
-// Whether a variant's model, when it is a real container, passes its health check.
+// What the health checks of the variants' real containers say (models the emulator plays pass).
+// An answer is used once: when every container has answered, they are forgotten, and the next
+// provisioning checks again.
 domain::HealthCheck HealthCheckOf(const Context& ctx) {
-  if (!ctx.hosting.probe) return nullptr;
-  return [&ctx](const domain::Owner& owner, const domain::Variant& variant) {
+  if (ctx.health == nullptr) return nullptr;
+  return [&ctx](const domain::Owner& owner, const std::vector<domain::Variant>& variants) {
     Context as_owner = ctx;
     as_owner.caller = Caller{owner.account, owner.region, ""};
-    const auto upstream = UpstreamOf(as_owner, variant.model_name.value_or(""));
-    return !upstream || ctx.hosting.probe(*upstream);
+    std::vector<ContainerAddress> checked;
+    domain::HealthVerdict verdict;
+    bool answered = true;
+    for (const domain::Variant& variant : variants) {
+      const auto upstream = UpstreamOf(as_owner, variant.model_name.value_or(""));
+      if (!upstream) continue;
+      const std::optional<bool> healthy = ctx.health->Answer(*upstream);
+      checked.push_back(*upstream);
+      if (!healthy) {
+        answered = false;
+      } else if (!*healthy && verdict.kind == domain::HealthVerdict::Kind::kHealthy) {
+        verdict = {domain::HealthVerdict::Kind::kFailed, variant.name};
+      }
+    }
+    if (!answered) return domain::HealthVerdict{domain::HealthVerdict::Kind::kUnknown, ""};
+    for (const ContainerAddress& address : checked) ctx.health->Forget(address);
+    return verdict;
   };
 }
 

@@ -242,6 +242,41 @@ TEST_F(ContainerE2E, StoppingTheServerLetsAnInFlightInvocationFinish) {
   EXPECT_EQ(reply.body, "finished");
 }
 
+// The ping runs outside the request lock. A container that accepts the connection and says nothing
+// holds up the request that provisions it (CreateEndpoint answers once the ping has), and no other:
+// meanwhile the endpoint is Creating and every other request is answered.
+TEST_F(ContainerE2E, ASilentContainerHoldsUpOnlyTheRequestThatPingsIt) {
+  FakeContainer silent([](const auto&) { return ContainerAnswer{200, "ok", {}, {}}; });
+  silent.HoldPings();
+  Start(Options());
+  Aws("CreateModel", {{"ModelName", "silent"},
+                      {"ExecutionRoleArn", "arn:aws:iam::000000000000:role/r"},
+                      {"PrimaryContainer",
+                       {{"Image", "example/model:1"},
+                        {"Environment", {{"SAGEMAKER_EMULATOR_UPSTREAM", silent.Url()}}}}}});
+  Aws("CreateEndpointConfig", {{"EndpointConfigName", "silent"},
+                               {"ProductionVariants",
+                                {{{"VariantName", "AllTraffic"},
+                                  {"ModelName", "silent"},
+                                  {"InstanceType", "ml.m5.large"},
+                                  {"InitialInstanceCount", 1}}}}});
+  auto created = std::async(std::launch::async, [this] {
+    HttpClient other(port_);
+    return other.Aws("CreateEndpoint",
+                     R"({"EndpointName": "silent", "EndpointConfigName": "silent"})");
+  });
+  while (silent.pings() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // The ping is in the container's hands, and the request that asked for it waits for it.
+  EXPECT_EQ(Aws("DescribeEndpoint", {{"EndpointName", "silent"}})["EndpointStatus"], "Creating");
+  EXPECT_EQ(client_->Aws("ListEndpoints", "{}").status, 200);
+  EXPECT_EQ(client_->Aws("ListModels", "{}").status, 200);
+  EXPECT_EQ(created.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  silent.ReleasePings();
+  EXPECT_EQ(created.get().status, 200);
+  EXPECT_EQ(Aws("DescribeEndpoint", {{"EndpointName", "silent"}})["EndpointStatus"], "InService");
+  EXPECT_EQ(silent.pings(), 1);
+}
+
 TEST_F(ContainerE2E, AContainerThatFailsItsPingFailsTheEndpoint) {
   FakeContainer unhealthy([](const auto&) { return ContainerAnswer{}; }, /*ping_status=*/503);
   Start(Options());

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -37,7 +38,11 @@ class FakeContainer {
   }
 
   ~FakeContainer() {
-    stopping_ = true;
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    pings_released_.notify_all();
     // Wake the blocking accept with a connection of our own.
     beast::error_code ignored;
     tcp::socket waker(ioc_);
@@ -48,6 +53,20 @@ class FakeContainer {
 
   std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int pings() const { return pings_; }
+
+  // From now on a ping is received (counted) but not answered until ReleasePings(): a container
+  // that accepts connections and then says nothing.
+  void HoldPings() {
+    std::lock_guard lock(mutex_);
+    holding_pings_ = true;
+  }
+  void ReleasePings() {
+    {
+      std::lock_guard lock(mutex_);
+      holding_pings_ = false;
+    }
+    pings_released_.notify_all();
+  }
 
   // Copies of the /invocations requests received so far.
   std::vector<bhttp::request<bhttp::string_body>> Invocations() {
@@ -76,6 +95,8 @@ class FakeContainer {
     if (request.target() == "/ping") {
       ++pings_;
       answer.status = ping_status_;
+      std::unique_lock lock(mutex_);
+      pings_released_.wait(lock, [this] { return !holding_pings_ || stopping_; });
     } else {
       {
         std::lock_guard lock(mutex_);
@@ -101,6 +122,8 @@ class FakeContainer {
   std::atomic<bool> stopping_{false};
   std::atomic<int> pings_{0};
   std::mutex mutex_;
+  std::condition_variable pings_released_;
+  bool holding_pings_ = false;  // guarded by mutex_
   std::vector<bhttp::request<bhttp::string_body>> received_;
   std::thread thread_;
   std::vector<std::thread> workers_;  // touched only by the serving thread, then the destructor

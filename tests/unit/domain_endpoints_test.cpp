@@ -188,8 +188,10 @@ TEST(DomainEndpoint, InstancePoolsTakeTheFirstPoolWithAllItsInstances) {
 TEST(DomainEndpoint, AFailingHealthCheckFailsTheEndpoint) {
   const Endpoint created = domain::NewEndpoint(kEndpointArn, kOwner, "config",
                                                {OnDemand("v", "ml.c5.xlarge", 1)}, Hour(0), kDelay);
-  const auto settled = SettleAt(created, 1, FakeFacts(), {},
-                                [](const domain::Owner&, const Variant&) { return false; });
+  const auto settled = SettleAt(
+      created, 1, FakeFacts(), {}, [](const domain::Owner&, const std::vector<Variant>& variants) {
+        return domain::HealthVerdict{domain::HealthVerdict::Kind::kFailed, variants[0].name};
+      });
   EXPECT_EQ(settled.endpoint->status, EndpointStatus::kFailed);
   EXPECT_EQ(settled.endpoint->failure_reason,
             "The primary container for production variant v did not pass the ping health check. "

@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <mutex>
+
 #include "unit/emulator_fixture.hpp"
 
 namespace smemu {
@@ -462,7 +464,9 @@ TEST_F(RoutingTest, AnInvocationOnARealContainerIsHandedToTheUpstreamLink) {
 
 TEST_F(RoutingTest, TheHealthCheckDecidesCreationAndUpdates) {
   std::vector<ops::ContainerAddress> probed;
-  hosting_.probe = [&probed](const ops::ContainerAddress& container) {
+  std::mutex probed_mutex;  // the checks run on a thread of their own
+  hosting_.probe = [&](const ops::ContainerAddress& container) {
+    const std::lock_guard lock(probed_mutex);
     probed.push_back(container);
     return container.port != "9999";
   };
@@ -490,6 +494,7 @@ TEST_F(RoutingTest, TheHealthCheckDecidesCreationAndUpdates) {
   const size_t before = probed.size();
   Config("echo", "ml.g5.xlarge", 1);
   Call("CreateEndpoint", {{"EndpointName", "g"}, {"EndpointConfigName", "echo"}});
+  EXPECT_EQ(Endpoint("g")["EndpointStatus"], "InService");
   EXPECT_EQ(probed.size(), before);
 }
 
