@@ -15,6 +15,8 @@
 
 namespace smemu::ops {
 
+class Applier;  // ops/apply.hpp
+
 struct ClusterRecord {
   store::ResourceKey key;
   domain::Cluster cluster;
@@ -42,5 +44,15 @@ std::vector<ClusterRecord> LiveClusters(const store::StateStore& store);
 int FailedInstancesOnPlan(const store::StateStore& store, const std::string& account,
                           const std::string& region, const std::string& plan_arn,
                           const domain::Window& block);
+
+// ---- The clock's side (ops/cluster_settling.cpp), named by the cluster's descriptor
+
+// Applies every HyperPod cluster transition due at ctx.now (provisioning, updates, nodes following
+// their plans, deletions). Returns when the next one falls due, or nullopt when none will.
+std::optional<TimePoint> SettleClusters(const Context& ctx, Applier& applier);
+void AddClusterHolders(const store::StateStore& store, domain::Holdings& holdings);
+// Clusters Creating claim the instances they are about to take.
+void AddClusterClaims(const store::StateStore& store, const std::string& account,
+                      const std::string& region, std::vector<domain::Hold>& claims);
 
 }  // namespace smemu::ops
