@@ -26,6 +26,10 @@ using ::testing::HasSubstr;
 
 const fs::path kFixtureDb =
     fs::path(SMEMU_SOURCE_DIR) / "tests/fixtures/before-kind-registry/state.db";
+// The release before the one write path: UltraServer and two-block plans, failed payments and
+// extensions, failed nodes, every job and endpoint status.
+const fs::path kLastReleaseDb =
+    fs::path(SMEMU_SOURCE_DIR) / "tests/fixtures/before-one-state/state.db";
 
 // Decodes a row and encodes the result again.
 using RoundTrip = std::function<store::ResourceRow(const store::ResourceRow&)>;
@@ -58,13 +62,13 @@ const std::map<std::string, RoundTrip>& RoundTrips() {
 
 class Codecs : public ::testing::Test {
  protected:
-  Codecs() {
-    fs::copy_file(kFixtureDb, copy_, fs::copy_options::overwrite_existing);
+  explicit Codecs(const fs::path& fixture = kFixtureDb) {
+    fs::copy_file(fixture, copy_, fs::copy_options::overwrite_existing);
     store_ = std::make_unique<store::StateStore>(copy_.string());
   }
   ~Codecs() override {
     store_.reset();
-    fs::remove(copy_);
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(copy_.string() + suffix);
   }
 
   const fs::path copy_ =
@@ -72,16 +76,29 @@ class Codecs : public ::testing::Test {
   std::unique_ptr<store::StateStore> store_;
 };
 
-TEST_F(Codecs, EveryStoredRowOfEveryKindRoundTripsByteForByte) {
+void ExpectEveryRowRoundTrips(const store::StateStore& store) {
   for (const ops::KindDescriptor* kind : ops::Kinds()) {
     const std::string wire = domain::WireName(kind->kind);
     ASSERT_TRUE(RoundTrips().count(wire)) << wire << " has no codec round trip";
-    const std::vector<store::ResourceRow> rows = store_->AllOfKind(wire);
+    const std::vector<store::ResourceRow> rows = store.AllOfKind(wire);
     EXPECT_FALSE(rows.empty()) << "the fixture has no " << wire;
     for (const store::ResourceRow& row : rows) {
       EXPECT_EQ(RoundTrips().at(wire)(row), row) << wire << " " << row.arn;
     }
   }
+}
+
+TEST_F(Codecs, EveryStoredRowOfEveryKindRoundTripsByteForByte) {
+  ExpectEveryRowRoundTrips(*store_);
+}
+
+class CodecsOfTheLastRelease : public Codecs {
+ protected:
+  CodecsOfTheLastRelease() : Codecs(kLastReleaseDb) {}
+};
+
+TEST_F(CodecsOfTheLastRelease, EveryStoredRowOfEveryKindRoundTripsByteForByte) {
+  ExpectEveryRowRoundTrips(*store_);
 }
 
 // The same row with one thing broken.
