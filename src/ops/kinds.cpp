@@ -7,8 +7,9 @@
 namespace smemu::ops {
 
 const std::vector<const KindDescriptor*>& Kinds() {
-  // Settle order. Clusters settle before endpoints at the same moment, as releases before this
-  // registry did (GCC evaluated the two settlers' calls right to left).
+  // Settle order, a rule of the emulator's: within one moment, clusters take on-demand instances
+  // before endpoints do (a HyperPod cluster and an endpoint that fall due together compete for the
+  // same pool, and the cluster wins), then jobs take what both leave (SettleStage).
   static const std::vector<const KindDescriptor*> kinds = {
       &kModelDescriptor,         &kEndpointConfigDescriptor, &kTrainingPlanDescriptor,
       &kClusterDescriptor,       &kEndpointDescriptor,       &kTrainingJobDescriptor,
