@@ -217,14 +217,14 @@ JobRecord DecodeJob(const store::ResourceRow& row) {
   job.created = row.created;
   job.modified = row.modified;
   for (const json& option : doc.at("Options")) job.options.push_back(OptionFromDoc(option));
-  const std::string phase = doc.value("Phase", "Ended");
+  const std::string phase = doc.at("Phase");
   job.phase = Known(domain::ParseJobPhase(phase), "phase", phase);
   job.queued = At(doc.at("QueuedMs"));
   job.as_of = At(doc.at("AsOfMs"));
   job.run = Millis{doc.at("RunMs").get<int64_t>()};
   job.max_runtime = Millis{doc.at("MaxRuntimeMs").get<int64_t>()};
   if (doc.contains("MaxPendingMs")) job.max_pending = Millis{doc["MaxPendingMs"].get<int64_t>()};
-  job.pending_accrued = Millis{doc.value("PendingAccruedMs", int64_t{0})};
+  job.pending_accrued = Millis{doc.at("PendingAccruedMs").get<int64_t>()};
   job.pending_since = OptionalAt(doc, "PendingSinceMs");
   if (doc.contains("Selected")) job.selected = OptionFromDoc(doc["Selected"]);
   job.start = OptionalAt(doc, "StartMs");

@@ -150,6 +150,16 @@ TEST_F(Codecs, UnknownValuesInsideADocumentAreStoreFailuresToo) {
                               r.doc = doc.dump();
                             }),
                      "an unknown phase");
+  for (const char* member : {"Phase", "PendingAccruedMs"}) {  // migration 10 fills them
+    ExpectStoreFailure(RoundTrips().at(domain::kTrainingJobKind),
+                       Broken(job,
+                              [member](auto& r) {
+                                auto doc = nlohmann::json::parse(r.doc);
+                                doc.erase(member);
+                                r.doc = doc.dump();
+                              }),
+                       std::string("no ") + member);
+  }
   const store::ResourceRow cluster = first(domain::kClusterKind, "InService");
   ExpectStoreFailure(RoundTrips().at(domain::kClusterKind),
                      Broken(cluster,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -273,6 +274,45 @@ ResourceRow PlanRowWithItsWindowInTheDocument(const std::string& name) {
   return row;
 }
 
+// Migration 10: a job stored before the typed domain, without the members the strict codec reads
+// (Phase, PendingAccruedMs), has them afterwards, with the values those releases meant.
+TEST(StateStore, MigrationTenGivesOldJobsThePhaseAndPendingTimeTheCodecReads) {
+  const testing::TempDir dir;
+  const std::string path = (dir.path() / "migration-10.db").string();
+  {
+    StateStore store(path);
+    ResourceRow job{{"123456789012", "us-east-1", "training-job", "old"},
+                    "arn:old",
+                    "Completed",
+                    TimePoint{Millis{1000}},
+                    TimePoint{Millis{2000}},
+                    R"({"Options":[],"QueuedMs":1000})"};
+    ResourceRow recent = job;
+    recent.key.name = "recent";
+    recent.arn = "arn:recent";
+    recent.doc = R"({"Phase":"Running","PendingAccruedMs":5})";
+    ASSERT_TRUE(store.Insert(job, {}));
+    ASSERT_TRUE(store.Insert(recent, {}));
+  }
+  {  // Back to a version-9 file.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 9;", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  StateStore store(path);
+  EXPECT_EQ(store.SchemaVersion(), 10);
+  const auto old =
+      nlohmann::json::parse(store.Get({"123456789012", "us-east-1", "training-job", "old"})->doc);
+  EXPECT_EQ(old.at("Phase"), "Ended");
+  EXPECT_EQ(old.at("PendingAccruedMs"), 0);
+  EXPECT_EQ(old.at("QueuedMs"), 1000) << "the rest of the document is kept";
+  const auto recent = nlohmann::json::parse(
+      store.Get({"123456789012", "us-east-1", "training-job", "recent"})->doc);
+  EXPECT_EQ(recent.at("Phase"), "Running") << "a job that has its members keeps them";
+  EXPECT_EQ(recent.at("PendingAccruedMs"), 5);
+}
+
 TEST(StateStore, MigrationsFourAndFiveFillPlanCapacityFromPlansSoldBeforeThenLeaveItToThePlans) {
   const testing::TempDir dir;
   const std::string path = (dir.path() / "migration-4.db").string();
@@ -291,7 +331,7 @@ TEST(StateStore, MigrationsFourAndFiveFillPlanCapacityFromPlansSoldBeforeThenLea
     sqlite3_close(db);
   }
   StateStore store(path);
-  EXPECT_EQ(store.SchemaVersion(), 9);  // every migration since ran again
+  EXPECT_EQ(store.SchemaVersion(), 10);  // every migration since ran again
   EXPECT_EQ(PlanArnsEnding(store),
             (std::vector<std::string>{"sold-before@us-east-1ax2:1000-3000"}));
   // Migration 6: a plan sold before payments took time was paid when it was bought.
