@@ -48,7 +48,7 @@ std::vector<std::string> CheckResponse(const Operation* operation, int http_stat
                                        const nlohmann::json& body);
 
 // Whether `code` is one that any AWS operation may answer besides its modelled errors (the list
-// and its sources are in validator.cpp).
+// and its sources are in common_errors.cpp).
 bool IsCommonError(std::string_view code);
 // The HTTP status a common error must be sent with: 0 for any 4xx; nullopt when `code` is not one.
 std::optional<int> CommonErrorStatus(std::string_view code);
