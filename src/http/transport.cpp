@@ -3,16 +3,14 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "http/allocator.hpp"
+#include "http/memory_trim.hpp"
+#include "http/session_registry.hpp"
 
 namespace smemu::http {
 namespace {
@@ -40,23 +38,8 @@ constexpr std::chrono::milliseconds kFirstAcceptRetry{5};
 constexpr std::chrono::milliseconds kLastAcceptRetry{1000};
 // At most one line about the connection cap this often.
 constexpr std::chrono::seconds kCapReportInterval{10};
-// Memory is given back when the open connections fall to 1/kTrimFraction of a peak of at least
-// kTrimAfterPeak, kTrimDelay later.
-constexpr std::size_t kTrimAfterPeak = 256;
-constexpr std::size_t kTrimFraction = 8;
-constexpr std::chrono::milliseconds kTrimDelay{500};
 
 long long AsNumber(std::size_t value) { return static_cast<long long>(value); }
-
-// This process's resident memory in KiB (VmRSS), or -1 when it cannot be read.
-long long ResidentKib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6);
-  }
-  return -1;
-}
 
 protocol::HttpRequest ToProtocolRequest(bhttp::request<bhttp::string_body>&& message,
                                         const std::string& peer) {
@@ -101,9 +84,9 @@ class Session : public std::enable_shared_from_this<Session> {
         buffer_(transport.limits_.read_buffer_limit),
         transport_(transport),
         registry_(transport.registry_),
-        idle_list_(registry_->idle[context_index]),
+        idle_entry_(*this, registry_->idle_list(context_index)),
         peer_(PeerOf(socket_)) {
-    registry_->open.fetch_add(1, std::memory_order_relaxed);
+    registry_->Opened();
     // For the read after a wait for readability (WaitForFirstBytes); asynchronous operations
     // work the same either way.
     beast::error_code ignored;
@@ -111,31 +94,20 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   ~Session() {
-    LeaveIdleList();
-    {
-      MutexLock lock(registry_->mutex);
-      registry_->sessions.erase(this);
-    }
-    if (released_.exchange(true)) return;  // made room at the cap: no longer counted
-    const std::size_t left = registry_->open.fetch_sub(1, std::memory_order_relaxed) - 1;
-    std::size_t peak = registry_->peak.load(std::memory_order_relaxed);
-    // Once per burst: resetting the peak ends it. Not at shutdown, when the Transport may be gone.
-    if (peak >= kTrimAfterPeak && left <= peak / kTrimFraction &&
-        !registry_->closing.load(std::memory_order_acquire) &&
-        registry_->peak.compare_exchange_strong(peak, left, std::memory_order_relaxed)) {
-      transport_.ScheduleTrim(peak);
+    const std::optional<std::size_t> left = registry_->Remove(this, idle_entry_);
+    if (!left) return;  // made room at the cap: no longer counted
+    // Not at shutdown (BurstWatch::Stop), when the Transport may be gone.
+    if (const std::optional<std::size_t> peak = registry_->bursts().Closed(*left)) {
+      transport_.ScheduleTrim(*peak);
     }
   }
 
   void Run() {
-    {
-      MutexLock lock(registry_->mutex);
-      registry_->sessions.emplace(this, weak_from_this());
-      if (registry_->shutting_down) closing_ = true;
-    }
+    if (registry_->Add(this, weak_from_this())) closing_ = true;
     // Idle from the start: a flood of new connections must find room among its own oldest, even
     // before their threads have run them.
-    EnterIdleList(std::chrono::steady_clock::now() + transport_.limits_.idle_timeout);
+    registry_->EnterIdle(idle_entry_,
+                         std::chrono::steady_clock::now() + transport_.limits_.idle_timeout);
     net::dispatch(socket_.get_executor(),
                   beast::bind_front_handler(&Session::ReadHeader, shared_from_this()));
   }
@@ -148,33 +120,6 @@ class Session : public std::enable_shared_from_this<Session> {
       self->closing_ = true;
       if (self->idle_ || self->lingering_) self->Close();
     });
-  }
-
-  // Takes the oldest connection waiting for a request on `list` off it and stops counting it
-  // against the cap; false when none waits. `session` is null when that connection is already
-  // being destroyed, else it is to be closed (CloseWhenIdle).
-  // Not analysed: `list` is the oldest session's own idle_list_, which clang cannot see.
-  static bool TakeOldestIdle(IdleList& list, SessionRegistry& registry,
-                             std::shared_ptr<Session>& session) SMEMU_NO_THREAD_SAFETY_ANALYSIS {
-    MutexLock lock(list.mutex);
-    Session* oldest = list.oldest;
-    if (!oldest) return false;
-    oldest->UnlinkLocked();
-    // Counted out now, not when it is gone, so that each new connection of a flood closes one old
-    // one, not one for every new connection until the first closes.
-    if (!oldest->released_.exchange(true)) {
-      registry.open.fetch_sub(1, std::memory_order_relaxed);
-    }
-    session = oldest->weak_from_this().lock();  // null if its destructor waits for the lock
-    return true;
-  }
-
-  // When the oldest connection on `list` started waiting (its idle deadline); nullopt if none does.
-  static std::optional<net::steady_timer::time_point> OldestIdleSince(IdleList& list)
-      SMEMU_EXCLUDES(list.mutex) {
-    MutexLock lock(list.mutex);
-    if (!list.oldest) return std::nullopt;
-    return list.oldest->idle_deadline_;
   }
 
  private:
@@ -193,7 +138,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (buffer_.capacity() > kKeptReadBufferBytes) buffer_.shrink_to_fit();  // frees it: empty
     idle_ = true;
     Arm(transport_.limits_.idle_timeout);
-    EnterIdleList(deadline_);
+    registry_->EnterIdle(idle_entry_, deadline_);
     // A connection with no read buffer (a new one, or one whose last request was large) waits for
     // its first byte without one, so that idle connections cost little memory. The keep-alive
     // path keeps its buffer and reads at once.
@@ -220,7 +165,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnFirstBytes(beast::error_code ec, std::size_t bytes) {
     idle_ = false;
-    LeaveIdleList();
+    registry_->LeaveIdle(idle_entry_);
     if (ec) return OnReadError(ec, /*nothing_received=*/true);
     buffer_.commit(bytes);
     if (closing_) return Close();  // shutdown began while idle: the request was never started
@@ -386,39 +331,6 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  // The idle list holds the connections waiting for a request, in the order they began to, so that
-  // the cap can close the one idle longest. Entered and left twice a request, under the context's
-  // own lock, which only the accepting thread shares: when it adds a new connection, and at the
-  // cap. `deadline`: when the idle wait ends; all are equally long, so it orders them as they
-  // began.
-  void EnterIdleList(net::steady_timer::time_point deadline) {
-    MutexLock lock(idle_list_.mutex);
-    if (listed_ || released_) return;  // listed since it was accepted; or to be closed
-    idle_deadline_ = deadline;
-    idle_previous_ = idle_list_.newest;
-    idle_next_ = nullptr;
-    if (idle_list_.newest) {
-      idle_list_.newest->idle_next_ = this;
-    } else {
-      idle_list_.oldest = this;
-    }
-    idle_list_.newest = this;
-    listed_ = true;
-  }
-
-  void LeaveIdleList() {
-    MutexLock lock(idle_list_.mutex);
-    if (listed_) UnlinkLocked();
-  }
-
-  // REQUIRES: listed_.
-  void UnlinkLocked() SMEMU_REQUIRES(idle_list_.mutex) {
-    (idle_previous_ ? idle_previous_->idle_next_ : idle_list_.oldest) = idle_next_;
-    (idle_next_ ? idle_next_->idle_previous_ : idle_list_.newest) = idle_previous_;
-    idle_previous_ = idle_next_ = nullptr;
-    listed_ = false;
-  }
-
   void Close() {
     beast::error_code ignored;
     ++timer_generation_;
@@ -438,14 +350,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   Transport& transport_;  // valid while any handler of this session can still run
   std::shared_ptr<SessionRegistry> registry_;
-  IdleList& idle_list_;  // its io_context's; lives in *registry_
-  // Guarded by idle_list_.mutex: the links, and when the idle wait began (as its deadline).
-  Session* idle_previous_ = nullptr;
-  Session* idle_next_ = nullptr;
-  bool listed_ = false;
-  net::steady_timer::time_point idle_deadline_;
-  // No longer counted in SessionRegistry::open: taken off to make room at the cap, or destroyed.
-  std::atomic<bool> released_{false};
+  IdleEntry idle_entry_;    // in its io_context's idle list, which lives in *registry_
   const std::string peer_;  // the caller's address, for the admin API's access rule
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::unique_ptr<bhttp::response<bhttp::string_body>> response_;
@@ -496,7 +401,7 @@ Transport::Transport(std::vector<net::io_context*> contexts, const std::string& 
   port_ = acceptor_.local_endpoint().port();
 }
 
-Transport::~Transport() { registry_->closing = true; }
+Transport::~Transport() { registry_->bursts().Stop(); }
 
 void Transport::StartAccepting() { Accept(); }
 
@@ -515,7 +420,7 @@ void Transport::Accept() {
                   {},
                   {{"failed_accepts", AsNumber(accept_failures_)},
                    {"paused_ms", static_cast<long long>(paused.count())},
-                   {"open_connections", AsNumber(registry_->open.load())}}});
+                   {"open_connections", AsNumber(registry_->Open())}}});
           accept_backoff_ = std::chrono::milliseconds(0);
           accept_failures_ = 0;
         }
@@ -536,7 +441,7 @@ void Transport::OnAcceptError(const beast::error_code& ec) {
             "cannot accept connections: retrying with a growing delay until it works",
             {{"error", ec.message()}},
             {{"errno", ec.value()},
-             {"open_connections", AsNumber(registry_->open.load())},
+             {"open_connections", AsNumber(registry_->Open())},
              {"max_connections", AsNumber(limits_.max_connections)}}});
   } else {
     accept_backoff_ = std::min(accept_backoff_ * 2, kLastAcceptRetry);
@@ -554,24 +459,9 @@ void Transport::OnAcceptError(const beast::error_code& ec) {
 // answer), holding a descriptor and a session past the cap for up to --read-timeout, exactly what
 // ran short. A connection closed before any answer is an error every AWS SDK retries, with backoff.
 void Transport::Admit(tcp::socket socket, std::size_t context_index) {
-  if (registry_->open.load(std::memory_order_relaxed) >= limits_.max_connections) {
+  if (registry_->Open() >= limits_.max_connections) {
     std::shared_ptr<Session> evicted;
-    bool made_room = false;
-    while (!made_room) {
-      // The list whose oldest entry has waited longest; an entry may leave it meanwhile.
-      IdleList* oldest_list = nullptr;
-      std::optional<net::steady_timer::time_point> oldest_since;
-      for (IdleList& list : registry_->idle) {
-        const auto since = Session::OldestIdleSince(list);
-        if (since && (!oldest_since || *since < *oldest_since)) {
-          oldest_since = since;
-          oldest_list = &list;
-        }
-      }
-      if (!oldest_list) break;
-      made_room = Session::TakeOldestIdle(*oldest_list, *registry_, evicted);
-    }
-    if (!made_room) {
+    if (!registry_->MakeRoom(evicted)) {
       NoteCapReached(/*evicted=*/false);
       return;  // the socket closes here
     }
@@ -581,11 +471,7 @@ void Transport::Admit(tcp::socket socket, std::size_t context_index) {
   beast::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
   std::make_shared<Session>(std::move(socket), *this, context_index)->Run();
-  const std::size_t open = registry_->open.load(std::memory_order_relaxed);
-  std::size_t peak = registry_->peak.load(std::memory_order_relaxed);
-  while (open > peak &&
-         !registry_->peak.compare_exchange_weak(peak, open, std::memory_order_relaxed)) {
-  }
+  registry_->bursts().Opened(registry_->Open());
 }
 
 void Transport::NoteCapReached(bool evicted) {
@@ -608,27 +494,15 @@ void Transport::ScheduleTrim(std::size_t peak) {
     trim_timer_.expires_after(kTrimDelay);
     trim_timer_.async_wait([this, peak](beast::error_code ec) {
       if (ec || shutting_down_) return;
-      const long long before = ResidentKib();
-      auto done = [this, peak, before] {
-        EndGivingMemoryBack();
+      GiveMemoryBack(contexts_, [this, peak](long long before_kib, long long after_kib) {
         Report({TransportReport::Level::kInfo,
                 "connections closed after a burst: freed memory given back to the system",
                 {},
                 {{"peak_connections", AsNumber(peak)},
-                 {"open_connections", AsNumber(registry_->open.load())},
-                 {"resident_kib_before", before},
-                 {"resident_kib_after", ResidentKib()}}});
-      };
-      if (!BeginGivingMemoryBack()) return done();
-      // Each connection thread shrinks its own arena; the last to do so has the accepting
-      // thread finish.
-      auto remaining = std::make_shared<std::atomic<std::size_t>>(contexts_.size());
-      for (net::io_context* context : contexts_) {
-        net::post(*context, [this, remaining, done] {
-          ShrinkThisThreadsArena();
-          if (remaining->fetch_sub(1) == 1) net::post(acceptor_.get_executor(), done);
-        });
-      }
+                 {"open_connections", AsNumber(registry_->Open())},
+                 {"resident_kib_before", before_kib},
+                 {"resident_kib_after", after_kib}}});
+      });
     });
   });
 }
@@ -639,28 +513,18 @@ void Transport::Report(TransportReport report) const {
 
 void Transport::BeginShutdown() {
   shutting_down_ = true;
-  registry_->closing = true;
+  registry_->bursts().Stop();
   net::post(acceptor_.get_executor(), [this] {
     beast::error_code ignored;
     acceptor_.close(ignored);
     accept_retry_.cancel();
     trim_timer_.cancel();
   });
-  std::vector<std::shared_ptr<Session>> live;
-  {
-    MutexLock lock(registry_->mutex);
-    registry_->shutting_down = true;
-    for (auto& [raw, weak] : registry_->sessions) {
-      if (auto session = weak.lock()) live.push_back(std::move(session));
-    }
+  for (const std::shared_ptr<Session>& session : registry_->BeginShutdown()) {
+    session->CloseWhenIdle();
   }
-  // Outside the lock: dropping the last reference runs ~Session, which takes the lock.
-  for (auto& session : live) session->CloseWhenIdle();
 }
 
-std::size_t Transport::OpenConnections() const {
-  MutexLock lock(registry_->mutex);
-  return registry_->sessions.size();
-}
+std::size_t Transport::OpenConnections() const { return registry_->size(); }
 
 }  // namespace smemu::http

@@ -21,15 +21,12 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "http/net.hpp"
 #include "protocol/http_types.hpp"
-#include "smemu/mutex.hpp"
 
 namespace smemu::http {
 
@@ -70,33 +67,7 @@ constexpr std::size_t kDefaultMaxConnections = 10'000;
 std::size_t DefaultMaxConnections(std::size_t threads);
 
 class Session;
-
-// The connections waiting for their next request on one io_context, oldest first, linked through
-// the Sessions themselves. The context's thread adds and removes its own sessions (twice a request,
-// uncontended); the accepting thread adds new ones and takes the oldest when the cap is reached.
-struct IdleList {
-  Mutex mutex;
-  // The Sessions' links are guarded by this mutex too (clang's analysis cannot name another
-  // object's list, so they are not annotated).
-  Session* oldest SMEMU_GUARDED_BY(mutex) = nullptr;
-  Session* newest SMEMU_GUARDED_BY(mutex) = nullptr;
-};
-
-// The live connections, shared with each Session so a Session can unregister itself even when it
-// is destroyed after the Transport (its pending handlers die with the io_context).
-struct SessionRegistry {
-  explicit SessionRegistry(std::size_t contexts) : idle(contexts) {}
-
-  Mutex mutex;
-  std::unordered_map<Session*, std::weak_ptr<Session>> sessions SMEMU_GUARDED_BY(mutex);
-  bool shutting_down SMEMU_GUARDED_BY(mutex) = false;
-  std::vector<IdleList> idle;  // one per io_context, by its index
-  // Sessions counted against the cap: alive, and not yet taken off to make room for another.
-  std::atomic<std::size_t> open{0};
-  // The most connections open since memory was last given back (see Transport::ScheduleTrim).
-  std::atomic<std::size_t> peak{0};
-  std::atomic<bool> closing{false};  // shutdown began: no more memory trims
-};
+class SessionRegistry;  // the live connections (session_registry.hpp)
 
 class Transport {
  public:
