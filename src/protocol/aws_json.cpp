@@ -57,12 +57,8 @@ HttpResponse Router::HandleAwsJson(const HttpRequest& request, Outcome& outcome)
     return fail(domain::UnknownOperationException("The operation " + domain::Excerpt(*target) +
                                                   " is not supported by sagemaker-emulator."));
   }
-  const auto authenticated = Authenticate(request, outcome);
-  if (!authenticated) return RefuseAuthentication(authenticated.error(), outcome);
-  const ops::Caller& caller = *authenticated;
-  outcome.account = caller.account;
-  outcome.region = caller.region;
-  if (auto throttled = Throttled(outcome)) return fail(*throttled);
+  ops::Caller caller;
+  if (auto refused = AdmitCaller(request, outcome, fail, caller)) return std::move(*refused);
 
   auto input = ParseJsonObject(request.body, config_.max_json_depth);
   if (!input) return fail(input.error());

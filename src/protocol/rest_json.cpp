@@ -109,12 +109,8 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
     response.headers.emplace_back("Allow", spec->http_method);
     return response;
   }
-  const auto authenticated = Authenticate(request, outcome);
-  if (!authenticated) return RefuseAuthentication(authenticated.error(), outcome);
-  const ops::Caller& caller = *authenticated;
-  outcome.account = caller.account;
-  outcome.region = caller.region;
-  if (auto throttled = Throttled(outcome)) return fail(*throttled);
+  ops::Caller caller;
+  if (auto refused = AdmitCaller(request, outcome, fail, caller)) return std::move(*refused);
 
   const auto endpoint_name = PercentDecode(rest.substr(0, slash));
   if (!endpoint_name) return fail(domain::ValidationException("The endpoint name is not valid."));

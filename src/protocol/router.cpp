@@ -126,6 +126,18 @@ HttpResponse Router::RefuseAuthentication(const domain::AwsError& error,
   return response;
 }
 
+std::optional<HttpResponse> Router::AdmitCaller(
+    const HttpRequest& request, Outcome& outcome,
+    const std::function<HttpResponse(const domain::AwsError&)>& fail, ops::Caller& caller) const {
+  auto authenticated = Authenticate(request, outcome);
+  if (!authenticated) return RefuseAuthentication(authenticated.error(), outcome);
+  caller = std::move(*authenticated);
+  outcome.account = caller.account;
+  outcome.region = caller.region;
+  if (auto throttled = Throttled(outcome)) return fail(*throttled);
+  return std::nullopt;
+}
+
 HttpResponse Router::Dispatch(const HttpRequest& request, Outcome& outcome) const {
   const std::string_view path = request.Path();
   try {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "apimodel/service_model.hpp"
@@ -138,6 +139,13 @@ class Router {
   domain::Result<ops::Caller> Authenticate(const HttpRequest& request,
                                            const Outcome& outcome) const;
   HttpResponse RefuseAuthentication(const domain::AwsError& error, const Outcome& outcome) const;
+  // The prologue of every AWS request once its operation is known, on both protocols: the caller
+  // (Authenticate), recorded in `outcome` for the log line, the rate limits and the fault rules,
+  // then its rate (Throttled). nullopt when the request goes on, with its caller in `caller`; else
+  // the answer refusing it: RefuseAuthentication()'s, or the throttling error as `fail` renders it.
+  std::optional<HttpResponse> AdmitCaller(
+      const HttpRequest& request, Outcome& outcome,
+      const std::function<HttpResponse(const domain::AwsError&)>& fail, ops::Caller& caller) const;
   // Tries the request fault rules on the request `outcome` describes, naming `resource`: sets the
   // latency to add, and returns the error to answer instead of serving it, if one fires.
   std::optional<domain::AwsError> InjectedFault(Outcome& outcome, std::string_view resource) const;
