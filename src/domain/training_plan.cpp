@@ -481,6 +481,11 @@ std::string PurchaseStatusAt(const std::vector<Window>& blocks, TimePoint paid_a
   return std::string(ToString(PlanStatusOf(blocks, now)));
 }
 
+PaymentStatus PaymentStatusOf(TimePoint paid_at, TimePoint now, bool fails) {
+  if (now < paid_at) return PaymentStatus::kPending;
+  return fails ? PaymentStatus::kFailed : PaymentStatus::kCompleted;
+}
+
 std::string PlanStatusAt(const Plan& plan, TimePoint now) {
   return PurchaseStatusAt(WindowsOf(plan.blocks), plan.paid_at, now, plan.PaymentFails());
 }
@@ -502,6 +507,13 @@ constexpr WireNames<PlanStatus, 5> kPlanStatuses({{
 }});
 static_assert(kPlanStatuses.Complete());
 
+constexpr WireNames<PaymentStatus, 3> kPaymentStatuses({{
+    {PaymentStatus::kPending, "Pending"},
+    {PaymentStatus::kCompleted, "Completed"},
+    {PaymentStatus::kFailed, "Failed"},
+}});
+static_assert(kPaymentStatuses.Complete());
+
 constexpr WireNames<PlanTarget, 3> kPlanTargets({{
     {PlanTarget::kEndpoint, "endpoint"},
     {PlanTarget::kTrainingJob, "training-job"},
@@ -512,6 +524,7 @@ static_assert(kPlanTargets.Complete());
 }  // namespace
 
 std::string_view ToString(PlanStatus status) { return kPlanStatuses.NameOf(status); }
+std::string_view ToString(PaymentStatus status) { return kPaymentStatuses.NameOf(status); }
 
 std::string PlanStatusAt(const Window& window, TimePoint now) {
   return std::string(ToString(PlanStatusOf(window, now)));

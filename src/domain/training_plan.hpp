@@ -204,6 +204,10 @@ std::string PurchaseStatusAt(const Window& window, TimePoint paid_at, TimePoint 
 std::string PurchaseStatusAt(const std::vector<Window>& blocks, TimePoint paid_at, TimePoint now,
                              bool fails = false);
 std::string_view ToString(PlanStatus status);
+// An extension's PaymentStatus: Pending until `paid_at`, then Failed or Completed.
+enum class PaymentStatus { kPending, kCompleted, kFailed };
+PaymentStatus PaymentStatusOf(TimePoint paid_at, TimePoint now, bool fails);
+std::string_view ToString(PaymentStatus status);
 // The status's wire name: "Pending", "Scheduled", "Active" or "Expired".
 std::string PlanStatusAt(const Window& window, TimePoint now);
 

@@ -50,9 +50,8 @@ void WriteExtension(JsonWriter& out, const Plan::Extension& extension, const Pla
       .TimestampMember("EndDate", extension.window.end)
       .Member("Status", domain::PurchaseStatusAt(extension.window, extension.paid_at, now,
                                                  !extension.payment_failure.empty()))
-      .Member("PaymentStatus", now < extension.paid_at              ? "Pending"
-                               : !extension.payment_failure.empty() ? "Failed"
-                                                                    : "Completed");
+      .Member("PaymentStatus", domain::ToString(domain::PaymentStatusOf(
+                                   extension.paid_at, now, !extension.payment_failure.empty())));
   WriteZone(out, plan.blocks.back().pool.availability_zone);
   out.Member("DurationHours", domain::DurationHours(extension.window))
       .Member("UpfrontFee", extension.upfront_fee)
