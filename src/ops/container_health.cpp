@@ -39,17 +39,12 @@ std::vector<ContainerAddress> ContainerHealth::TakeNewlyAsked() {
 void ContainerHealth::WaitFor(const std::vector<ContainerAddress>& addresses,
                               std::chrono::milliseconds limit) {
   std::unique_lock lock(mutex_);
-  idle_.wait_for(lock, limit, [&] {
+  answered_.wait_for(lock, limit, [&] {
     for (const ContainerAddress& address : addresses) {
       if (asked_.count({address.host, address.port}) != 0) return false;
     }
     return true;
   });
-}
-
-void ContainerHealth::WaitForAnswersForTest() {
-  std::unique_lock lock(mutex_);
-  idle_.wait(lock, [this] { return asked_.empty(); });
 }
 
 void ContainerHealth::Run() {
@@ -65,7 +60,7 @@ void ContainerHealth::Run() {
     const Key key{address.host, address.port};
     answers_[key] = healthy;
     asked_.erase(key);
-    idle_.notify_all();
+    answered_.notify_all();
   }
 }
 

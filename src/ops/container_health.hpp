@@ -43,8 +43,6 @@ class ContainerHealth {
   std::vector<ContainerAddress> TakeNewlyAsked();
   // Waits until none of `addresses` is being checked any more, or `limit` has passed.
   void WaitFor(const std::vector<ContainerAddress>& addresses, std::chrono::milliseconds limit);
-  // Waits until every check asked for has answered.
-  void WaitForAnswersForTest();
 
  private:
   using Key = std::pair<std::string, std::string>;  // host, port
@@ -52,8 +50,8 @@ class ContainerHealth {
 
   const ContainerProbe ping_;
   std::mutex mutex_;
-  std::condition_variable wake_;  // a check was asked for, or the thread must stop
-  std::condition_variable idle_;  // every check asked for has answered
+  std::condition_variable wake_;      // a check was asked for, or the thread must stop
+  std::condition_variable answered_;  // a check has answered
   std::deque<ContainerAddress> queue_;
   std::set<Key> asked_;  // queued or being pinged
   std::vector<ContainerAddress> newly_asked_;

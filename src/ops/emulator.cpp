@@ -186,10 +186,6 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
   return clock_.GetState();
 }
 
-void Emulator::WaitForHealthChecksForTest() {
-  if (health_) health_->WaitForAnswersForTest();
-}
-
 void Emulator::FaultRulesChanged() {
   MutexLock lock(mutex_);
   settled_.written = true;

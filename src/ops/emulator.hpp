@@ -74,10 +74,6 @@ class Emulator {
   // rules added at run time and starts the file's over.
   void Reset();
 
-  // Waits until every container health check asked for has answered: a provisioning that waits
-  // for one then settles at the next request.
-  void WaitForHealthChecksForTest();
-
   // The fault rules in force (thread-safe itself).
   FaultRules& faults() { return faults_; }
   // After the rules changed: the next request settles again, since a node failure may have

@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <utility>
 #include <vector>
 
 #include "domain/capacity_facts.hpp"

@@ -1,5 +1,5 @@
-// The repositories (each kind's record file) are the only writers of their rows, and keep the
-// holdings in memory and the holdings log (the cost ledger's history) in step with every write.
+// The Applier (ops/apply.hpp) is the only writer of the rows, and keeps the holdings in memory and
+// the holdings log (the cost ledger's history) in step with every write.
 // Handlers state their changes as an edit (ops/edit.hpp) that the Emulator applies, without HTTP
 // here: an edit applies in order, an error drops it, and an edit that fails halfway leaves the
 // store, the holdings and the log as they were.
