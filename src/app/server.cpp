@@ -138,7 +138,7 @@ namespace {
 void ApplyInitScenario(const ServerOptions& options, const store::StateStore& store,
                        ops::Emulator& emulator, const protocol::RouterConfig& config) {
   const std::string& path = *options.init_path;
-  if (store.HasResources()) {
+  if (store.Rows().HasResources()) {
     log::Event(spdlog::level::info, "the database already holds resources: --init not applied",
                {{"init", path}});
     return;

@@ -134,8 +134,8 @@ namespace {
 
 // Resources by kind and status: the stored counts, except for the kinds whose status follows the
 // clock, which count their own.
-std::vector<store::StateStore::KindStatusCount> CountResources(const Context& ctx) {
-  std::vector<store::StateStore::KindStatusCount> counted;
+std::vector<store::KindStatusCount> CountResources(const Context& ctx) {
+  std::vector<store::KindStatusCount> counted;
   for (const KindDescriptor* descriptor : Kinds()) {
     if (descriptor->count_by_status == nullptr) continue;
     for (auto& count : descriptor->count_by_status(ctx)) counted.push_back(std::move(count));

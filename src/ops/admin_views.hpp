@@ -83,7 +83,7 @@ class AdminViews {
     std::vector<QuotaLine> quotas;
   };
   struct Census {
-    std::vector<store::StateStore::KindStatusCount> resources;
+    std::vector<store::KindStatusCount> resources;
     CapacityView capacity;
     std::vector<AccountQuotas> quotas;  // by account, then region
     domain::CostLedger costs;           // the whole history up to now

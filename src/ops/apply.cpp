@@ -22,9 +22,9 @@ void Inserted(bool inserted, const store::ResourceKey& key) {
 void Reserve(const Writer& writer, const Reservation& reservation, const std::string& plan_arn) {
   const bool reserved =
       reservation.lapses_at
-          ? writer.ledger.Hold(reservation.pool, reservation.window, reservation.count,
-                               *reservation.lapses_at)
-          : writer.ledger.Reserve(reservation.pool, reservation.window, reservation.count);
+          ? writer.ledger.Write().Hold(reservation.pool, reservation.window, reservation.count,
+                                       *reservation.lapses_at)
+          : writer.ledger.Write().Reserve(reservation.pool, reservation.window, reservation.count);
   if (!reserved) {
     throw std::logic_error("an edit reserves capacity for " + plan_arn + " that is not free");
   }
@@ -45,18 +45,18 @@ std::vector<store::HeldCount> LogEntries(const domain::Holder& holder) {
 // differs from what it held, in the holdings log (the cost ledger's history).
 void PutHolder(const Writer& writer, const store::ResourceKey& key, domain::Holder holder,
                TimePoint at) {
-  const domain::Holder* held = writer.holdings.Find(holder.arn);
+  const domain::Holder* held = writer.holdings.Read().Find(holder.arn);
   const std::vector<domain::Hold> none;
   if ((held != nullptr ? held->holds : none) != holder.holds) {
     writer.store.LogHolds(key, holder.arn, LogEntries(holder), at);
   }
-  writer.holdings.Put(std::move(holder));
+  writer.holdings.Write().Put(std::move(holder));
 }
 
 void RemoveHolder(const Writer& writer, const store::ResourceKey& key, const std::string& arn,
                   TimePoint at) {
-  if (writer.holdings.Find(arn) != nullptr) writer.store.LogHolds(key, arn, {}, at);
-  writer.holdings.Remove(arn);
+  if (writer.holdings.Read().Find(arn) != nullptr) writer.store.LogHolds(key, arn, {}, at);
+  writer.holdings.Write().Remove(arn);
 }
 
 // The writes of a resource that holds instances (an endpoint, a cluster): its row and, in step,
@@ -81,7 +81,7 @@ void EraseHolding(const Writer& writer, TimePoint at, const store::ResourceKey& 
 
 void SaveJob(const Writer& writer, const JobRecord& record, const domain::Job& before) {
   writer.store.Update(EncodeJob(record));
-  writer.holdings.Put(domain::HolderOf(record.job));
+  writer.holdings.Write().Put(domain::HolderOf(record.job));
   // The scheduler may start and end a job within one settling, between two requests: its
   // instances were held from its start to its end whatever the time of the request.
   const domain::Job& job = record.job;
@@ -114,14 +114,14 @@ void ReconcileLog(const Writer& writer, TimePoint now) {
     held.push_back({stretch.instance_type, stretch.plan_arn, stretch.count});
   }
   for (auto& [arn, entry] : logged) std::sort(entry.second.begin(), entry.second.end());
-  for (const domain::Holder* holder : writer.holdings.All()) {
+  for (const domain::Holder* holder : writer.holdings.Read().All()) {
     std::vector<store::HeldCount> held = LogEntries(*holder);
     std::sort(held.begin(), held.end());
     const auto it = logged.find(holder->arn);
     const bool already_logged = it != logged.end() && it->second.second == held;
     if (it != logged.end()) logged.erase(it);
     if (already_logged) continue;
-    if (const auto row = store.FindByArn(holder->arn)) {
+    if (const auto row = store.Rows().FindByArn(holder->arn)) {
       store.LogHolds(row->key, holder->arn, held, now);
     }
   }
@@ -159,7 +159,7 @@ struct ChangeApplier {
   }
   void operator()(const Edit::InsertJob& change) const {
     Inserted(writer.store.Insert(EncodeJob(change.record), change.tags), change.record.key);
-    writer.holdings.Put(domain::HolderOf(change.record.job));
+    writer.holdings.Write().Put(domain::HolderOf(change.record.job));
   }
   void operator()(const Edit::SaveJob& change) const {
     SaveJob(writer, change.record, change.before);
@@ -199,16 +199,18 @@ struct ChangeApplier {
   void operator()(const Edit::DeleteTags& change) const {
     writer.store.DeleteTags(change.arn, change.keys);
   }
-  void operator()(const Edit::ReleaseLapsedHolds&) const { writer.ledger.ReleaseLapsed(at); }
+  void operator()(const Edit::ReleaseLapsedHolds&) const {
+    writer.ledger.Write().ReleaseLapsed(at);
+  }
   void operator()(const Edit::SetPool& change) const {
-    writer.ledger.SetPool(change.key, change.reservable, change.on_demand);
+    writer.ledger.Write().SetPool(change.key, change.reservable, change.on_demand);
     writer.store.PutSetting(
         kPoolChangesSetting,
-        PoolChangesWith(writer.store, change.key, change.reservable, change.on_demand));
+        PoolChangesWith(writer.store.Rows(), change.key, change.reservable, change.on_demand));
   }
   void operator()(const Edit::SetQuotas& change) const {
     writer.store.PutSetting(kQuotasSetting, QuotaSettingsJson(change.quotas).dump());
-    writer.quotas = change.quotas;
+    writer.quotas.Write() = change.quotas;
   }
   void operator()(const Edit::SaveClock& change) const {
     writer.store.PutSetting(kClockSetting, EncodeClock(change.state, change.base_now));
@@ -218,7 +220,7 @@ struct ChangeApplier {
   }
   void operator()(const Edit::EraseEverything&) const {
     writer.store.DeleteEverything();
-    writer.holdings = domain::Holdings();
+    writer.holdings.Write() = domain::Holdings();
   }
   void operator()(const Edit::ReconcileHoldingsLog&) const { ReconcileLog(writer, at); }
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ops/edit.hpp"
+#include "ops/versioned.hpp"
 
 namespace smemu::ops {
 
@@ -17,9 +18,9 @@ namespace smemu::ops {
 // owns all four under its request lock, makes one.
 struct Writer {
   store::StateStore& store;
-  domain::CapacityLedger& ledger;
-  domain::Holdings& holdings;
-  domain::QuotaTable& quotas;
+  Versioned<domain::CapacityLedger>& ledger;
+  Versioned<domain::Holdings>& holdings;
+  Versioned<domain::QuotaTable>& quotas;
 };
 
 class Applier {

@@ -144,7 +144,7 @@ std::optional<ClusterRecord> LoadCluster(const Context& ctx, const std::string& 
   return *shared;
 }
 
-int FailedInstancesOnPlan(const store::StateStore& store, const std::string& account,
+int FailedInstancesOnPlan(const store::Tables& store, const std::string& account,
                           const std::string& region, const std::string& plan_arn,
                           const domain::Window& block) {
   int failed = 0;
@@ -158,7 +158,7 @@ int FailedInstancesOnPlan(const store::StateStore& store, const std::string& acc
   return failed;
 }
 
-std::vector<ClusterRecord> LiveClusters(const store::StateStore& store) {
+std::vector<ClusterRecord> LiveClusters(const store::Tables& store) {
   std::vector<ClusterRecord> clusters;
   for (domain::ClusterStatus status :
        {domain::ClusterStatus::kDeleting, domain::ClusterStatus::kUpdating,

@@ -37,11 +37,11 @@ std::shared_ptr<const ClusterRecord> LoadSharedCluster(const Context& ctx,
                                                        const std::string& name_or_arn);
 
 // Every cluster that may hold instances or change with the clock (all but Failed ones).
-std::vector<ClusterRecord> LiveClusters(const store::StateStore& store);
+std::vector<ClusterRecord> LiveClusters(const store::Tables& store);
 
 // How many instances of the plan `plan_arn` failed under the account's clusters in `region`
 // within `block` (a reserved capacity's window): its unhealthy instances while that block lasts.
-int FailedInstancesOnPlan(const store::StateStore& store, const std::string& account,
+int FailedInstancesOnPlan(const store::Tables& store, const std::string& account,
                           const std::string& region, const std::string& plan_arn,
                           const domain::Window& block);
 
@@ -50,9 +50,9 @@ int FailedInstancesOnPlan(const store::StateStore& store, const std::string& acc
 // Applies every HyperPod cluster transition due at ctx.now (provisioning, updates, nodes following
 // their plans, deletions). Returns when the next one falls due, or nullopt when none will.
 std::optional<TimePoint> SettleClusters(const Context& ctx, Applier& applier);
-void AddClusterHolders(const store::StateStore& store, domain::Holdings& holdings);
+void AddClusterHolders(const store::Tables& store, domain::Holdings& holdings);
 // Clusters Creating claim the instances they are about to take.
-void AddClusterClaims(const store::StateStore& store, const std::string& account,
+void AddClusterClaims(const store::Tables& store, const std::string& account,
                       const std::string& region, std::vector<domain::Hold>& claims);
 
 }  // namespace smemu::ops

@@ -66,14 +66,14 @@ std::optional<TimePoint> SettleClusters(const Context& ctx, Applier& applier) {
       });
 }
 
-void AddClusterHolders(const store::StateStore& store, domain::Holdings& holdings) {
+void AddClusterHolders(const store::Tables& store, domain::Holdings& holdings) {
   for (const ClusterRecord& record : LiveClusters(store)) {
     holdings.Put(domain::HolderOf(record.cluster));
   }
 }
 
 // Clusters Creating claim the instances they are about to take.
-void AddClusterClaims(const store::StateStore& store, const std::string& account,
+void AddClusterClaims(const store::Tables& store, const std::string& account,
                       const std::string& region, std::vector<domain::Hold>& claims) {
   for (const store::ResourceRow& row : store.AllOfKind(
            domain::kClusterKind, std::string(domain::ToString(domain::ClusterStatus::kCreating)))) {

@@ -94,7 +94,8 @@ class ContainerHealth;  // ops/container_health.hpp
 struct Context {
   Caller caller;
   TimePoint now;  // one instant for the whole request
-  const store::StateStore& store;
+  // The rows: a snapshot that never changes, or (under the request lock) the writer's own.
+  const store::Tables& store;
   const domain::CapacityLedger& ledger;
   const domain::Holdings& holdings;  // in step with the store: see ops/lifecycle_records.hpp
   const domain::CapacityConfig& capacity;
@@ -108,6 +109,9 @@ struct Context {
   // The real containers' health checks, run outside the request lock; nullptr when containers
   // are not checked (HostingOptions::probe is empty).
   ContainerHealth* health = nullptr;
+  // The database, for its holdings log; set only under the request lock (nullptr for a read
+  // served from a snapshot).
+  const store::StateStore* history = nullptr;
 };
 
 // A control-plane operation: validated JSON input -> its answer or an AWS error.

@@ -40,7 +40,8 @@ std::vector<domain::PlanBill> PlanBills(const Context& ctx,
 std::vector<domain::HeldSpan> HeldSpans(const Context& ctx, TimePoint from, TimePoint to,
                                         const std::optional<std::string>& account) {
   std::vector<domain::HeldSpan> spans;
-  for (store::HeldStretch& stretch : ctx.store.HeldBetween(from, to, account)) {
+  if (ctx.history == nullptr) throw std::logic_error("the holdings log is read under the lock");
+  for (store::HeldStretch& stretch : ctx.history->HeldBetween(from, to, account)) {
     spans.push_back({std::move(stretch.arn), std::move(stretch.name), std::move(stretch.kind),
                      std::move(stretch.account), std::move(stretch.region),
                      std::move(stretch.instance_type), std::move(stretch.plan_arn), stretch.count,

@@ -29,7 +29,7 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   AddTagHandlers(handlers_);
   invoke_endpoint_ = &ops::InvokeEndpoint;
   if (!clock_start.start) {
-    if (auto saved = store_.GetSetting(kClockSetting)) {
+    if (auto saved = store_.Rows().GetSetting(kClockSetting)) {
       const VirtualClock::State state = DecodeClock(*saved, base_clock_.Now());
       clock_.Reset(state.now, state.frozen);
     }
@@ -44,30 +44,83 @@ Emulator::Emulator(store::StateStore& store, const Clock& base_clock, ClockStart
   }
   // The writes above are the last of the start; every write from here on is acknowledged.
   store_.EndStartup();
+  PublishLocked();
 }
 
 void Emulator::RebuildLedgerLocked() {
-  ledger_ = domain::CapacityLedger();
+  domain::CapacityLedger& ledger = ledger_.Write();
+  ledger = domain::CapacityLedger();
   for (const domain::PoolSpec& pool : capacity_.pools) {
-    ledger_.SetPool(pool.key, pool.reservable, pool.on_demand);
+    ledger.SetPool(pool.key, pool.reservable, pool.on_demand);
   }
-  ApplySavedPoolChanges(store_, ledger_);
+  ApplySavedPoolChanges(store_.Rows(), ledger);
   std::map<domain::PoolKey, std::vector<domain::Commitment>> sold;
   std::vector<PlanCommitment> held;  // purchases whose payment has yet to fail
   const TimePoint now = clock_.Now();
-  ForEachStoredPlanCommitment(store_, [&sold, &held, now](const PlanCommitment& plan) {
+  ForEachStoredPlanCommitment(store_.Rows(), [&sold, &held, now](const PlanCommitment& plan) {
     if (!plan.lapses_at) {
       sold[plan.pool].push_back({plan.window, plan.count});
     } else if (now < *plan.lapses_at) {
       held.push_back(plan);
     }
   });
-  for (const auto& [pool, commitments] : sold) ledger_.Restore(pool, commitments);
+  for (const auto& [pool, commitments] : sold) ledger.Restore(pool, commitments);
   for (const PlanCommitment& plan : held) {
-    ledger_.RestoreHold(plan.pool, plan.window, plan.count, *plan.lapses_at);
+    ledger.RestoreHold(plan.pool, plan.window, plan.count, *plan.lapses_at);
   }
-  holdings_ = HoldingsFromStore(store_);
+  holdings_.Write() = HoldingsFromStore(store_.Rows());
 }
+
+void Emulator::RollBackMemoryLocked() {
+  ledger_.Restore();
+  holdings_.Restore();
+  quotas_.Restore();
+}
+
+void Emulator::PublishLocked() {
+  auto version = std::make_shared<Version>();
+  version->rows = std::make_shared<const store::Tables>(store_.Rows());
+  version->ledger = ledger_.Snapshot();
+  version->holdings = holdings_.Snapshot();
+  version->quotas = quotas_.Snapshot();
+  version->settled = settled_;
+  version->at = clock_.Now();
+  published_.store(std::move(version));
+}
+
+template <typename Serve>
+auto Emulator::OnSnapshot(const Caller& caller, Serve&& serve)
+    -> std::optional<decltype(serve(std::declval<Context&>()))> {
+  const std::shared_ptr<const Version> version = published_.load();
+  // Not before the version: a writer may have read the clock after this thread did.
+  const TimePoint now = std::max(clock_.Now(), version->at);
+  if (!version->settled.SettledAsOf(now)) return std::nullopt;
+  Edit edit;
+  OfferingBook remembered;
+  Context ctx{caller,
+              now,
+              *version->rows,
+              *version->ledger,
+              *version->holdings,
+              capacity_,
+              *version->quotas,
+              remembered,
+              hosting_,
+              edit,
+              faults_};
+  auto result = serve(ctx);
+  if (!edit.empty() || remembered.size() != 0) return std::nullopt;
+  return result;
+}
+
+namespace {
+
+// The control-plane operations that only read: served from a snapshot when it is settled.
+bool OnlyReads(const std::string& operation) {
+  return operation.starts_with("Describe") || operation.starts_with("List");
+}
+
+}  // namespace
 
 bool Emulator::Emulates(const std::string& operation) const {
   return handlers_.find(operation) != handlers_.end();
@@ -78,33 +131,33 @@ void Emulator::SetHandlerForTest(const std::string& operation, Handler handler) 
 }
 
 Context Emulator::MakeContextLocked(const Caller& caller, Edit& edit) {
-  Context ctx{caller,  clock_.Now(), store_,   ledger_, holdings_, capacity_,
-              quotas_, offerings_,   hosting_, edit,    faults_,   health_.get()};
+  Context ctx{caller,    clock_.Now(),   store_.Rows(), ledger_.Read(), holdings_.Read(),
+              capacity_, quotas_.Read(), offerings_,    hosting_,       edit,
+              faults_,   health_.get(),  &store_};
   SettleLocked(ctx);  // transitions that fell due before this request are applied first
   return ctx;
 }
 
-bool Emulator::SettledAsOf(TimePoint now) const {
-  return !settled_.written && (!settled_.next_due || now < *settled_.next_due);
-}
-
 void Emulator::SettleLocked(const Context& ctx) {
-  if (SettledAsOf(ctx.now)) return;
+  if (settled_.SettledAsOf(ctx.now)) return;
   Applier applier = ApplierLocked();
   settled_ = {false, SettleEverything(ctx, applier)};
 }
 
 domain::Result<Answer> Emulator::Invoke(const std::string& operation, const nlohmann::json& input,
                                         const Caller& caller) {
+  // Like the model's constraints, the reserved tag prefix is checked before any handler runs.
+  if (auto tags = CheckRequestTags(input); !tags) return domain::Result<Answer>(tags.error());
+  const Handler& handler = handlers_.at(operation);
+  if (OnlyReads(operation)) {
+    auto answer = OnSnapshot(caller, [&](Context& ctx) { return handler(input, ctx); });
+    if (answer) return std::move(*answer);
+  }
   return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
     return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-      // Like the model's constraints, the reserved tag prefix is checked before any handler runs.
-      if (auto tags = CheckRequestTags(input); !tags) {
-        return domain::Result<Answer>(tags.error());
-      }
       Edit edit;
       Context ctx = MakeContextLocked(caller, edit);
-      auto result = handlers_.at(operation)(input, ctx);
+      auto result = handler(input, ctx);
       wrote = result && !edit.empty();
       // An error changes nothing, and a read has nothing to apply or settle. Otherwise the
       // handler's change is applied, then what it changed settles at once: an endpoint or cluster
@@ -122,9 +175,11 @@ domain::Result<Answer> Emulator::Invoke(const std::string& operation, const nloh
 domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& request,
                                                         const Caller& caller) {
   InvokeRequest numbered = request;
+  numbered.sequence = ++invocations_;
+  auto answer = OnSnapshot(caller, [&](Context& ctx) { return invoke_endpoint_(numbered, ctx); });
+  if (answer) return std::move(*answer);
   return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
     wrote = false;
-    if (numbered.sequence == 0) numbered.sequence = ++invocations_;  // once, if served twice
     return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
       Edit unused;  // an invocation changes nothing
       Context ctx = MakeContextLocked(caller, unused);
@@ -140,6 +195,7 @@ void Emulator::SettleAfterHealthChecks() {
     MakeContextLocked(Caller{}, unused);  // settles what the answers decide
     return true;
   });
+  PublishLocked();
 }
 
 store::GroupCommitter::Batch Emulator::CloseBatch() {
@@ -149,6 +205,7 @@ store::GroupCommitter::Batch Emulator::CloseBatch() {
   if (!failure.empty()) {
     settled_ = {};
     RebuildLedgerLocked();
+    PublishLocked();
   }
   return {covers, std::move(failure)};
 }
@@ -162,7 +219,7 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
   // Time never runs backwards for a resource. With none (a new server, or after a reset) there is
   // nothing to protect, so a scenario or a test may start its story at any date, past ones too.
   const bool backwards = target < before.now;
-  if (backwards && store_.HasResources()) {
+  if (backwards && store_.Rows().HasResources()) {
     return domain::ValidationException(
         "The clock cannot move backwards: " + domain::FormatIso8601(target) +
         " is before the current " + domain::FormatIso8601(before.now) + ".");
@@ -183,39 +240,40 @@ domain::Result<VirtualClock::State> Emulator::ChangeClock(const ClockChange& cha
   if (change.set_to || change.advance_by) clock_.Set(target);
   if (change.frozen) clock_.SetFrozen(*change.frozen);
   PersistClockLocked();
+  PublishLocked();
   return clock_.GetState();
 }
 
 void Emulator::FaultRulesChanged() {
   MutexLock lock(mutex_);
   settled_.written = true;
+  PublishLocked();
 }
 
 void Emulator::Reset() {
   MutexLock lock(mutex_);
   ApplyLocked(Edit::EraseEverything{});
   settled_ = {};
-  quotas_ = starting_quotas_;
+  quotas_.Write() = starting_quotas_;
   clock_.Reset(clock_start_.start.value_or(base_clock_.Now()), clock_start_.frozen);
   PersistClockLocked();
   RebuildLedgerLocked();
   offerings_.clear();
   faults_.Reset();
+  PublishLocked();
 }
 
 void Emulator::SetStartingQuotas(domain::QuotaTable quotas) {
   MutexLock lock(mutex_);
   starting_quotas_ = std::move(quotas);
-  quotas_ = starting_quotas_;
-  if (auto saved = store_.GetSetting(kQuotasSetting)) {
-    quotas_ = codec::DecodingSetting(kQuotasSetting, *saved, &QuotaTableFromJson);
+  quotas_.Write() = starting_quotas_;
+  if (auto saved = store_.Rows().GetSetting(kQuotasSetting)) {
+    quotas_.Write() = codec::DecodingSetting(kQuotasSetting, *saved, &QuotaTableFromJson);
   }
+  PublishLocked();
 }
 
-domain::QuotaTable Emulator::GetQuotas() const {
-  MutexLock lock(mutex_);
-  return quotas_;
-}
+domain::QuotaTable Emulator::GetQuotas() const { return *published_.load()->quotas; }
 
 domain::QuotaTable Emulator::ChangeQuotas(const QuotaDocument& change) {
   return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
@@ -224,13 +282,13 @@ domain::QuotaTable Emulator::ChangeQuotas(const QuotaDocument& change) {
       Edit unused;
       // What fell due happened under the old quotas.
       const Context ctx = MakeContextLocked(Caller{}, unused);
-      domain::QuotaTable changed = quotas_;
+      domain::QuotaTable changed = quotas_.Read();
       ApplyQuotaDocument(change, changed);
       Applier applier = ApplierLocked();
       applier.Apply(Edit::SetQuotas{std::move(changed)}, ctx.now);
       settled_ = {};
       SettleWaiting(ctx, applier);  // a waiting job may fit a quota that grew
-      return quotas_;
+      return quotas_.Read();
     });
   });
 }

@@ -1,9 +1,13 @@
-// Emulator: the operation layer's front door. It owns the table of operation handlers and runs each
-// request under one lock, so the store (and, later, the capacity ledger) see one caller at a time.
+// Emulator: the operation layer's front door. It owns the table of operation handlers. Writes run
+// one at a time under the request lock, and each one that commits installs the next immutable
+// version of the state (the rows, the ledger, the holdings, the quotas, and when settling next
+// falls due). Reads (Describe*, List*, invocations) run on the version installed last, on the
+// caller's thread, without the lock, while nothing has fallen due since it was installed.
 // It also serves the emulator's own admin actions: the virtual clock and reset.
 // Thread-safe: any transport thread may call any method.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +23,7 @@
 #include "ops/context.hpp"
 #include "ops/edit.hpp"
 #include "ops/faults.hpp"
+#include "ops/versioned.hpp"
 #include "smemu/clock.hpp"
 #include "smemu/mutex.hpp"
 #include "store/group_commit.hpp"
@@ -84,7 +89,7 @@ class Emulator {
   // A table changed since (ChangeQuotas) and kept in the store wins at start.
   // REQUIRES: no request is being served.
   void SetStartingQuotas(domain::QuotaTable quotas);
-  domain::QuotaTable GetQuotas() const;
+  domain::QuotaTable GetQuotas() const;  // without the lock
   // Applies `change` (see ops/quota_document.hpp), keeps the result in the store, and lets waiting
   // jobs start if a quota grew.
   domain::QuotaTable ChangeQuotas(const QuotaDocument& change);
@@ -133,6 +138,7 @@ class Emulator {
     auto once = [&] {
       MutexLock lock(mutex_);
       auto result = locked(wrote);
+      PublishLocked();
       if (health_) asked = health_->TakeNewlyAsked();
       return result;
     };
@@ -144,11 +150,25 @@ class Emulator {
     return result;
   }
   void SettleAfterHealthChecks() SMEMU_EXCLUDES(mutex_);
+
+  // Installs the state as the lock holder left it, for reads to take. Called as every locked
+  // section ends, outside any transaction.
+  void PublishLocked() SMEMU_REQUIRES(mutex_);
+  // Runs `serve(ctx)` on the version installed last, when it is settled as of now: nothing written
+  // or fallen due since. nullopt when it is not, or when the read turned out to change something
+  // (an edit, a search remembered): the caller then serves it under the lock.
+  template <typename Serve>
+  auto OnSnapshot(const Caller& caller, Serve&& serve)
+      -> std::optional<decltype(serve(std::declval<Context&>()))>;
   void PersistClockLocked() SMEMU_REQUIRES(mutex_);
   // Applies one change at the clock's now (the emulator's own: the clock, a reset, the start).
   void ApplyLocked(const Edit::Change& change) SMEMU_REQUIRES(mutex_);
-  // Rebuilds what memory keeps beside the store (the ledger and the holdings) from the store.
+  // Rebuilds what memory keeps beside the store (the ledger and the holdings) from the store:
+  // at start, after a reset, and when the database lost a batch of writes.
   void RebuildLedgerLocked() SMEMU_REQUIRES(mutex_);
+  // Puts what memory keeps beside the store back as the last installed version had it: a
+  // rolled-back transaction leaves the store as that version had it too.
+  void RollBackMemoryLocked() SMEMU_REQUIRES(mutex_);
   // A context at the clock's now whose changes go to `edit`, with everything due by then settled.
   Context MakeContextLocked(const Caller& caller, Edit& edit) SMEMU_REQUIRES(mutex_);
   // The one write path (ops/apply.hpp): settling, edits and admin changes go through it.
@@ -159,10 +179,9 @@ class Emulator {
   // nothing was written since and nothing has fallen due (settled_). Most requests are reads
   // between writes, and settling reads every resource in transition.
   void SettleLocked(const Context& ctx) SMEMU_REQUIRES(mutex_);
-  bool SettledAsOf(TimePoint now) const SMEMU_REQUIRES(mutex_);
   // Runs `work` (settling and a handler) as one store transaction: a request's writes land
-  // together or not at all. If it throws, the rollback is followed by a ledger rebuild, since
-  // the in-memory ledger may have taken commitments the store no longer has.
+  // together or not at all. If it throws, the store rolls its rows back, and what memory keeps
+  // beside them goes back to the last installed version with them.
   template <typename Work>
   auto InOneTransactionLocked(Work&& work) SMEMU_REQUIRES(mutex_) {
     try {
@@ -172,7 +191,7 @@ class Emulator {
       return result;
     } catch (...) {
       settled_ = {};  // settling done in the transaction was rolled back with it
-      RebuildLedgerLocked();
+      RollBackMemoryLocked();
       store_.RethrowNamingTheFile();
     }
   }
@@ -187,17 +206,17 @@ class Emulator {
   // Written only before the first request (the constructor, SetHandlerForTest).
   std::map<std::string, Handler, std::less<>> handlers_;
   RuntimeHandler invoke_endpoint_;
-  domain::CapacityConfig capacity_ SMEMU_GUARDED_BY(mutex_);
+  const domain::CapacityConfig capacity_;
   domain::QuotaTable starting_quotas_ SMEMU_GUARDED_BY(mutex_);
-  domain::QuotaTable quotas_ SMEMU_GUARDED_BY(mutex_);
-  domain::CapacityLedger ledger_ SMEMU_GUARDED_BY(mutex_);
+  Versioned<domain::QuotaTable> quotas_ SMEMU_GUARDED_BY(mutex_);
+  Versioned<domain::CapacityLedger> ledger_ SMEMU_GUARDED_BY(mutex_);
   // In step with the store's endpoints, jobs and clusters.
-  domain::Holdings holdings_ SMEMU_GUARDED_BY(mutex_);
+  Versioned<domain::Holdings> holdings_ SMEMU_GUARDED_BY(mutex_);
   OfferingBook offerings_ SMEMU_GUARDED_BY(mutex_);
   const HostingOptions hosting_;
   FaultRules faults_;
   // Numbers invocations for the traffic split.
-  std::uint64_t invocations_ SMEMU_GUARDED_BY(mutex_) = 0;
+  std::atomic<std::uint64_t> invocations_{0};
   // The schedule: whether anything was written since the last settling (an applied edit, an admin
   // change, a reset, a rollback: every write goes through this class), and when the next
   // endpoint, cluster or job event falls due by time alone. Until one of them happens, a request
@@ -205,7 +224,18 @@ class Emulator {
   struct Schedule {
     bool written = true;  // settle at the next request
     std::optional<TimePoint> next_due;
+    bool SettledAsOf(TimePoint now) const { return !written && (!next_due || now < *next_due); }
   } settled_ SMEMU_GUARDED_BY(mutex_);
+  struct Version {
+    std::shared_ptr<const store::Tables> rows;
+    std::shared_ptr<const domain::CapacityLedger> ledger;
+    std::shared_ptr<const domain::Holdings> holdings;
+    std::shared_ptr<const domain::QuotaTable> quotas;
+    Schedule settled;
+    TimePoint at{};  // the clock's time when it was installed
+  };
+  // The version reads take; replaced, never changed, by PublishLocked.
+  std::atomic<std::shared_ptr<const Version>> published_;
   // Pings real containers off the request lock; null without HostingOptions::probe. Last, so its
   // thread stops before anything it might touch goes.
   std::unique_ptr<ContainerHealth> health_;

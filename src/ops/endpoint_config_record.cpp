@@ -59,7 +59,7 @@ EndpointConfigRecord DecodeEndpointConfig(const store::ResourceRow& row) {
   });
 }
 
-std::optional<EndpointConfigRecord> LoadEndpointConfig(const store::StateStore& store,
+std::optional<EndpointConfigRecord> LoadEndpointConfig(const store::Tables& store,
                                                        const store::ResourceKey& key) {
   return store.GetDecoded<EndpointConfigRecord>(key, &DecodeEndpointConfig);
 }

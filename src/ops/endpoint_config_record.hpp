@@ -29,7 +29,7 @@ store::ResourceRow EncodeEndpointConfig(const EndpointConfigRecord& record);
 EndpointConfigRecord DecodeEndpointConfig(const store::ResourceRow& row);
 
 // The config stored under `key`, decoded once per stored version.
-std::optional<EndpointConfigRecord> LoadEndpointConfig(const store::StateStore& store,
+std::optional<EndpointConfigRecord> LoadEndpointConfig(const store::Tables& store,
                                                        const store::ResourceKey& key);
 
 // A variant's members that an endpoint keeps as its config gave them, in the endpoint's record

@@ -310,14 +310,14 @@ std::optional<TimePoint> SettleEndpoints(const Context& ctx, Applier& applier) {
       });
 }
 
-void AddEndpointHolders(const store::StateStore& store, domain::Holdings& holdings) {
+void AddEndpointHolders(const store::Tables& store, domain::Holdings& holdings) {
   for (const store::ResourceRow& row : store.AllOfKind(domain::kEndpointKind)) {
     holdings.Put(domain::HolderOf(EndpointFromRow(row).endpoint));
   }
 }
 
 // Endpoints Creating or Updating claim the instances they are about to take.
-void AddEndpointClaims(const store::StateStore& store, const std::string& account,
+void AddEndpointClaims(const store::Tables& store, const std::string& account,
                        const std::string& region, std::vector<domain::Hold>& claims) {
   for (domain::EndpointStatus status :
        {domain::EndpointStatus::kCreating, domain::EndpointStatus::kUpdating}) {

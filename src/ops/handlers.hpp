@@ -27,9 +27,9 @@ struct PlanCommitment {
 
 // Every sold plan of every account, in no particular order (rebuilding the ledger, the admin
 // view).
-std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store);
+std::vector<PlanCommitment> StoredPlanCommitments(const store::Tables& store);
 // The same, each passed to `visit` in turn (the value is reused): rebuilding the ledger at start.
-void ForEachStoredPlanCommitment(const store::StateStore& store,
+void ForEachStoredPlanCommitment(const store::Tables& store,
                                  const std::function<void(const PlanCommitment&)>& visit);
 
 // sagemaker-runtime InvokeEndpoint.

@@ -93,7 +93,7 @@ std::optional<TimePoint> SettleJobs(const Context& ctx, Applier& applier) {
 }
 
 template <domain::JobKind kJobKind>
-void AddJobHolders(const store::StateStore& store, domain::Holdings& holdings) {
+void AddJobHolders(const store::Tables& store, domain::Holdings& holdings) {
   for (const JobRecord& record : LiveJobs(store, kJobKind)) {
     holdings.Put(domain::HolderOf(record.job));
   }

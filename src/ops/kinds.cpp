@@ -106,7 +106,7 @@ std::string StateSections(const StateQuery& query) {
   return out.Text();
 }
 
-domain::Holdings HoldingsFromStore(const store::StateStore& store) {
+domain::Holdings HoldingsFromStore(const store::Tables& store) {
   domain::Holdings holdings;
   for (const KindDescriptor* descriptor : Kinds()) {
     if (descriptor->add_holders != nullptr) descriptor->add_holders(store, holdings);

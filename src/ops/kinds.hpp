@@ -42,10 +42,10 @@ struct KindDescriptor {
   // settler; it runs once per settling.
   Settler settle = nullptr;
   // Adds what its stored resources hold now (after a start, a rollback or a reset).
-  void (*add_holders)(const store::StateStore& store, domain::Holdings& holdings) = nullptr;
+  void (*add_holders)(const store::Tables& store, domain::Holdings& holdings) = nullptr;
   // Adds the instances its resources of `account` in `region` are about to take (Creating
   // endpoints and clusters): quota checks count them as used.
-  void (*add_claims)(const store::StateStore& store, const std::string& account,
+  void (*add_claims)(const store::Tables& store, const std::string& account,
                      const std::string& region, std::vector<domain::Hold>& claims) = nullptr;
   // Its resources count against the account's service quotas (instances or plans): the metrics
   // show the quotas of every account and region that has one.
@@ -58,7 +58,7 @@ struct KindDescriptor {
   // For a kind whose status follows the clock rather than the stored column: its rows counted by
   // kind and status at ctx.now, for every row kind it writes (a plan writes its reserved capacity
   // too). The census takes these in place of the stored counts of those row kinds.
-  std::vector<store::StateStore::KindStatusCount> (*count_by_status)(const Context& ctx) = nullptr;
+  std::vector<store::KindStatusCount> (*count_by_status)(const Context& ctx) = nullptr;
 };
 
 // Every kind, in settle order.
@@ -78,7 +78,7 @@ std::optional<TimePoint> SettleAtNow(const Context& ctx, Applier& applier);
 std::optional<TimePoint> SettleWaiting(const Context& ctx, Applier& applier);
 
 // What every resource in the store holds.
-domain::Holdings HoldingsFromStore(const store::StateStore& store);
+domain::Holdings HoldingsFromStore(const store::Tables& store);
 
 // Every kind's section of the dashboard's state, each a list of entries (ops/state_view.hpp): the
 // JSON text of one object, written straight from the records (10,000 plans are megabytes).

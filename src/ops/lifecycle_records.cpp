@@ -253,7 +253,7 @@ std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& k
   return JobFromRow(*row);
 }
 
-std::vector<JobRecord> LiveJobs(const store::StateStore& store, domain::JobKind kind) {
+std::vector<JobRecord> LiveJobs(const store::Tables& store, domain::JobKind kind) {
   std::vector<JobRecord> jobs;
   for (domain::JobStatus status : {domain::JobStatus::kInProgress, domain::JobStatus::kStopping}) {
     for (const store::ResourceRow& row : store.AllOfKind(domain::WireName(ResourceKindOf(kind)),
@@ -264,7 +264,7 @@ std::vector<JobRecord> LiveJobs(const store::StateStore& store, domain::JobKind 
   return jobs;
 }
 
-std::vector<JobRecord> LiveJobs(const store::StateStore& store) {
+std::vector<JobRecord> LiveJobs(const store::Tables& store) {
   std::vector<JobRecord> jobs = LiveJobs(store, domain::JobKind::kTraining);
   std::vector<JobRecord> processing = LiveJobs(store, domain::JobKind::kProcessing);
   jobs.insert(jobs.end(), std::make_move_iterator(processing.begin()),
@@ -272,7 +272,7 @@ std::vector<JobRecord> LiveJobs(const store::StateStore& store) {
   return jobs;
 }
 
-std::vector<domain::PreferenceJob> JobsWithPreferences(const store::StateStore& store,
+std::vector<domain::PreferenceJob> JobsWithPreferences(const store::Tables& store,
                                                        const std::optional<std::string>& account) {
   std::vector<domain::PreferenceJob> jobs;
   for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {

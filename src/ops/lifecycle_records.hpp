@@ -60,11 +60,11 @@ store::ResourceRow EncodeJob(const JobRecord& record);
 JobRecord JobFromRow(const store::ResourceRow& row);
 std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& key);
 // Every job that may still hold instances (InProgress or Stopping), of both kinds.
-std::vector<JobRecord> LiveJobs(const store::StateStore& store);
-std::vector<JobRecord> LiveJobs(const store::StateStore& store, domain::JobKind kind);
+std::vector<JobRecord> LiveJobs(const store::Tables& store);
+std::vector<JobRecord> LiveJobs(const store::Tables& store, domain::JobKind kind);
 // Every job (of `account`, or of all) that started and had more than one option to start on:
 // the cost ledger tells which of them fell back from their first preference.
-std::vector<domain::PreferenceJob> JobsWithPreferences(const store::StateStore& store,
+std::vector<domain::PreferenceJob> JobsWithPreferences(const store::Tables& store,
                                                        const std::optional<std::string>& account);
 
 }  // namespace smemu::ops

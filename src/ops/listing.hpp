@@ -150,13 +150,15 @@ class SummaryText {
   mutable std::string text_;
 };
 
-// What a listing keeps with a row (StateStore::RowMemo): the text of its summary, for as long as
+// What a listing keeps with a row (Tables::RowMemo): the text of its summary, for as long as
 // what the summary shows besides the row (`Shown`: a status that follows the clock, the
-// instances in use) stays the same. A write to the row drops it with the row. Under the lock.
+// instances in use) stays the same. A write to the row makes a new row without it. Listings on
+// several threads share it.
 template <class Shown>
 class SummaryMemo {
  public:
   std::shared_ptr<const SummaryText> For(const Shown& shown) {
+    std::lock_guard<std::mutex> lock(mutex_);
     if (!text_ || !(shown_ == shown)) {
       shown_ = shown;
       text_ = std::make_shared<const SummaryText>();
@@ -165,6 +167,7 @@ class SummaryMemo {
   }
 
  private:
+  std::mutex mutex_;
   Shown shown_{};
   std::shared_ptr<const SummaryText> text_;
 };

@@ -19,8 +19,7 @@ ModelRecord DecodeModel(const store::ResourceRow& row) {
   });
 }
 
-std::optional<ModelRecord> LoadModel(const store::StateStore& store,
-                                     const store::ResourceKey& key) {
+std::optional<ModelRecord> LoadModel(const store::Tables& store, const store::ResourceKey& key) {
   const auto row = store.Get(key);
   if (!row) return std::nullopt;
   return DecodeModel(*row);
@@ -41,7 +40,7 @@ json EnvironmentOf(const ModelRecord& model) {
 
 }  // namespace
 
-std::optional<json> LoadModelEnvironment(const store::StateStore& store,
+std::optional<json> LoadModelEnvironment(const store::Tables& store,
                                          const store::ResourceKey& key) {
   // Its own type, so that no other value decoded from a model's row is taken for it.
   struct Environment {

@@ -22,12 +22,12 @@ ModelRecord DecodeModel(const store::ResourceRow& row);
 
 // The model stored under `key`. DescribeModel answers with a copy of its document anyway: decoding
 // it again costs less than keeping it and copying it.
-std::optional<ModelRecord> LoadModel(const store::StateStore& store, const store::ResourceKey& key);
+std::optional<ModelRecord> LoadModel(const store::Tables& store, const store::ResourceKey& key);
 
 // The Environment of the primary container (or of the first container) of the model stored under
 // `key`, decoded once per stored version (every invocation reads it); nullopt when there is no
 // such model.
-std::optional<nlohmann::json> LoadModelEnvironment(const store::StateStore& store,
+std::optional<nlohmann::json> LoadModelEnvironment(const store::Tables& store,
                                                    const store::ResourceKey& key);
 
 }  // namespace smemu::ops

@@ -180,11 +180,11 @@ std::string ReservedCapacityArn(const Caller& caller, const std::string& id) {
 
 domain::Owner OwnerOf(const Caller& caller) { return {caller.account, caller.region}; }
 
-std::optional<Plan> LoadPlan(const store::StateStore& store, const store::ResourceKey& key) {
+std::optional<Plan> LoadPlan(const store::Tables& store, const store::ResourceKey& key) {
   return store.GetDecoded<Plan>(key, &PlanFromRow);
 }
 
-std::optional<Plan> PlanByArn(const store::StateStore& store, const domain::Owner& owner,
+std::optional<Plan> PlanByArn(const store::Tables& store, const domain::Owner& owner,
                               const std::string& arn) {
   const Caller as_owner{owner.account, owner.region, ""};
   const std::string prefix = SageMakerArn(as_owner, domain::kPlanKind, "");
@@ -197,7 +197,7 @@ std::optional<Plan> PlanByArn(const Context& ctx, const std::string& arn) {
   return PlanByArn(ctx.store, OwnerOf(ctx.caller), arn);
 }
 
-std::optional<Plan> PlanByReservationArn(const store::StateStore& store, const domain::Owner& owner,
+std::optional<Plan> PlanByReservationArn(const store::Tables& store, const domain::Owner& owner,
                                          const std::string& arn) {
   if (auto plan = PlanByArn(store, owner, arn)) return plan;
   const Caller as_owner{owner.account, owner.region, ""};

@@ -34,15 +34,15 @@ store::PlanCapacity CapacityOf(const Plan& plan);
 std::string ReservedCapacityArn(const Caller& caller, const std::string& id);
 
 // The plan of `key`, decoded once per stored version (StateStore::GetDecoded).
-std::optional<Plan> LoadPlan(const store::StateStore& store, const store::ResourceKey& key);
+std::optional<Plan> LoadPlan(const store::Tables& store, const store::ResourceKey& key);
 
 // The owner's plan named by its training-plan ARN (same account and region), if any.
-std::optional<Plan> PlanByArn(const store::StateStore& store, const domain::Owner& owner,
+std::optional<Plan> PlanByArn(const store::Tables& store, const domain::Owner& owner,
                               const std::string& arn);
 std::optional<Plan> PlanByArn(const Context& ctx, const std::string& arn);
 
 // The owner's plan named by a training-plan ARN or by the ARN of its reserved capacity.
-std::optional<Plan> PlanByReservationArn(const store::StateStore& store, const domain::Owner& owner,
+std::optional<Plan> PlanByReservationArn(const store::Tables& store, const domain::Owner& owner,
                                          const std::string& arn);
 std::optional<Plan> PlanByReservationArn(const Context& ctx, const std::string& arn);
 

@@ -7,7 +7,7 @@
 
 namespace smemu::ops {
 
-void ApplySavedPoolChanges(const store::StateStore& store, domain::CapacityLedger& ledger) {
+void ApplySavedPoolChanges(const store::Tables& store, domain::CapacityLedger& ledger) {
   const auto saved = store.GetSetting(kPoolChangesSetting);
   if (!saved) return;
   codec::DecodingSetting(kPoolChangesSetting, *saved, [&ledger](const nlohmann::json& changes) {
@@ -19,8 +19,8 @@ void ApplySavedPoolChanges(const store::StateStore& store, domain::CapacityLedge
   });
 }
 
-std::string PoolChangesWith(const store::StateStore& store, const domain::PoolKey& key,
-                            int reservable, int on_demand) {
+std::string PoolChangesWith(const store::Tables& store, const domain::PoolKey& key, int reservable,
+                            int on_demand) {
   nlohmann::json saved = nlohmann::json::array();
   if (auto previous = store.GetSetting(kPoolChangesSetting)) {
     saved = codec::DecodingSetting(kPoolChangesSetting, *previous,

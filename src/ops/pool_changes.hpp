@@ -18,9 +18,9 @@ struct PoolChange {
 };
 
 // Sets every changed pool in `ledger` as the saved changes say, oldest first.
-void ApplySavedPoolChanges(const store::StateStore& store, domain::CapacityLedger& ledger);
+void ApplySavedPoolChanges(const store::Tables& store, domain::CapacityLedger& ledger);
 // The saved changes (the setting kPoolChangesSetting) with one more, the counts it results in.
-std::string PoolChangesWith(const store::StateStore& store, const domain::PoolKey& key,
-                            int reservable, int on_demand);
+std::string PoolChangesWith(const store::Tables& store, const domain::PoolKey& key, int reservable,
+                            int on_demand);
 
 }  // namespace smemu::ops

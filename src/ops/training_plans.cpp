@@ -126,7 +126,7 @@ void AddPlanState(const StateQuery& query, JsonWriter& entries) {
 
 }  // namespace training_plans
 
-void ForEachStoredPlanCommitment(const store::StateStore& store,
+void ForEachStoredPlanCommitment(const store::Tables& store,
                                  const std::function<void(const PlanCommitment&)>& visit) {
   PlanCommitment commitment;
   store.ForEachPlanCapacity([&](const store::PlanCapacity& plan) {
@@ -141,7 +141,7 @@ void ForEachStoredPlanCommitment(const store::StateStore& store,
   });
 }
 
-std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store) {
+std::vector<PlanCommitment> StoredPlanCommitments(const store::Tables& store) {
   std::vector<PlanCommitment> commitments;
   ForEachStoredPlanCommitment(store, [&commitments](const PlanCommitment& commitment) {
     commitments.push_back(commitment);
@@ -152,7 +152,7 @@ std::vector<PlanCommitment> StoredPlanCommitments(const store::StateStore& store
 // Plans hold no instances themselves (what runs on them does), but they count against the
 // account's plan quotas.
 // A plan's status, and its reserved capacity's, follow the clock: counted from the windows.
-std::vector<store::StateStore::KindStatusCount> CountPlansByStatus(const Context& ctx) {
+std::vector<store::KindStatusCount> CountPlansByStatus(const Context& ctx) {
   std::map<std::string, long long> plans;
   std::map<std::string, long long> capacities;
   for (const store::PlanCapacity& plan : ctx.store.AllPlanCapacity()) {
@@ -163,7 +163,7 @@ std::vector<store::StateStore::KindStatusCount> CountPlansByStatus(const Context
       ++capacities[domain::PurchaseStatusAt(block.window, plan.paid, ctx.now, plan.payment_fails)];
     }
   }
-  std::vector<store::StateStore::KindStatusCount> counts;
+  std::vector<store::KindStatusCount> counts;
   for (const auto& [status, count] : plans) counts.push_back({domain::kPlanKind, status, count});
   for (const auto& [status, count] : capacities) {
     counts.push_back({domain::kCapacityKind, status, count});

@@ -115,6 +115,7 @@ StateStore::StateStore(const std::string& path) : path_(path) {
     }
     db_->setBusyTimeout(5000);
     Migrate();
+    tables_ = LoadTables();
   } catch (const SQLite::Exception& e) {
     if (e.getErrorCode() == SQLITE_BUSY) {
       throw std::runtime_error("cannot open database '" + path +
@@ -151,7 +152,7 @@ std::string StateStore::CommitBatch() {
               std::to_string(e.getExtendedErrorCode()) + ")";
     if (sqlite3_get_autocommit(db_->getHandle()) == 0) Execute("ROLLBACK");
   }
-  if (!failure.empty()) ForgetWhatWasRead();  // the batch's writes are gone
+  if (!failure.empty()) tables_ = LoadTables();  // the batch's writes are gone
   return failure;
 }
 
@@ -259,27 +260,12 @@ void StateStore::RethrowNamingTheFile() const {
 
 int StateStore::SchemaVersion() const { return db_->execAndGet("PRAGMA user_version").getInt(); }
 
-bool StateStore::HasResources() const {
-  return db_->execAndGet("SELECT EXISTS (SELECT 1 FROM resources)").getInt() == 1;
-}
-
-std::vector<StateStore::KindStatusCount> StateStore::CountByKindAndStatus() const {
-  SQLite::Statement statement(
-      *db_, "SELECT kind, status, COUNT(*) FROM resources GROUP BY kind, status ORDER BY 1, 2");
-  std::vector<KindStatusCount> counts;
-  while (statement.executeStep()) {
-    counts.push_back({statement.getColumn(0).getString(), statement.getColumn(1).getString(),
-                      statement.getColumn(2).getInt64()});
-  }
-  return counts;
-}
-
 void StateStore::DeleteEverything() {
-  ForgetWhatWasRead();
   WriteScope transaction(*this);
   db_->exec(
       "DELETE FROM resources; DELETE FROM tags; DELETE FROM emulator_state; "
       "DELETE FROM holdings_log; DELETE FROM plan_capacity;");
+  tables_.Clear();
   transaction.Commit();
 }
 
@@ -294,7 +280,7 @@ std::string StateStore::IntegrityCheck() const {
 void StateStore::Execute(const std::string& sql) { Prepare(sql)->exec(); }
 
 StateStore::WriteScope::WriteScope(StateStore& store)
-    : store_(store), depth_(store.write_depth_++) {
+    : store_(store), depth_(store.write_depth_++), tables_before_(store.tables_) {
   try {
     if (depth_ > 0 || store_.batching_) {
       if (depth_ == 0 && !store_.batch_open_) {
@@ -324,7 +310,7 @@ void StateStore::WriteScope::Commit() {
 
 StateStore::WriteScope::~WriteScope() {
   if (done_) return;
-  store_.ForgetWhatWasRead();  // rows read since the scope began may be rolled back with it
+  store_.tables_ = tables_before_;
   try {
     if (depth_ == 0 && !store_.batching_) {
       store_.Execute("ROLLBACK");
@@ -340,6 +326,11 @@ StateStore::WriteScope::~WriteScope() {
   if (store_.batch_open_ && sqlite3_get_autocommit(store_.db_->getHandle()) != 0) {
     store_.batch_open_ = false;
     store_.batch_lost_ = true;
+    try {
+      store_.tables_ = store_.LoadTables();  // what the database still has
+    } catch (const std::exception&) {
+      // A connection too broken to read: the next request fails the same way.
+    }
   }
   --store_.write_depth_;
 }

@@ -1,5 +1,5 @@
 // Private to the store: what the files of StateStore's implementation share (the statement
-// lease, the columns of a row, the scope keys of names_ and the time conversions).
+// lease, the columns of a row and the time conversions).
 #pragma once
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -31,12 +31,6 @@ inline ResourceRow ReadRow(SQLite::Statement& statement) {
   row.modified = FromMillis(statement.getColumn(7).getInt64());
   row.doc = statement.getColumn(8).getString();
   return row;
-}
-
-// The scope of a listing in names_.
-inline std::string NameScope(const std::string& account, const std::string& region,
-                             const std::string& kind) {
-  return account + '\x1f' + region + '\x1f' + kind;
 }
 
 // A cached statement, borrowed for one use: cleared bindings on the way in, reset on the way out

@@ -1,5 +1,5 @@
-// StateStore's table plan_capacity: the capacity each training plan reserves, read from columns
-// for the capacity ledger (the window sorts and filters that read it are in store_listing.cpp).
+// StateStore's table plan_capacity: the capacity each training plan reserves, in columns (the
+// tables in memory answer the ledger's reads and the window sorts and filters).
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <functional>
@@ -33,49 +33,38 @@ void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& cap
   put.bind(":second_zone", capacity.second ? capacity.second->zone : std::string());
   put.bind(":payment_fails", capacity.payment_fails ? 1 : 0);
   put.exec();
+  tables_.PutPlanCapacity(key, capacity);
   transaction.Commit();
 }
 
-void StateStore::ForEachPlanCapacity(const std::function<void(const PlanCapacity&)>& visit) const {
+void StateStore::ReadPlanCapacity(std::vector<std::pair<ResourceKey, PlanCapacity>>& plans) const {
   Prepared statement_lease = Prepare(
-      "SELECT arn, region, availability_zone, instance_type, instance_count, start_ms, end_ms, "
-      "paid_ms, gap_start_ms, gap_end_ms, second_zone, payment_fails FROM plan_capacity");
+      "SELECT account, region, name_key, arn, availability_zone, instance_type, instance_count, "
+      "start_ms, end_ms, paid_ms, gap_start_ms, gap_end_ms, second_zone, payment_fails FROM "
+      "plan_capacity");
   SQLite::Statement& statement = *statement_lease;
-  // One value, its strings assigned in place: start-up reads every plan this way, and a vector
-  // of them, copied again into commitments, was most of rebuilding the ledger (page faults and
-  // copies, in a profile of a start with 10,000 plans).
-  PlanCapacity plan;
-  PlanCapacity::SecondBlock second;
-  auto text = [&statement](int column, std::string& into) {
-    const SQLite::Column value = statement.getColumn(column);
-    into.assign(static_cast<const char*>(value.getBlob()), static_cast<size_t>(value.getBytes()));
-  };
   while (statement.executeStep()) {
-    text(0, plan.arn);
-    text(1, plan.region);
-    text(2, plan.availability_zone);
-    text(3, plan.instance_type);
-    plan.instance_count = statement.getColumn(4).getInt();
-    plan.start = FromMillis(statement.getColumn(5).getInt64());
-    plan.end = FromMillis(statement.getColumn(6).getInt64());
-    plan.paid = FromMillis(statement.getColumn(7).getInt64());
-    plan.payment_fails = statement.getColumn(11).getInt() != 0;
-    if (plan.second) second = std::move(*plan.second);
-    plan.second.reset();
-    text(10, second.zone);
-    if (!second.zone.empty()) {
-      second.gap_start = FromMillis(statement.getColumn(8).getInt64());
-      second.gap_end = FromMillis(statement.getColumn(9).getInt64());
-      plan.second = std::move(second);
+    ResourceKey key{statement.getColumn(0).getString(),
+                    statement.getColumn(1).getString(),
+                    {},
+                    statement.getColumn(2).getString()};
+    PlanCapacity plan;
+    plan.arn = statement.getColumn(3).getString();
+    plan.region = key.region;
+    plan.availability_zone = statement.getColumn(4).getString();
+    plan.instance_type = statement.getColumn(5).getString();
+    plan.instance_count = statement.getColumn(6).getInt();
+    plan.start = FromMillis(statement.getColumn(7).getInt64());
+    plan.end = FromMillis(statement.getColumn(8).getInt64());
+    plan.paid = FromMillis(statement.getColumn(9).getInt64());
+    if (std::string zone = statement.getColumn(12).getString(); !zone.empty()) {
+      plan.second = PlanCapacity::SecondBlock{FromMillis(statement.getColumn(10).getInt64()),
+                                              FromMillis(statement.getColumn(11).getInt64()),
+                                              std::move(zone)};
     }
-    visit(plan);
+    plan.payment_fails = statement.getColumn(13).getInt() != 0;
+    plans.emplace_back(std::move(key), std::move(plan));
   }
-}
-
-std::vector<PlanCapacity> StateStore::AllPlanCapacity() const {
-  std::vector<PlanCapacity> plans;
-  ForEachPlanCapacity([&plans](const PlanCapacity& plan) { plans.push_back(plan); });
-  return plans;
 }
 
 }  // namespace smemu::store

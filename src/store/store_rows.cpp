@@ -1,5 +1,5 @@
-// StateStore's rows one at a time: Get, Insert, Update, Delete and FindByArn, and the rows read
-// (rows_read_) that Get and the listings share.
+// StateStore's rows one at a time: Insert, Update and Delete, written to the database and then to
+// the rows in memory; and loading those rows when the store opens.
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <cctype>
@@ -40,60 +40,6 @@ std::string NameKey(std::string_view name) {
   return key;
 }
 
-namespace {
-
-// The key of `key` in rows_read_, written into `text` (whose capacity a caller keeps: most
-// lookups find the row, and then allocate nothing).
-void AppendScopeKey(const ResourceKey& key, std::string& text) {
-  text.clear();
-  // '\x1f' (unit separator) cannot occur in account ids, region names, kinds or resource names.
-  text.append(key.account).append(1, '\x1f').append(key.region).append(1, '\x1f');
-  text.append(key.kind).append(1, '\x1f');
-}
-
-const std::string& RowCacheKey(const ResourceKey& key, std::string& text) {
-  AppendScopeKey(key, text);
-  AppendNameKey(text, key.name);
-  return text;
-}
-
-// The same for a key whose name is a name key already (NameKey of a name key is itself).
-const std::string& RowCacheKeyOfNameKey(const ResourceKey& key, std::string& text) {
-  AppendScopeKey(key, text);
-  text.append(key.name);
-  return text;
-}
-
-}  // namespace
-
-std::optional<ResourceRow> StateStore::Get(const ResourceKey& key) const {
-  const KeptRowPtr* kept = ReadRowOf(key);
-  if (kept == nullptr) return std::nullopt;
-  return (*kept)->row();
-}
-
-const KeptRowPtr* StateStore::ReadRowOf(const ResourceKey& key) const {
-  return ReadRowAt(RowCacheKey(key, cache_key_), key);
-}
-
-const KeptRowPtr* StateStore::ReadRowOfNameKey(const ResourceKey& key) const {
-  return ReadRowAt(RowCacheKeyOfNameKey(key, cache_key_), key);
-}
-
-const KeptRowPtr* StateStore::ReadRowAt(const std::string& cache_key,
-                                        const ResourceKey& key) const {
-  if (const auto it = rows_read_.find(cache_key); it != rows_read_.end()) return &it->second;
-  Prepared statement_lease = Prepare(std::string("SELECT ") + kRowColumns +
-                                     " FROM resources WHERE account = :account AND region = "
-                                     ":region AND kind = :kind AND name_key = :name_key");
-  SQLite::Statement& statement = *statement_lease;
-  BindKey(statement, key);
-  if (!statement.executeStep()) return nullptr;
-  if (rows_read_.size() >= kRowsReadLimit) ForgetRowsRead();
-  return &rows_read_.emplace(cache_key, std::make_shared<const KeptRow>(ReadRow(statement)))
-              .first->second;
-}
-
 bool StateStore::Insert(const ResourceRow& row, const Tags& tags) {
   return InsertAll({{row, tags}});
 }
@@ -120,10 +66,6 @@ bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows
     const int inserted = insert.exec();
     insert.reset();
     if (inserted == 0) return false;  // the transaction's destructor rolls back
-    if (!names_.Empty()) {  // no NameContains page yet: nothing to keep in step, nothing built
-      names_.Add(NameScope(row.key.account, row.key.region, row.key.kind),
-                 {ToMillis(row.created), NameKey(row.key.name)});
-    }
     int position = 0;
     for (const auto& [key, value] : tags) {
       tag.bind(1, row.arn);
@@ -133,13 +75,13 @@ bool StateStore::InsertAll(const std::vector<std::pair<ResourceRow, Tags>>& rows
       tag.exec();
       tag.reset();
     }
+    tables_.Insert(row, tags);
   }
   transaction.Commit();
   return true;
 }
 
 bool StateStore::Update(const ResourceRow& row) {
-  rows_read_.erase(RowCacheKey(row.key, cache_key_));
   WriteScope transaction(*this);
   Prepared update_lease = Prepare(
       "UPDATE resources SET status = :status, modified_ms = :modified, doc = "
@@ -151,24 +93,20 @@ bool StateStore::Update(const ResourceRow& row) {
   update.bind(":modified", ToMillis(row.modified));
   update.bind(":doc", row.doc);
   const bool changed = update.exec() > 0;
+  if (changed) tables_.Update(row);
   transaction.Commit();
   return changed;
 }
 
 bool StateStore::Delete(const ResourceKey& key) {
-  rows_read_.erase(RowCacheKey(key, cache_key_));
   WriteScope transaction(*this);
   Prepared select_lease = Prepare(
-      "SELECT arn, created_ms FROM resources WHERE account = :account AND region = "
+      "SELECT arn FROM resources WHERE account = :account AND region = "
       ":region AND kind = :kind AND name_key = :name_key");
   SQLite::Statement& select = *select_lease;
   BindKey(select, key);
   if (!select.executeStep()) return false;
   const std::string arn = select.getColumn(0).getString();
-  if (!names_.Empty()) {
-    names_.Remove(NameScope(key.account, key.region, key.kind),
-                  {select.getColumn(1).getInt64(), NameKey(key.name)});
-  }
   Prepared remove_lease = Prepare(
       "DELETE FROM resources WHERE account = :account AND region = :region "
       "AND kind = :kind AND name_key = :name_key");
@@ -183,17 +121,37 @@ bool StateStore::Delete(const ResourceKey& key) {
   SQLite::Statement& remove_capacity = *remove_capacity_lease;
   remove_capacity.bind(1, arn);
   remove_capacity.exec();
+  tables_.Delete(key);
   transaction.Commit();
   return true;
 }
 
-std::optional<ResourceRow> StateStore::FindByArn(const std::string& arn) const {
-  Prepared statement_lease =
-      Prepare(std::string("SELECT ") + kRowColumns + " FROM resources WHERE arn = ?");
-  SQLite::Statement& statement = *statement_lease;
-  statement.bind(1, arn);
-  if (!statement.executeStep()) return std::nullopt;
-  return ReadRow(statement);
+Tables StateStore::LoadTables() const {
+  Tables::Contents contents;
+  {
+    Prepared rows_lease = Prepare(std::string("SELECT ") + kRowColumns + " FROM resources");
+    SQLite::Statement& rows = *rows_lease;
+    while (rows.executeStep()) contents.rows.push_back(ReadRow(rows));
+  }
+  {
+    Prepared tags_lease = Prepare("SELECT arn, position, key, value FROM tags");
+    SQLite::Statement& tags = *tags_lease;
+    while (tags.executeStep()) {
+      contents.tags.push_back({tags.getColumn(0).getString(),
+                               {tags.getColumn(1).getInt64(), tags.getColumn(2).getString(),
+                                tags.getColumn(3).getString()}});
+    }
+  }
+  ReadPlanCapacity(contents.plans);
+  {
+    Prepared settings_lease = Prepare("SELECT key, value FROM emulator_state");
+    SQLite::Statement& settings = *settings_lease;
+    while (settings.executeStep()) {
+      contents.settings.emplace_back(settings.getColumn(0).getString(),
+                                     settings.getColumn(1).getString());
+    }
+  }
+  return Tables::Load(std::move(contents));
 }
 
 }  // namespace smemu::store

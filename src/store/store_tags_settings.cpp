@@ -12,27 +12,6 @@
 
 namespace smemu::store {
 
-Tags StateStore::GetTags(const std::string& arn) const {
-  Tags tags;
-  for (PositionedTag& tag : GetPositionedTags(arn)) {
-    tags.emplace_back(std::move(tag.key), std::move(tag.value));
-  }
-  return tags;
-}
-
-std::vector<PositionedTag> StateStore::GetPositionedTags(const std::string& arn) const {
-  Prepared statement_lease =
-      Prepare("SELECT position, key, value FROM tags WHERE arn = ? ORDER BY position, key");
-  SQLite::Statement& statement = *statement_lease;
-  statement.bind(1, arn);
-  std::vector<PositionedTag> tags;
-  while (statement.executeStep()) {
-    tags.push_back({statement.getColumn(0).getInt64(), statement.getColumn(1).getString(),
-                    statement.getColumn(2).getString()});
-  }
-  return tags;
-}
-
 void StateStore::PutTags(const std::string& arn, const Tags& tags) {
   WriteScope transaction(*this);
   Prepared upsert_lease = Prepare(
@@ -47,6 +26,7 @@ void StateStore::PutTags(const std::string& arn, const Tags& tags) {
     upsert.exec();
     upsert.reset();
   }
+  tables_.PutTags(arn, tags);
   transaction.Commit();
 }
 
@@ -61,16 +41,9 @@ int StateStore::DeleteTags(const std::string& arn, const std::vector<std::string
     removed += remove.exec();
     remove.reset();
   }
+  tables_.DeleteTags(arn, keys);
   transaction.Commit();
   return removed;
-}
-
-std::optional<std::string> StateStore::GetSetting(const std::string& key) const {
-  Prepared statement_lease = Prepare("SELECT value FROM emulator_state WHERE key = ?");
-  SQLite::Statement& statement = *statement_lease;
-  statement.bind(1, key);
-  if (!statement.executeStep()) return std::nullopt;
-  return statement.getColumn(0).getString();
 }
 
 void StateStore::PutSetting(const std::string& key, const std::string& value) {
@@ -82,6 +55,7 @@ void StateStore::PutSetting(const std::string& key, const std::string& value) {
   statement.bind(1, key);
   statement.bind(2, value);
   statement.exec();
+  tables_.PutSetting(key, value);
   transaction.Commit();
 }
 

@@ -170,7 +170,7 @@ TEST(CrashSafety, AcknowledgedWritesSurviveSigkillAndTheLedgerMatchesTheRows) {
       std::lock_guard lock(acknowledged.mutex);
       for (const auto& [kind, names] : acknowledged.names) {
         for (const std::string& name : names) {
-          const auto row = store.Get({"000000000000", "us-east-1", kind, name});
+          const auto row = store.Rows().Get({"000000000000", "us-east-1", kind, name});
           ASSERT_TRUE(row) << kind << " " << name << " was acknowledged but is gone (round "
                            << round << ")";
           EXPECT_TRUE(json::accept(row->doc));

@@ -80,7 +80,7 @@ void ExpectEveryRowRoundTrips(const store::StateStore& store) {
   for (const ops::KindDescriptor* kind : ops::Kinds()) {
     const std::string wire = domain::WireName(kind->kind);
     ASSERT_TRUE(RoundTrips().count(wire)) << wire << " has no codec round trip";
-    const std::vector<store::ResourceRow> rows = store.AllOfKind(wire);
+    const std::vector<store::ResourceRow> rows = store.Rows().AllOfKind(wire);
     EXPECT_FALSE(rows.empty()) << "the fixture has no " << wire;
     for (const store::ResourceRow& row : rows) {
       EXPECT_EQ(RoundTrips().at(wire)(row), row) << wire << " " << row.arn;
@@ -121,7 +121,7 @@ void ExpectStoreFailure(const RoundTrip& trip, const store::ResourceRow& row,
 
 TEST_F(Codecs, ARowThatCannotBeReadIsAStoreFailureNamingIt) {
   for (const auto& [wire, trip] : RoundTrips()) {
-    const std::vector<store::ResourceRow> rows = store_->AllOfKind(wire);
+    const std::vector<store::ResourceRow> rows = store_->Rows().AllOfKind(wire);
     ASSERT_FALSE(rows.empty()) << wire;
     const store::ResourceRow& row = rows.front();
     ExpectStoreFailure(trip, Broken(row, [](auto& r) { r.doc = "{not json"; }), "not JSON");
@@ -135,7 +135,7 @@ TEST_F(Codecs, ARowThatCannotBeReadIsAStoreFailureNamingIt) {
 
 TEST_F(Codecs, UnknownValuesInsideADocumentAreStoreFailuresToo) {
   auto first = [this](const char* kind, const std::string& status) {
-    for (const store::ResourceRow& row : store_->AllOfKind(kind)) {
+    for (const store::ResourceRow& row : store_->Rows().AllOfKind(kind)) {
       if (row.status == status) return row;
     }
     ADD_FAILURE() << "no " << kind << " is " << status;
@@ -184,7 +184,7 @@ TEST_F(Codecs, UnknownValuesInsideADocumentAreStoreFailuresToo) {
 // wrong type as garbage: each accessor checks, so a member of the wrong type, a missing one or a
 // block list that is not a list fails as nlohmann's decoders do.
 TEST_F(Codecs, APlanDocumentWithAMemberOfTheWrongTypeIsAStoreFailure) {
-  const std::vector<store::ResourceRow> plans = store_->AllOfKind(domain::kPlanKind);
+  const std::vector<store::ResourceRow> plans = store_->Rows().AllOfKind(domain::kPlanKind);
   ASSERT_FALSE(plans.empty());
   const RoundTrip& trip = RoundTrips().at(domain::kPlanKind);
   const auto with = [&](const std::function<void(nlohmann::json&)>& change) {
@@ -223,7 +223,7 @@ class CorruptRow : public testing::EmulatorFixture {};
 TEST_F(CorruptRow, AnswersInternalFailureAndLeavesTheOthersServed) {
   Call("CreateModel", {{"ModelName", "good"}});
   Call("CreateModel", {{"ModelName", "bad"}});
-  auto row = store_.Get({"123456789012", "us-west-2", domain::kModelKind, "bad"});
+  auto row = store_.Rows().Get({"123456789012", "us-west-2", domain::kModelKind, "bad"});
   ASSERT_TRUE(row);
   row->doc = "{not json";
   {
@@ -231,6 +231,7 @@ TEST_F(CorruptRow, AnswersInternalFailureAndLeavesTheOthersServed) {
     ASSERT_TRUE(store_.Update(*row));
     writes.Commit();
   }
+  Open();  // as a server started on a database holding that row
   const testing::json refused = Call("DescribeModel", {{"ModelName", "bad"}}, 500);
   EXPECT_EQ(refused["__type"], "InternalFailure");
   Call("DescribeModel", {{"ModelName", "good"}});

@@ -101,7 +101,7 @@ TEST(GroupCommitter, ConcurrentWritersAreAllReleasedAndShareSyncs) {
 TEST(GroupCommitter, ReadsAndFailedWritesCountNoCommit) {
   StateStore store(":memory:");
   const std::uint64_t before = store.CommittedWrites();
-  EXPECT_FALSE(store.Get({"111111111111", "us-east-1", "model", "none"}));
+  EXPECT_FALSE(store.Rows().Get({"111111111111", "us-east-1", "model", "none"}));
   ASSERT_TRUE(store.Insert(Model("once"), {}));
   EXPECT_FALSE(store.Insert(Model("once"), {}));  // a duplicate: rolled back, nothing written
   EXPECT_EQ(store.CommittedWrites(), before + 1);

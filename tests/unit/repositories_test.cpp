@@ -48,30 +48,30 @@ class Repositories : public EmulatorFixture {
     return open;
   }
 
-  domain::CapacityLedger ledger_;
-  domain::Holdings holdings_;
+  ops::Versioned<domain::CapacityLedger> ledger_;
+  ops::Versioned<domain::Holdings> holdings_;
   domain::CapacityConfig capacity_config_;
-  domain::QuotaTable quotas_;
+  ops::Versioned<domain::QuotaTable> quotas_;
   ops::OfferingBook offerings_;
 };
 
 TEST_F(Repositories, EveryEndpointWriteKeepsTheHoldingsAndTheLogInStep) {
   ops::Applier applier(ops::Writer{store_, ledger_, holdings_, quotas_});
   applier.Apply(ops::Edit::InsertEndpoint{{kKey, kStart, InServiceEndpoint(2)}, {}}, kStart);
-  ASSERT_TRUE(store_.Get(kKey));
-  ASSERT_NE(holdings_.Find(kStoredEndpointArn), nullptr);
-  EXPECT_EQ(holdings_.Find(kStoredEndpointArn)->holds,
+  ASSERT_TRUE(store_.Rows().Get(kKey));
+  ASSERT_NE(holdings_.Read().Find(kStoredEndpointArn), nullptr);
+  EXPECT_EQ(holdings_.Read().Find(kStoredEndpointArn)->holds,
             (std::vector<domain::Hold>{{"ml.g5.xlarge", "", 2}}));
   EXPECT_THAT(OpenStretches(kStoredEndpointArn), ::testing::ElementsAre("ml.g5.xlarge x2 from 0"));
   EXPECT_THROW(
       applier.Apply(ops::Edit::InsertEndpoint{{kKey, kStart, InServiceEndpoint(5)}, {}}, kStart),
       std::logic_error)
       << "a second insert of the same key is a defect, and writes nothing";
-  EXPECT_EQ(holdings_.Find(kStoredEndpointArn)->holds.front().count, 2);
+  EXPECT_EQ(holdings_.Read().Find(kStoredEndpointArn)->holds.front().count, 2);
 
   applier.Apply(ops::Edit::SaveEndpoint{{kKey, kStart, InServiceEndpoint(3)}},
                 kStart + Millis{60'000});
-  EXPECT_EQ(holdings_.Find(kStoredEndpointArn)->holds.front().count, 3);
+  EXPECT_EQ(holdings_.Read().Find(kStoredEndpointArn)->holds.front().count, 3);
   EXPECT_THAT(OpenStretches(kStoredEndpointArn),
               ::testing::ElementsAre("ml.g5.xlarge x3 from 60000"));
   const auto history = store_.HeldBetween(kStart, kStart + Millis{120'000});
@@ -80,8 +80,8 @@ TEST_F(Repositories, EveryEndpointWriteKeepsTheHoldingsAndTheLogInStep) {
       << "the first stretch ends where the next begins";
 
   applier.Apply(ops::Edit::EraseEndpoint{kKey, kStoredEndpointArn}, kStart + Millis{120'000});
-  EXPECT_FALSE(store_.Get(kKey));
-  EXPECT_EQ(holdings_.Find(kStoredEndpointArn), nullptr);
+  EXPECT_FALSE(store_.Rows().Get(kKey));
+  EXPECT_EQ(holdings_.Read().Find(kStoredEndpointArn), nullptr);
   EXPECT_THAT(OpenStretches(kStoredEndpointArn), ::testing::IsEmpty());
 }
 
@@ -99,11 +99,11 @@ TEST_F(Repositories, TheEmulatorAppliesAHandlersEditInOrderAndDropsItOnAnError) 
       });
   const ops::Caller caller{"123456789012", "us-west-2", ""};
   ASSERT_TRUE(emulator_->Invoke("CreateModel", {{"ModelName", "kept"}}, caller));
-  EXPECT_TRUE(store_.Get({"123456789012", "us-west-2", "model", "kept"}));
-  EXPECT_EQ(store_.GetTags("arn:kept"), (store::Tags{{"k", "v"}}));
+  EXPECT_TRUE(store_.Rows().Get({"123456789012", "us-west-2", "model", "kept"}));
+  EXPECT_EQ(store_.Rows().GetTags("arn:kept"), (store::Tags{{"k", "v"}}));
   EXPECT_FALSE(emulator_->Invoke("CreateModel", {{"ModelName", "refused"}}, caller));
-  EXPECT_FALSE(store_.Get({"123456789012", "us-west-2", "model", "refused"}));
-  EXPECT_TRUE(store_.GetTags("arn:refused").empty());
+  EXPECT_FALSE(store_.Rows().Get({"123456789012", "us-west-2", "model", "refused"}));
+  EXPECT_TRUE(store_.Rows().GetTags("arn:refused").empty());
 }
 
 // An edit whose second change cannot apply (an insert of a key that exists) is rolled back whole:
@@ -119,7 +119,7 @@ TEST_F(Repositories, AnEditThatFailsHalfwayLeavesTheStoreTheHoldingsAndTheLogUnt
       });
   const json failed = Call("DeleteModel", {{"ModelName", "m"}}, 500);
   EXPECT_EQ(failed["__type"], "InternalFailure");
-  EXPECT_FALSE(store_.Get(kKey));
+  EXPECT_FALSE(store_.Rows().Get(kKey));
   EXPECT_THAT(OpenStretches(kStoredEndpointArn), ::testing::IsEmpty());
   const json capacity = Admin("GET", "/_emulator/capacity");
   EXPECT_THAT(capacity["in_use"], ::testing::IsEmpty()) << capacity.dump();

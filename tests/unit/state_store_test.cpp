@@ -141,7 +141,7 @@ bool InsertPlan(StateStore& store, const std::string& name, long long start_ms, 
 
 std::vector<std::string> PlanArnsEnding(const StateStore& store) {
   std::vector<std::string> names;
-  for (const PlanCapacity& plan : store.AllPlanCapacity()) {
+  for (const PlanCapacity& plan : store.Rows().AllPlanCapacity()) {
     names.push_back(plan.arn.substr(plan.arn.rfind('/') + 1) + "@" + plan.availability_zone + "x" +
                     std::to_string(plan.instance_count) + ":" +
                     std::to_string(plan.start.time_since_epoch().count()) + "-" +
@@ -163,18 +163,18 @@ TEST(StateStore, PlanCapacityIsWrittenWithItsPlanAndGoesWithIt) {
   {
     StateStore::WriteScope rolled_back(store);
     ASSERT_TRUE(store.Delete(extended.key));
-    EXPECT_EQ(store.AllPlanCapacity().size(), 1u);
+    EXPECT_EQ(store.Rows().AllPlanCapacity().size(), 1u);
   }  // no Commit(): the plan and its capacity are back
-  EXPECT_EQ(store.AllPlanCapacity().size(), 2u);
+  EXPECT_EQ(store.Rows().AllPlanCapacity().size(), 2u);
   // Deleting another kind's resource of the same name leaves the plan's capacity.
   ResourceRow namesake = Row("late", 1000);
   ASSERT_TRUE(store.Insert(namesake, {}));
   ASSERT_TRUE(store.Delete(namesake.key));
-  EXPECT_EQ(store.AllPlanCapacity().size(), 2u);
+  EXPECT_EQ(store.Rows().AllPlanCapacity().size(), 2u);
   ASSERT_TRUE(store.Delete(extended.key));
   EXPECT_EQ(PlanArnsEnding(store), (std::vector<std::string>{"early@us-east-1bx4:1000-3000"}));
   store.DeleteEverything();
-  EXPECT_TRUE(store.AllPlanCapacity().empty());
+  EXPECT_TRUE(store.Rows().AllPlanCapacity().empty());
 }
 
 // ForEachPlanCapacity reuses one value from row to row: a plan of one reserved capacity read
@@ -195,7 +195,7 @@ TEST(StateStore, EveryPlansCapacityIsReadWhateverThePlanBeforeIt) {
     written[capacity.arn] = capacity;
   }
   int visited = 0;
-  store.ForEachPlanCapacity([&](const PlanCapacity& read) {
+  store.Rows().ForEachPlanCapacity([&](const PlanCapacity& read) {
     ++visited;
     const PlanCapacity& expected = written.at(read.arn);
     EXPECT_EQ(read.region, expected.region);
@@ -230,14 +230,14 @@ TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
   query.sort = SortField::kPlanStart;
   query.descending = false;
   query.limit = 3;
-  ListPage page = store.List(query);
+  ListPage page = store.Rows().List(query);
   ASSERT_EQ(RowsOf(page).size(), 3u);
   EXPECT_TRUE(page.has_more);
   EXPECT_EQ(RowsOf(page)[1].key.name, "b");
   EXPECT_EQ(page.positions[1].value, SortValue{int64_t{2000}});
   EXPECT_EQ(page.positions[1].name_key, "b");
   query.after = page.positions.back();
-  page = store.List(query);
+  page = store.Rows().List(query);
   ASSERT_EQ(RowsOf(page).size(), 1u);
   EXPECT_EQ(RowsOf(page)[0].key.name, "d");
   EXPECT_FALSE(page.has_more);
@@ -246,20 +246,20 @@ TEST(StateStore, PlansListByTheirWindowInKeysetPages) {
   query.after.reset();
   query.limit = 10;
   query.plan->phases = {WindowPhase::kDuring};
-  page = store.List(query);
+  page = store.Rows().List(query);
   ASSERT_EQ(RowsOf(page).size(), 2u);
   EXPECT_EQ(RowsOf(page)[0].key.name, "b");
   EXPECT_EQ(RowsOf(page)[1].key.name, "c");
   query.plan->phases = {WindowPhase::kBefore, WindowPhase::kAfter};
   query.plan->start_before = At(6000);
-  page = store.List(query);
+  page = store.Rows().List(query);
   ASSERT_EQ(RowsOf(page).size(), 1u);
   EXPECT_EQ(RowsOf(page)[0].key.name, "a");
   query.plan->phases.clear();
   query.plan->start_before.reset();
   query.sort = SortField::kPlanPhase;
   query.plan->phase_rank = {2, 0, 1, 3};  // during, after, before (unpaid last)
-  page = store.List(query);
+  page = store.Rows().List(query);
   std::vector<std::string> order;
   for (const ResourceRow& row : RowsOf(page)) order.push_back(row.key.name);
   EXPECT_EQ(order, (std::vector<std::string>{"b", "c", "a", "d"}));
@@ -302,13 +302,13 @@ TEST(StateStore, MigrationTenGivesOldJobsThePhaseAndPendingTimeTheCodecReads) {
   }
   StateStore store(path);
   EXPECT_EQ(store.SchemaVersion(), 10);
-  const auto old =
-      nlohmann::json::parse(store.Get({"123456789012", "us-east-1", "training-job", "old"})->doc);
+  const auto old = nlohmann::json::parse(
+      store.Rows().Get({"123456789012", "us-east-1", "training-job", "old"})->doc);
   EXPECT_EQ(old.at("Phase"), "Ended");
   EXPECT_EQ(old.at("PendingAccruedMs"), 0);
   EXPECT_EQ(old.at("QueuedMs"), 1000) << "the rest of the document is kept";
   const auto recent = nlohmann::json::parse(
-      store.Get({"123456789012", "us-east-1", "training-job", "recent"})->doc);
+      store.Rows().Get({"123456789012", "us-east-1", "training-job", "recent"})->doc);
   EXPECT_EQ(recent.at("Phase"), "Running") << "a job that has its members keeps them";
   EXPECT_EQ(recent.at("PendingAccruedMs"), 5);
 }
@@ -320,7 +320,7 @@ TEST(StateStore, MigrationsFourAndFiveFillPlanCapacityFromPlansSoldBeforeThenLea
     StateStore store(path);
     ASSERT_TRUE(store.Insert(PlanRowWithItsWindowInTheDocument("sold-before"), {}));
     // Since migration 5 the store reads no document: a row alone reserves nothing.
-    EXPECT_TRUE(store.AllPlanCapacity().empty());
+    EXPECT_TRUE(store.Rows().AllPlanCapacity().empty());
   }
   {  // Back to a version-3 file: no table, the plan only in `resources`.
     sqlite3* db = nullptr;
@@ -335,14 +335,14 @@ TEST(StateStore, MigrationsFourAndFiveFillPlanCapacityFromPlansSoldBeforeThenLea
   EXPECT_EQ(PlanArnsEnding(store),
             (std::vector<std::string>{"sold-before@us-east-1ax2:1000-3000"}));
   // Migration 6: a plan sold before payments took time was paid when it was bought.
-  EXPECT_EQ(store.AllPlanCapacity().at(0).paid, TimePoint{});
+  EXPECT_EQ(store.Rows().AllPlanCapacity().at(0).paid, TimePoint{});
   // Migration 7: a plan sold before plans had two reserved capacities has one.
-  EXPECT_FALSE(store.AllPlanCapacity().at(0).second);
+  EXPECT_FALSE(store.Rows().AllPlanCapacity().at(0).second);
   // Migration 8: a plan sold before payments could fail was paid for.
-  EXPECT_FALSE(store.AllPlanCapacity().at(0).payment_fails);
+  EXPECT_FALSE(store.Rows().AllPlanCapacity().at(0).payment_fails);
   // Migration 5 dropped migration 4's triggers: a row written now reserves nothing by itself.
   ASSERT_TRUE(store.Insert(PlanRowWithItsWindowInTheDocument("sold-after"), {}));
-  EXPECT_EQ(store.AllPlanCapacity().size(), 1u);
+  EXPECT_EQ(store.Rows().AllPlanCapacity().size(), 1u);
 }
 
 // Get() keeps the rows it reads; no write, rollback or reset may leave it answering an old row.
@@ -352,35 +352,35 @@ TEST(StateStore, RowsReadAreNeverStale) {
   {
     StateStore::WriteScope request(store);
     ASSERT_TRUE(store.Insert(Row("m", 1000), {}));
-    ASSERT_TRUE(store.Get(key).has_value());  // read (and kept) inside the request
-  }                                           // rolled back
-  EXPECT_FALSE(store.Get(key).has_value());
+    ASSERT_TRUE(store.Rows().Get(key).has_value());  // read (and kept) inside the request
+  }                                                  // rolled back
+  EXPECT_FALSE(store.Rows().Get(key).has_value());
 
   ASSERT_TRUE(store.Insert(Row("m", 1000), {}));
-  ASSERT_EQ(store.Get(key)->doc, "{}");
-  ResourceRow changed = *store.Get(key);
+  ASSERT_EQ(store.Rows().Get(key)->doc, "{}");
+  ResourceRow changed = *store.Rows().Get(key);
   changed.doc = R"({"v":2})";
   changed.status = "InService";
   ASSERT_TRUE(store.Update(changed));
-  EXPECT_EQ(store.Get({"111111111111", "us-east-1", "model", "M"})->doc, R"({"v":2})");
+  EXPECT_EQ(store.Rows().Get({"111111111111", "us-east-1", "model", "M"})->doc, R"({"v":2})");
   {
     StateStore::WriteScope request(store);
     changed.doc = R"({"v":3})";
     ASSERT_TRUE(store.Update(changed));
-    EXPECT_EQ(store.Get(key)->doc, R"({"v":3})");
+    EXPECT_EQ(store.Rows().Get(key)->doc, R"({"v":3})");
   }  // rolled back: version 2 again
-  EXPECT_EQ(store.Get(key)->doc, R"({"v":2})");
-  EXPECT_EQ(store.Get(key)->status, "InService");
+  EXPECT_EQ(store.Rows().Get(key)->doc, R"({"v":2})");
+  EXPECT_EQ(store.Rows().Get(key)->status, "InService");
   ASSERT_TRUE(store.Delete(key));
-  EXPECT_FALSE(store.Get(key).has_value());
+  EXPECT_FALSE(store.Rows().Get(key).has_value());
   ASSERT_TRUE(store.Insert(Row("m", 2000), {}));
-  ASSERT_TRUE(store.Get(key).has_value());
+  ASSERT_TRUE(store.Rows().Get(key).has_value());
   store.DeleteEverything();
-  EXPECT_FALSE(store.Get(key).has_value());
+  EXPECT_FALSE(store.Rows().Get(key).has_value());
 }
 
 // GetDecoded keeps what a codec made of a row with the row: decoded once per stored version, and
-// dropped with the row by a write, a rollback or a reset.
+// gone with that version after a write or a reset.
 TEST(StateStore, DecodedValuesAreKeptWithTheirRowAndNeverStale) {
   StateStore store(":memory:");
   const ResourceKey key{"111111111111", "us-east-1", "model", "m"};
@@ -389,38 +389,40 @@ TEST(StateStore, DecodedValuesAreKeptWithTheirRowAndNeverStale) {
     ++decodes;
     return row.doc;
   };
-  EXPECT_FALSE(store.GetDecoded<std::string>(key, decode).has_value()) << "no row, nothing kept";
+  EXPECT_FALSE(store.Rows().GetDecoded<std::string>(key, decode).has_value())
+      << "no row, nothing kept";
   ASSERT_TRUE(store.Insert(Row("m", 1000), {}));
-  EXPECT_EQ(store.GetDecoded<std::string>(key, decode), "{}");
-  EXPECT_EQ(store.GetDecoded<std::string>(key, decode), "{}");
+  EXPECT_EQ(store.Rows().GetDecoded<std::string>(key, decode), "{}");
+  EXPECT_EQ(store.Rows().GetDecoded<std::string>(key, decode), "{}");
   EXPECT_EQ(decodes, 1) << "a second read of the same version decodes nothing";
   struct Length {
     std::size_t value;
   };
   EXPECT_EQ(
-      store.GetDecoded<Length>(key, [](const ResourceRow& row) { return Length{row.doc.size()}; })
+      store.Rows()
+          .GetDecoded<Length>(key, [](const ResourceRow& row) { return Length{row.doc.size()}; })
           ->value,
       2u)
       << "each type has its own value";
 
-  ResourceRow changed = *store.Get(key);
+  ResourceRow changed = *store.Rows().Get(key);
   changed.doc = R"({"v":2})";
   ASSERT_TRUE(store.Update(changed));
-  EXPECT_EQ(store.GetDecoded<std::string>(key, decode), R"({"v":2})");
+  EXPECT_EQ(store.Rows().GetDecoded<std::string>(key, decode), R"({"v":2})");
   {
     StateStore::WriteScope request(store);
     changed.doc = R"({"v":3})";
     ASSERT_TRUE(store.Update(changed));
-    EXPECT_EQ(store.GetDecoded<std::string>(key, decode), R"({"v":3})");
+    EXPECT_EQ(store.Rows().GetDecoded<std::string>(key, decode), R"({"v":3})");
   }  // rolled back
-  EXPECT_EQ(store.GetDecoded<std::string>(key, decode), R"({"v":2})");
-  EXPECT_EQ(decodes, 4);
+  EXPECT_EQ(store.Rows().GetDecoded<std::string>(key, decode), R"({"v":2})");
+  EXPECT_EQ(decodes, 3) << "the version a rollback puts back keeps what was decoded of it";
   // A codec that cannot read the row keeps nothing: the next read tries again.
   auto unreadable = [](const ResourceRow&) -> int { throw std::runtime_error("corrupt"); };
-  EXPECT_THROW(store.GetDecoded<int>(key, unreadable), std::runtime_error);
-  EXPECT_THROW(store.GetDecoded<int>(key, unreadable), std::runtime_error);
+  EXPECT_THROW(store.Rows().GetDecoded<int>(key, unreadable), std::runtime_error);
+  EXPECT_THROW(store.Rows().GetDecoded<int>(key, unreadable), std::runtime_error);
   store.DeleteEverything();
-  EXPECT_FALSE(store.GetDecoded<std::string>(key, decode).has_value());
+  EXPECT_FALSE(store.Rows().GetDecoded<std::string>(key, decode).has_value());
 }
 
 // A listing's rows share that cache: a page listed again is not decoded again, and a write still
@@ -440,32 +442,33 @@ TEST(StateStore, RowsAListingReadKeepWhatWasDecodedOfThem) {
   query.kind = "model";
   auto decode_page = [&] {
     std::vector<std::string> values;
-    for (const KeptRowPtr& row : store.List(query).kept) {
-      values.push_back(*store.DecodedRow<std::string>(*row, decode));
+    for (const KeptRowPtr& row : store.Rows().List(query).kept) {
+      values.push_back(*store.Rows().DecodedRow<std::string>(*row, decode));
     }
     return values;
   };
   EXPECT_THAT(decode_page(), ::testing::ElementsAre("{}b", "{}a"));
   EXPECT_THAT(decode_page(), ::testing::ElementsAre("{}b", "{}a"));
   EXPECT_EQ(decodes, 2) << "the second page decoded nothing";
-  EXPECT_EQ(store.GetDecoded<std::string>({"111111111111", "us-east-1", "model", "a"}, decode),
-            "{}a");
+  EXPECT_EQ(
+      store.Rows().GetDecoded<std::string>({"111111111111", "us-east-1", "model", "a"}, decode),
+      "{}a");
   EXPECT_EQ(decodes, 2) << "a lookup by key finds what the listing decoded";
 
   // A page shares the rows the store keeps rather than copying them: a page listed again holds
   // the same rows, and one held across a write keeps the row as it was read.
-  const ListPage before = store.List(query);
+  const ListPage before = store.Rows().List(query);
   ASSERT_EQ(before.kept.size(), 2u);
-  EXPECT_EQ(before.kept[0], store.List(query).kept[0]);
+  EXPECT_EQ(before.kept[0], store.Rows().List(query).kept[0]);
 
-  ResourceRow changed = *store.Get({"111111111111", "us-east-1", "model", "b"});
+  ResourceRow changed = *store.Rows().Get({"111111111111", "us-east-1", "model", "b"});
   changed.doc = R"({"v":2})";
   ASSERT_TRUE(store.Update(changed));
   EXPECT_THAT(decode_page(), ::testing::ElementsAre(R"({"v":2}b)", "{}a"));
   EXPECT_EQ(decodes, 3) << "only the row written is decoded again";
   EXPECT_EQ(before.kept[0]->row().doc, "{}");
-  EXPECT_NE(before.kept[0], store.List(query).kept[0]);
-  EXPECT_EQ(before.kept[1], store.List(query).kept[1]);
+  EXPECT_NE(before.kept[0], store.Rows().List(query).kept[0]);
+  EXPECT_EQ(before.kept[1], store.Rows().List(query).kept[1]);
 }
 
 TEST(StateStore, MigratesANewDatabaseToTheLatestVersion) {
@@ -478,14 +481,14 @@ TEST(StateStore, InsertGetDeleteIgnoringNameCase) {
   StateStore store(":memory:");
   ASSERT_TRUE(store.Insert(Row("My-Model", 1000), {{"team", "ml"}}));
   EXPECT_FALSE(store.Insert(Row("my-model", 2000), {}));  // same ARN: a duplicate
-  const auto row = store.Get({"111111111111", "us-east-1", "model", "MY-MODEL"});
+  const auto row = store.Rows().Get({"111111111111", "us-east-1", "model", "MY-MODEL"});
   ASSERT_TRUE(row.has_value());
   EXPECT_EQ(row->key.name, "My-Model");
   EXPECT_EQ(row->created, At(1000));
-  EXPECT_EQ(store.GetTags(row->arn), (Tags{{"team", "ml"}}));
+  EXPECT_EQ(store.Rows().GetTags(row->arn), (Tags{{"team", "ml"}}));
   EXPECT_TRUE(store.Delete({"111111111111", "us-east-1", "model", "my-model"}));
-  EXPECT_FALSE(store.Get({"111111111111", "us-east-1", "model", "my-model"}).has_value());
-  EXPECT_TRUE(store.GetTags(row->arn).empty());
+  EXPECT_FALSE(store.Rows().Get({"111111111111", "us-east-1", "model", "my-model"}).has_value());
+  EXPECT_TRUE(store.Rows().GetTags(row->arn).empty());
   EXPECT_FALSE(store.Delete({"111111111111", "us-east-1", "model", "my-model"}));
 }
 
@@ -497,7 +500,7 @@ TEST(StateStore, UpdateChangesStatusDocAndModifiedTime) {
   row.modified = At(5000);
   row.doc = R"({"x":1})";
   EXPECT_TRUE(store.Update(row));
-  const auto stored = store.Get(row.key);
+  const auto stored = store.Rows().Get(row.key);
   EXPECT_EQ(stored->status, "InService");
   EXPECT_EQ(stored->modified, At(5000));
   EXPECT_EQ(stored->created, At(1000));
@@ -527,14 +530,14 @@ TEST(StateStore, AllOfKindOrdersEveryScopesRowsByCreationStatusAndKey) {
   other_kind.key.kind = "endpoint";
   ASSERT_TRUE(store.Insert(other_kind, {}));
   using Scope = std::pair<std::string, std::string>;
-  EXPECT_EQ(store.Scopes(), (std::vector<Scope>{{"111111111111", "us-east-1"},
-                                                {"111111111111", "us-west-2"},
-                                                {"222222222222", "eu-west-1"}}));
+  EXPECT_EQ(store.Rows().Scopes(), (std::vector<Scope>{{"111111111111", "us-east-1"},
+                                                       {"111111111111", "us-west-2"},
+                                                       {"222222222222", "eu-west-1"}}));
   std::vector<std::string> names;
-  for (const ResourceRow& read : store.AllOfKind("model")) names.push_back(read.key.name);
+  for (const ResourceRow& read : store.Rows().AllOfKind("model")) names.push_back(read.key.name);
   EXPECT_EQ(names, (std::vector<std::string>{"z", "c", "a", "b", "late"}));
   names.clear();
-  for (const ResourceRow& read : store.AllOfKind("model", "Stopped")) {
+  for (const ResourceRow& read : store.Rows().AllOfKind("model", "Stopped")) {
     names.push_back(read.key.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"c", "a", "b"}));
@@ -543,9 +546,9 @@ TEST(StateStore, AllOfKindOrdersEveryScopesRowsByCreationStatusAndKey) {
 TEST(StateStore, AccountsAndRegionsAreSeparate) {
   StateStore store(":memory:");
   ASSERT_TRUE(store.Insert(Row("m", 1000, "111111111111"), {}));
-  EXPECT_FALSE(store.Get({"222222222222", "us-east-1", "model", "m"}).has_value());
-  EXPECT_FALSE(store.Get({"111111111111", "us-west-2", "model", "m"}).has_value());
-  EXPECT_TRUE(RowsOf(store.List(Query("222222222222"))).empty());
+  EXPECT_FALSE(store.Rows().Get({"222222222222", "us-east-1", "model", "m"}).has_value());
+  EXPECT_FALSE(store.Rows().Get({"111111111111", "us-west-2", "model", "m"}).has_value());
+  EXPECT_TRUE(RowsOf(store.Rows().List(Query("222222222222"))).empty());
 }
 
 TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
@@ -559,7 +562,7 @@ TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
   query.limit = 2;
   std::vector<std::string> seen;
   while (true) {
-    const ListPage page = store.List(query);
+    const ListPage page = store.Rows().List(query);
     for (const auto& row : RowsOf(page)) seen.push_back(row.key.name);
     if (!page.has_more) break;
     query.after = ListQuery::Cursor{RowsOf(page).back().created.time_since_epoch().count(),
@@ -574,7 +577,7 @@ TEST(StateStore, ListSortsFiltersAndPagesWithoutGapsOrRepeats) {
   by_name.created_after = At(1000);
   by_name.created_before = At(4000);
   std::vector<std::string> names;
-  for (const auto& row : RowsOf(store.List(by_name))) names.push_back(row.key.name);
+  for (const auto& row : RowsOf(store.Rows().List(by_name))) names.push_back(row.key.name);
   EXPECT_EQ(names, (std::vector<std::string>{"bravo", "charlie", "delta"}));
 }
 
@@ -595,11 +598,11 @@ TEST(StateStore, AFilteredListPagesThroughTiedCreationTimes) {
     query.limit = 1;
     std::vector<std::string> seen;
     for (int pages = 0; pages < 10; ++pages) {  // a cursor that does not move fails, not hangs
-      const ListPage page = store.List(query);
+      const ListPage page = store.Rows().List(query);
       ASSERT_EQ(RowsOf(page).size(), page.positions.size());
       for (const auto& row : RowsOf(page)) {
         seen.push_back(row.key.name);
-        EXPECT_EQ(row, store.Get(row.key).value());
+        EXPECT_EQ(row, store.Rows().Get(row.key).value());
       }
       if (!page.has_more) break;
       query.after = page.positions.back();
@@ -657,7 +660,7 @@ TEST(StateStore, NameContainsPagesMatchAScanOfEveryRowThroughWritesAndRollbacks)
           query.limit = 7;
           std::vector<std::pair<long long, std::string>> seen;
           for (int pages = 0; pages < 100; ++pages) {  // a cursor that does not move fails
-            const ListPage page = store.List(query);
+            const ListPage page = store.Rows().List(query);
             ASSERT_EQ(page.kept.size(), page.positions.size());
             for (const ResourceRow& row : RowsOf(page)) {
               seen.emplace_back(row.created.time_since_epoch().count(), NameKey(row.key.name));
@@ -709,7 +712,7 @@ TEST(StateStore, TheLargestLimitListsEverything) {
   ASSERT_TRUE(store.Insert(Row("bravo", 2000), {}));
   ListQuery query = Query();
   query.limit = std::numeric_limits<int>::max();
-  const ListPage page = store.List(query);
+  const ListPage page = store.Rows().List(query);
   EXPECT_EQ(RowsOf(page).size(), 2u);
   EXPECT_FALSE(page.has_more);
 }
@@ -723,15 +726,15 @@ TEST(StateStore, AWriteScopeMakesARequestAllOrNothing) {
     store.PutSetting("k", "v");
     request.Commit();
   }
-  EXPECT_TRUE(store.Get({"111111111111", "us-east-1", "model", "kept"}));
-  EXPECT_EQ(store.GetSetting("k"), "v");
+  EXPECT_TRUE(store.Rows().Get({"111111111111", "us-east-1", "model", "kept"}));
+  EXPECT_EQ(store.Rows().GetSetting("k"), "v");
   {
     StateStore::WriteScope request(store);
     ASSERT_TRUE(store.Insert(Row("lost", 3000), {}));
     ASSERT_TRUE(store.Delete({"111111111111", "us-east-1", "model", "kept"}));
   }  // no Commit(): as if the request threw
-  EXPECT_FALSE(store.Get({"111111111111", "us-east-1", "model", "lost"}));
-  EXPECT_TRUE(store.Get({"111111111111", "us-east-1", "model", "kept"}));
+  EXPECT_FALSE(store.Rows().Get({"111111111111", "us-east-1", "model", "lost"}));
+  EXPECT_TRUE(store.Rows().Get({"111111111111", "us-east-1", "model", "kept"}));
   // The store works normally afterwards, with and without a scope.
   EXPECT_TRUE(store.Insert(Row("after", 4000), {}));
   EXPECT_EQ(store.IntegrityCheck(), "ok");
@@ -739,14 +742,14 @@ TEST(StateStore, AWriteScopeMakesARequestAllOrNothing) {
 
 TEST(StateStore, SettingsAndDeleteEverything) {
   StateStore store(":memory:");
-  EXPECT_FALSE(store.GetSetting("k").has_value());
+  EXPECT_FALSE(store.Rows().GetSetting("k").has_value());
   store.PutSetting("k", "v1");
   store.PutSetting("k", "v2");
-  EXPECT_EQ(store.GetSetting("k"), "v2");
+  EXPECT_EQ(store.Rows().GetSetting("k"), "v2");
   ASSERT_TRUE(store.Insert(Row("m", 1), {{"a", "b"}}));
   store.DeleteEverything();
-  EXPECT_FALSE(store.GetSetting("k").has_value());
-  EXPECT_TRUE(RowsOf(store.List(Query())).empty());
+  EXPECT_FALSE(store.Rows().GetSetting("k").has_value());
+  EXPECT_TRUE(RowsOf(store.Rows().List(Query())).empty());
 }
 
 TEST(StateStore, EverythingSurvivesReopeningTheFile) {
@@ -757,11 +760,11 @@ TEST(StateStore, EverythingSurvivesReopeningTheFile) {
     store.PutSetting("clock", "x");
   }
   StateStore reopened(path.str());
-  const auto row = reopened.Get({"111111111111", "us-east-1", "model", "kept"});
+  const auto row = reopened.Rows().Get({"111111111111", "us-east-1", "model", "kept"});
   ASSERT_TRUE(row.has_value());
   EXPECT_EQ(row->created, At(1234));
-  EXPECT_EQ(reopened.GetTags(row->arn).size(), 1u);
-  EXPECT_EQ(reopened.GetSetting("clock"), "x");
+  EXPECT_EQ(reopened.Rows().GetTags(row->arn).size(), 1u);
+  EXPECT_EQ(reopened.Rows().GetSetting("clock"), "x");
   EXPECT_EQ(reopened.IntegrityCheck(), "ok");
 }
 
@@ -803,8 +806,8 @@ TEST(StateStore, AnExistingFileIsFlushedOnlyByWritesAfterStartup) {
   // Closing checkpoints the WAL into the file, flushed.
   EXPECT_EQ(syncs.Of(""), 1);
   StateStore reopened(path.str());
-  EXPECT_TRUE(reopened.Get({"111111111111", "us-east-1", "model", "kept"}));
-  EXPECT_EQ(reopened.GetSetting("k"), "v");
+  EXPECT_TRUE(reopened.Rows().Get({"111111111111", "us-east-1", "model", "kept"}));
+  EXPECT_EQ(reopened.Rows().GetSetting("k"), "v");
   EXPECT_EQ(reopened.IntegrityCheck(), "ok");
 }
 
@@ -819,7 +822,7 @@ TEST(StateStore, ClosingDuringStartupFlushesWhatItCheckpoints) {
   EXPECT_GE(syncs.Of("-wal"), 1);
   EXPECT_GE(syncs.Of(""), 1);
   StateStore reopened(path.str());
-  EXPECT_EQ(reopened.GetSetting("clock"), "at start");
+  EXPECT_EQ(reopened.Rows().GetSetting("clock"), "at start");
 }
 
 TEST(StateStore, RefusesADatabaseFromANewerBuild) {

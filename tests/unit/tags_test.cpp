@@ -307,7 +307,7 @@ TEST_F(TagsTest, AnEndpointKeepsItsTagsWhileDeletingAndLosesThemWhenGone) {
   EXPECT_EQ(List(arn)["Tags"], TagsJson({{"creator", "endpoint"}}));  // still Deleting
   Advance(60);
   EXPECT_EQ(List(arn, json::object(), 400)["message"], NotFound(arn));
-  EXPECT_EQ(store_.GetTags(arn), store::Tags{});
+  EXPECT_EQ(store_.Rows().GetTags(arn), store::Tags{});
 }
 
 // ------------------------------------------------------------------------------ ListTags pages

@@ -1,0 +1,205 @@
+// Tables: every row of the store, in memory, as one immutable version. The store (StateStore)
+// loads them once when it opens and makes the next version as it writes its rows; each
+// transaction that commits installs the version it made (StateStore::Snapshot), and one rolled
+// back leaves the version it started from. A version never changes once installed, so a reader
+// holding one (a request on another thread) sees it whole while the writer builds the next:
+// copies share everything a change did not touch (store/persistent_map.hpp).
+//
+// The tables answer every read of the rows: one row by key or ARN, a kind's rows, a listing's
+// filtered, sorted page from ordered indexes, tags, plan capacity and settings. The database is
+// read only to load them, and for the holdings log (StateStore::HeldBetween).
+//
+// Thread-safety: const methods may run on any thread at once; the non-const ones (the store's
+// writes) on one thread, on a version no reader holds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "store/persistent_map.hpp"
+#include "store/rows.hpp"
+
+namespace smemu::store {
+
+// A row as the tables keep it, with what the codecs decoded from it. The row never changes: a
+// write installs a new KeptRow. Shared by every version that holds the row and by the pages that
+// list it, so that a page takes its rows without copying their documents and decodes each row
+// once, whichever thread asks first.
+class KeptRow {
+ public:
+  explicit KeptRow(ResourceRow row) : row_(std::move(row)) {}
+  const ResourceRow& row() const { return row_; }
+
+  // The value of type T kept with the row, made by `make` (returning std::shared_ptr<T>) the first
+  // time. Two threads asking at once may both make it; the first kept wins.
+  template <class T, class Make>
+  std::shared_ptr<T> Kept(Make&& make) const {
+    if (auto value = Find(typeid(T))) return std::static_pointer_cast<T>(std::move(value));
+    std::shared_ptr<T> made = make();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [type, value] : decoded_) {
+      if (type == typeid(T)) {
+        return std::static_pointer_cast<T>(std::const_pointer_cast<void>(value));
+      }
+    }
+    decoded_.emplace_back(typeid(T), made);
+    return made;
+  }
+
+ private:
+  std::shared_ptr<void> Find(std::type_index type) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [kept_type, value] : decoded_) {
+      if (kept_type == type) return std::const_pointer_cast<void>(value);
+    }
+    return nullptr;
+  }
+
+  const ResourceRow row_;
+  mutable std::mutex mutex_;  // uncontended but for two readers decoding the same row at once
+  mutable std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> decoded_;
+};
+using KeptRowPtr = std::shared_ptr<const KeptRow>;
+
+struct ListPage {
+  std::vector<KeptRowPtr> kept;              // the rows, as the tables keep them
+  std::vector<ListQuery::Cursor> positions;  // each row's sort value and name key
+  bool has_more = false;
+};
+
+struct KindStatusCount {
+  std::string kind;
+  std::string status;
+  long long count = 0;
+};
+
+class Tables {
+ public:
+  // True when any account has any resource.
+  bool HasResources() const { return !rows_.empty(); }
+  // How many resources of every account there are, by kind and status, ordered by both.
+  std::vector<KindStatusCount> CountByKindAndStatus() const;
+
+  std::optional<ResourceRow> Get(const ResourceKey& key) const;
+  // The row of `key` as kept, or nullptr.
+  KeptRowPtr Find(const ResourceKey& key) const;
+  // What `decode` (a codec: a pure function of the row) makes of the row of `key`, as a T; nullopt
+  // when there is no such row. Decoded once per row version, then copied.
+  template <class T, class Decode>
+  std::optional<T> GetDecoded(const ResourceKey& key, Decode&& decode) const {
+    const KeptRowPtr kept = Find(key);
+    if (!kept) return std::nullopt;
+    return *DecodedRow<T>(*kept, decode);
+  }
+  // The same value, shared rather than copied (a cluster's record holds every node); nullptr
+  // when there is no such row.
+  template <class T, class Decode>
+  std::shared_ptr<const T> GetDecodedShared(const ResourceKey& key, Decode&& decode) const {
+    const KeptRowPtr kept = Find(key);
+    if (!kept) return nullptr;
+    return DecodedRow<T>(*kept, decode);
+  }
+  // The same for a row a listing returned (ListPage::kept), without looking it up.
+  template <class T, class Decode>
+  std::shared_ptr<const T> DecodedRow(const KeptRow& kept, Decode&& decode) const {
+    return kept.Kept<const T>([&] { return std::make_shared<const T>(decode(kept.row())); });
+  }
+  // A value of type T kept with a row (what a summary wrote of it), made by T's default
+  // constructor the first time. Unlike what the codecs decode, it may change, so T guards itself:
+  // readers on several threads share it.
+  template <class T>
+  T& RowMemo(const KeptRow& kept) const {
+    return *kept.Kept<T>([] { return std::make_shared<T>(); });
+  }
+
+  // Every row of a kind (optionally with one status), of every account and region, by creation
+  // time, then status, then account, region and name key.
+  std::vector<ResourceRow> AllOfKind(const std::string& kind,
+                                     const std::optional<std::string>& status = {}) const;
+  // Every row of a kind in one account and region, in name order.
+  std::vector<ResourceRow> AllOf(const std::string& account, const std::string& region,
+                                 const std::string& kind) const;
+  // Every (account, region) that has a resource, in order.
+  std::vector<std::pair<std::string, std::string>> Scopes() const;
+  // A page of a filtered, sorted listing (see ListQuery).
+  ListPage List(const ListQuery& query) const;
+
+  // The row whose ARN is exactly `arn`, of any account, region and kind.
+  std::optional<ResourceRow> FindByArn(const std::string& arn) const;
+  // The tags of `arn` in order, without their positions (GetPositionedTags).
+  Tags GetTags(const std::string& arn) const;
+  // The tags of `arn` with their positions, ordered by position (then key).
+  std::vector<PositionedTag> GetPositionedTags(const std::string& arn) const;
+
+  // The capacity of every training plan of every account, in no particular order.
+  std::vector<PlanCapacity> AllPlanCapacity() const;
+  void ForEachPlanCapacity(const std::function<void(const PlanCapacity&)>& visit) const;
+
+  std::optional<std::string> GetSetting(const std::string& key) const;
+
+  // How many changes these tables have taken since the store opened: equal counts of one store
+  // mean equal contents.
+  long long TotalChanges() const { return changes_; }
+
+  // The store's writes, made after the database took them (StateStore's methods of the same
+  // names say what each does).
+  bool Insert(const ResourceRow& row, const Tags& tags);  // false: the key or the ARN exists
+  bool Update(const ResourceRow& row);                    // false: no such row
+  bool Delete(const ResourceKey& key);                    // false: no such row
+  void PutTags(const std::string& arn, const Tags& tags);
+  int DeleteTags(const std::string& arn, const std::vector<std::string>& keys);
+  void PutPlanCapacity(const ResourceKey& key, const PlanCapacity& capacity);
+  void PutSetting(const std::string& key, const std::string& value);
+  void Clear();
+
+  // What the database holds, for Load: rows, tags and plan capacity in any order.
+  struct Contents {
+    std::vector<ResourceRow> rows;
+    std::vector<std::pair<std::string, PositionedTag>> tags;  // (arn, tag)
+    std::vector<std::pair<ResourceKey, PlanCapacity>> plans;
+    std::vector<std::pair<std::string, std::string>> settings;
+  };
+  static Tables Load(Contents contents);
+
+ private:
+  using TagList = std::shared_ptr<const std::vector<PositionedTag>>;
+  using PlanPtr = std::shared_ptr<const PlanCapacity>;
+
+  void IndexRow(const KeptRowPtr& kept);
+  void UnindexRow(const ResourceRow& row);
+  void ErasePlanCapacity(const ResourceKey& key);
+  // The walks List chooses from: along an index that orders the page, or over the scope.
+  bool ListAlongIndex(const ListQuery& query, ListPage& page) const;
+  void ListBySorting(const ListQuery& query, ListPage& page) const;
+  bool Passes(const ListQuery& query, const ResourceRow& row, const PlanCapacity* plan) const;
+
+  // Keys are one string each: the fields joined by '\x1f' (below every character a field
+  // holds), times as fixed-width hexadecimal, so that the strings order as the fields would.
+  // (kind, account, region, name key) -> row
+  PersistentMap<std::string, KeptRowPtr> rows_;
+  // (kind, account, region, created, name key) -> row: listings by creation time
+  PersistentMap<std::string, KeptRowPtr> by_created_;
+  // (kind, status, created, account, region, name key) -> row: resources in transition
+  PersistentMap<std::string, KeptRowPtr> by_status_;
+  // ARN -> (kind, account, region, name key)
+  PersistentMap<std::string, std::string> by_arn_;
+  // ARN -> tags by position
+  PersistentMap<std::string, TagList> tags_;
+  // (account, region, name key) -> what the plan reserves
+  PersistentMap<std::string, PlanPtr> plans_;
+  // (account, region, start, name key) -> the same: listings by a plan's start
+  PersistentMap<std::string, PlanPtr> plans_by_start_;
+  PersistentMap<std::string, std::string> settings_;
+  long long changes_ = 0;
+};
+
+}  // namespace smemu::store
