@@ -5,7 +5,9 @@
 
 Sections (all by default; --only takes a comma-separated subset):
   http     wrk against the emulator (awsJson1_1 and the runtime), nginx as the ceiling and
-           moto_server when installed, at 1 and 64 keep-alive connections, medians of 3 runs
+           moto_server when installed, at 1 and 64 keep-alive connections, medians of 3 runs;
+           then CreateModel (durable writes) alone, and DescribeEndpoint at 64 connections while
+           a second wrk sends CreateModel on 8 connections (the writers' numbers shown too)
   reads    every read operation the server serves (each Describe*, each List* with MaxResults
            100, ListTags, SearchTrainingPlanOfferings), with wrk against a database of 10,000
            plans, 1,000 endpoints, 1,000 jobs and 10 clusters, at 1 and 64 connections, 5 s per
@@ -83,6 +85,10 @@ HTTP_POINTS = [
     ("InvokeEndpoint 1 KiB (echo)", "request.lua", ["invoke", "bench-endpoint-0", "1024"]),
 ]
 CONNECTIONS = [1, 64]
+# Reads under a write load: DescribeEndpoint at 64 connections while CreateModel runs beside it.
+WRITERS = 8
+LOADED_READ = f"DescribeEndpoint under {WRITERS} durable writers"
+BESIDE_READS = f"CreateModel c={WRITERS} beside the reads"
 
 
 def log(message):
@@ -194,11 +200,21 @@ def write_capacity(work, plans):
     return path
 
 
+def wrk_command(port, script, args, connections, seconds):
+    """The wrk command line of one point; run from ROOT (the scripts dofile bench/wrk/...)."""
+    return ["wrk", "-t", str(min(2, connections)), "-c", str(connections), "-d", f"{seconds}s",
+            "--timeout", "5s", "-s", os.path.join("bench", "wrk", script),
+            f"http://127.0.0.1:{port}/", "--", *args]
+
+
 def run_wrk(port, script, args, connections, seconds):
-    command = ["wrk", "-t", str(min(2, connections)), "-c", str(connections), "-d", f"{seconds}s",
-               "--timeout", "5s", "-s", os.path.join("bench", "wrk", script),
-               f"http://127.0.0.1:{port}/", "--", *args]
-    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(wrk_command(port, script, args, connections, seconds), cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    return wrk_result(out)
+
+
+def wrk_result(out):
+    """The BENCH_RESULT line of wrk's output (bench/wrk/report.lua), with the errors added up."""
     for line in out.splitlines():
         if line.startswith("BENCH_RESULT "):
             result = json.loads(line[len("BENCH_RESULT "):])
@@ -365,6 +381,29 @@ def http_section(work, args, report):
             for connections in CONNECTIONS:
                 measure("CreateModel (durable write)", server.port, "create_model.lua",
                         [f"cm{repetition}c{connections}"], connections)
+        # Reads under a write load: readers must not queue behind the writers' commits and
+        # fsyncs. The writers start first and run 2 s longer, so every read of the point has
+        # writes beside it; "DescribeEndpoint|64" above is the same point idle.
+        for repetition in range(repetitions):
+            log(f"wrk {BESIDE_READS} (in the background)")
+            writers = subprocess.Popen(
+                wrk_command(server.port, "create_model.lua", [f"cw{repetition}"], WRITERS,
+                            seconds + 2), cwd=ROOT, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True)
+            RUNNING.add(writers)
+            try:
+                time.sleep(0.5)  # until the writers' connections are up and sending
+                measure(LOADED_READ, server.port, "request.lua", HTTP_POINTS[0][2], 64)
+                out, err = writers.communicate(timeout=seconds + 60)
+            finally:
+                if writers.poll() is None:  # the reads failed: stop the writers with them
+                    writers.kill()
+                    writers.communicate()
+                RUNNING.discard(writers)
+            if writers.returncode != 0:
+                raise RuntimeError(f"wrk {BESIDE_READS} exited with {writers.returncode}: "
+                                   f"{err[-2000:]}")
+            runs.setdefault((BESIDE_READS, WRITERS), []).append(wrk_result(out))
         report["rss_after_load_kib"] = server.rss_kib()
     finally:
         for nginx in nginxes.values():
@@ -919,16 +958,15 @@ def print_table(report, args):
           f"{len(CEILING_BODY)}-byte JSON body, at each number of connections)")
         w(f"{'operation':40} {'conns':>5} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
           f"{'x ceiling':>9} {'x moto':>8} {'errors':>6}")
-        labels = []
+        # Each label at the connection counts it was measured at (not only CONNECTIONS: the writers
+        # beside the reads run at WRITERS), labels in the order they were first measured.
+        labels = {}
         for key in http:
-            label = key.rsplit("|", 1)[0]
-            if label not in labels:
-                labels.append(label)
-        for label in labels:
-            for c in CONNECTIONS:
-                m = http.get(f"{label}|{c}")
-                if m is None:
-                    continue
+            label, c = key.rsplit("|", 1)
+            labels.setdefault(label, []).append(int(c))
+        for label, counts in labels.items():
+            for c in sorted(counts):
+                m = http[f"{label}|{c}"]
                 ceiling = report["ceilings"].get(str(c))
                 moto = http.get(f"moto DescribeEndpoint|{c}")
                 x_ceiling = f"{m['rps'] / ceiling['rps']:.2f}" if ceiling and ceiling["rps"] else "-"
@@ -956,6 +994,13 @@ def print_table(report, args):
             if moto and moto["rps"]:
                 targets.append((f"{op} c=64 >= 50x moto", f"{m['rps'] / moto['rps']:.1f}x",
                                 m["rps"] >= 50 * moto["rps"]))
+            loaded = http.get(f"{LOADED_READ}|64")
+            if op == "DescribeEndpoint" and loaded:
+                # Relative to the same point idle, measured in the same run on the same machine.
+                targets.append((f"DescribeEndpoint c=64 p99 under {WRITERS} writers <= 2x idle "
+                                f"({m['p99_us'] / 1000:.2f} ms)",
+                                f"{loaded['p99_us'] / 1000:.2f} ms",
+                                loaded["p99_us"] <= 2 * m["p99_us"]))
         m = http.get("CreateModel (durable write)|64")
         if m and ceiling:
             targets.append(("CreateModel (durable) c=64 >= 15% of ceiling req/s",

@@ -191,7 +191,12 @@ class Emulator {
       return result;
     } catch (...) {
       settled_ = {};  // settling done in the transaction was rolled back with it
-      RollBackMemoryLocked();
+      if (store_.BatchLost()) {
+        RebuildLedgerLocked();  // earlier requests' writes went too
+        PublishLocked();
+      } else {
+        RollBackMemoryLocked();
+      }
       store_.RethrowNamingTheFile();
     }
   }

@@ -49,6 +49,10 @@ class StateStore {
   // True when the file could only be opened for reading (its permissions or its file system).
   // Reads are served; every write fails with a StoreFailure.
   bool ReadOnly() const { return read_only_; }
+  // True when the database rolled back the open group-commit batch (a full disk, an I/O error):
+  // the writes of the requests before, in that batch, are gone with it, and the rows in memory
+  // were loaded again from what the database still has. Until CommitBatch() reports it.
+  bool BatchLost() const { return batch_lost_; }
   const std::string& Path() const { return path_; }
 
   // Ends start-up mode: from now on every commit is synced before it returns (synchronous=FULL),
