@@ -41,6 +41,14 @@ std::vector<store::HeldCount> LogEntries(const domain::Holder& holder) {
   return entries;
 }
 
+// Puts `holder` in the holdings unless they hold it as it is: an unchanged holding lets the
+// readers' next version share the holdings instead of copying them.
+void Hold(const Writer& writer, domain::Holder holder) {
+  const domain::Holder* held = writer.holdings.Read().Find(holder.arn);
+  if (held != nullptr ? *held == holder : holder.holds.empty()) return;
+  writer.holdings.Write().Put(std::move(holder));
+}
+
 // Makes `holder` what the resource `key` holds from `at` on: in the holdings and, when that
 // differs from what it held, in the holdings log (the cost ledger's history).
 void PutHolder(const Writer& writer, const store::ResourceKey& key, domain::Holder holder,
@@ -50,12 +58,13 @@ void PutHolder(const Writer& writer, const store::ResourceKey& key, domain::Hold
   if ((held != nullptr ? held->holds : none) != holder.holds) {
     writer.store.LogHolds(key, holder.arn, LogEntries(holder), at);
   }
-  writer.holdings.Write().Put(std::move(holder));
+  Hold(writer, std::move(holder));
 }
 
 void RemoveHolder(const Writer& writer, const store::ResourceKey& key, const std::string& arn,
                   TimePoint at) {
-  if (writer.holdings.Read().Find(arn) != nullptr) writer.store.LogHolds(key, arn, {}, at);
+  if (writer.holdings.Read().Find(arn) == nullptr) return;
+  writer.store.LogHolds(key, arn, {}, at);
   writer.holdings.Write().Remove(arn);
 }
 
@@ -81,7 +90,7 @@ void EraseHolding(const Writer& writer, TimePoint at, const store::ResourceKey& 
 
 void SaveJob(const Writer& writer, const JobRecord& record, const domain::Job& before) {
   writer.store.Update(EncodeJob(record));
-  writer.holdings.Write().Put(domain::HolderOf(record.job));
+  Hold(writer, domain::HolderOf(record.job));
   // The scheduler may start and end a job within one settling, between two requests: its
   // instances were held from its start to its end whatever the time of the request.
   const domain::Job& job = record.job;
@@ -159,7 +168,7 @@ struct ChangeApplier {
   }
   void operator()(const Edit::InsertJob& change) const {
     Inserted(writer.store.Insert(EncodeJob(change.record), change.tags), change.record.key);
-    writer.holdings.Write().Put(domain::HolderOf(change.record.job));
+    Hold(writer, domain::HolderOf(change.record.job));
   }
   void operator()(const Edit::SaveJob& change) const {
     SaveJob(writer, change.record, change.before);
@@ -200,7 +209,10 @@ struct ChangeApplier {
     writer.store.DeleteTags(change.arn, change.keys);
   }
   void operator()(const Edit::ReleaseLapsedHolds&) const {
-    writer.ledger.Write().ReleaseLapsed(at);
+    // Every settling asks; only a lapse that fell due changes the ledger (and makes the readers'
+    // next version copy it).
+    const std::optional<TimePoint> lapse = writer.ledger.Read().NextLapse();
+    if (lapse && *lapse <= at) writer.ledger.Write().ReleaseLapsed(at);
   }
   void operator()(const Edit::SetPool& change) const {
     writer.ledger.Write().SetPool(change.key, change.reservable, change.on_demand);
