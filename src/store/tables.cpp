@@ -127,7 +127,8 @@ bool Tables::Insert(const ResourceRow& row, const Tags& tags) {
   std::vector<PositionedTag> positioned;
   int64_t position = 0;
   for (const auto& [tag_key, value] : tags) {
-    std::erase_if(positioned, [&](const PositionedTag& tag) { return tag.key == tag_key; });
+    std::erase_if(positioned,
+                  [&key = tag_key](const PositionedTag& tag) { return tag.key == key; });
     positioned.push_back({position++, tag_key, value});
   }
   if (!positioned.empty()) {
