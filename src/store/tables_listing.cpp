@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -118,15 +119,23 @@ bool Tables::ListAlongIndex(const ListQuery& query, ListPage& page) const {
   const std::string pattern = query.name_contains ? NameKey(*query.name_contains) : "";
   const std::string row_prefix = ScopePrefix(query.kind, query.account, query.region);
   const std::string plan_prefix = PlanScopePrefix(query.account, query.region);
-  // Takes the row of `name_key` if it passes the filters; false once the page is full.
-  auto take = [&](std::string_view name_key, const KeptRowPtr* kept, SortValue value) {
+  // The keys of one name, written into buffers kept from one row to the next.
+  std::string row_key = row_prefix;
+  std::string plan_key = plan_prefix;
+  auto key_of = [](std::string& key, size_t prefix, std::string_view name_key) -> std::string& {
+    key.resize(prefix);
+    key.append(name_key).push_back(keys::kEnd);
+    return key;
+  };
+  // Takes the row of `name_key` if it passes the filters; false once the page is full. `kept` and
+  // `plan` are the row and the plan's capacity when the walk has them already.
+  auto take = [&](std::string_view name_key, const KeptRowPtr* kept, SortValue value,
+                  const PlanPtr* plan = nullptr) {
     if (!pattern.empty() && name_key.find(pattern) == std::string_view::npos) return true;
-    const std::string row_key = row_prefix + std::string(name_key) + keys::kEnd;
-    if (kept == nullptr) kept = rows_.Find(row_key);
+    if (kept == nullptr) kept = rows_.Find(key_of(row_key, row_prefix.size(), name_key));
     if (kept == nullptr) return true;  // a plan's capacity of another kind's name
-    const PlanPtr* plan = nullptr;
-    if (query.plan) {
-      plan = plans_.Find(plan_prefix + std::string(name_key) + keys::kEnd);
+    if (query.plan && plan == nullptr) {
+      plan = plans_.Find(key_of(plan_key, plan_prefix.size(), name_key));
       if (plan == nullptr) return true;
     }
     if (!Passes(query, (*kept)->row(), plan ? plan->get() : nullptr)) return true;
@@ -145,9 +154,13 @@ bool Tables::ListAlongIndex(const ListQuery& query, ListPage& page) const {
     case SortField::kName: {
       const std::string& prefix = query.plan ? plan_prefix : row_prefix;
       const std::string from = query.after ? prefix + query.after->name_key + keys::kEnd : "";
-      auto visit = [&](const std::string& key, const auto&) {
+      auto visit = [&](const std::string& key, const auto& value) {
         const std::string_view name_key = keys::LastField(key);
-        return take(name_key, nullptr, std::string(name_key));
+        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, KeptRowPtr>) {
+          return take(name_key, &value, std::string(name_key));
+        } else {
+          return take(name_key, nullptr, std::string(name_key), &value);
+        }
       };
       if (query.plan) {
         WalkScope(plans_, prefix, from, query.descending, visit);
@@ -165,7 +178,7 @@ bool Tables::ListAlongIndex(const ListQuery& query, ListPage& page) const {
     case SortField::kPlanStart:
       WalkScope(plans_by_start_, plan_prefix, after_time(plan_prefix), query.descending,
                 [&](const std::string& key, const PlanPtr& plan) {
-                  return take(keys::LastField(key), nullptr, keys::Millis(plan->start));
+                  return take(keys::LastField(key), nullptr, keys::Millis(plan->start), &plan);
                 });
       return true;
     case SortField::kStatus:
