@@ -129,11 +129,16 @@ bool StateStore::Delete(const ResourceKey& key) {
 Tables StateStore::LoadTables() const {
   Tables::Contents contents;
   {
+    contents.rows.reserve(
+        static_cast<size_t>(db_->execAndGet("SELECT count(*) FROM resources").getInt64()));
     Prepared rows_lease = Prepare(std::string("SELECT ") + kRowColumns + " FROM resources");
     SQLite::Statement& rows = *rows_lease;
-    while (rows.executeStep()) contents.rows.push_back(ReadRow(rows));
+    while (rows.executeStep())
+      contents.rows.push_back(std::make_shared<const KeptRow>(ReadRow(rows)));
   }
   {
+    contents.tags.reserve(
+        static_cast<size_t>(db_->execAndGet("SELECT count(*) FROM tags").getInt64()));
     Prepared tags_lease = Prepare("SELECT arn, position, key, value FROM tags");
     SQLite::Statement& tags = *tags_lease;
     while (tags.executeStep()) {

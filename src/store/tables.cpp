@@ -11,40 +11,15 @@
 namespace smemu::store {
 namespace {
 
-std::string RowKeyOf(std::string_view kind, std::string_view account, std::string_view region,
-                     std::string_view name_key) {
-  std::string key;
-  key.reserve(kind.size() + account.size() + region.size() + name_key.size() + 4);
-  keys::Field(key, kind);
-  keys::Field(key, account);
-  keys::Field(key, region);
-  keys::Field(key, name_key);
-  return key;
-}
-
 std::string RowKeyOf(const ResourceKey& key) {
-  return RowKeyOf(key.kind, key.account, key.region, NameKey(key.name));
-}
-
-std::string CreatedKeyOf(const ResourceRow& row) {
-  std::string key;
-  keys::Field(key, row.key.kind);
-  keys::Field(key, row.key.account);
-  keys::Field(key, row.key.region);
-  keys::Time(key, keys::Millis(row.created));
-  keys::Field(key, NameKey(row.key.name));
-  return key;
-}
-
-std::string StatusKeyOf(const ResourceRow& row) {
-  std::string key;
-  keys::Field(key, row.key.kind);
-  keys::Field(key, row.status);
-  keys::Time(key, keys::Millis(row.created));
-  keys::Field(key, row.key.account);
-  keys::Field(key, row.key.region);
-  keys::Field(key, NameKey(row.key.name));
-  return key;
+  const std::string name_key = NameKey(key.name);
+  std::string text;
+  text.reserve(key.kind.size() + key.account.size() + key.region.size() + name_key.size() + 4);
+  keys::Field(text, key.kind);
+  keys::Field(text, key.account);
+  keys::Field(text, key.region);
+  keys::Field(text, name_key);
+  return text;
 }
 
 std::string PlanKeyOf(const ResourceKey& key) {
@@ -55,20 +30,51 @@ std::string PlanKeyOf(const ResourceKey& key) {
   return text;
 }
 
-std::string PlanStartKeyOf(const ResourceKey& key, const PlanCapacity& plan) {
-  std::string text;
-  keys::Field(text, key.account);
-  keys::Field(text, key.region);
-  keys::Time(text, keys::Millis(plan.start));
-  keys::Field(text, NameKey(key.name));
-  return text;
+}  // namespace
+
+KeptRow::KeptRow(ResourceRow row) : row_(std::move(row)) {
+  const ResourceKey& key = row_.key;
+  const std::string name = NameKey(key.name);
+  const std::size_t fields = key.kind.size() + key.account.size() + key.region.size() + name.size();
+  keys_.reserve(3 * fields + row_.status.size() + 2 * keys::kTimeSize + 14);
+  keys::Field(keys_, key.kind);
+  keys::Field(keys_, key.account);
+  keys::Field(keys_, key.region);
+  keys::Field(keys_, name);
+  created_at_ = keys_.size();
+  keys::Field(keys_, key.kind);
+  keys::Field(keys_, key.account);
+  keys::Field(keys_, key.region);
+  keys::Time(keys_, keys::Millis(row_.created));
+  keys::Field(keys_, name);
+  status_at_ = keys_.size();
+  keys::Field(keys_, key.kind);
+  keys::Field(keys_, row_.status);
+  keys::Time(keys_, keys::Millis(row_.created));
+  keys::Field(keys_, key.account);
+  keys::Field(keys_, key.region);
+  keys::Field(keys_, name);
 }
 
-}  // namespace
+std::string_view KeptRow::name_key() const { return keys::LastField(row_key()); }
+
+KeptPlan::KeptPlan(const ResourceKey& key, PlanCapacity capacity)
+    : PlanCapacity(std::move(capacity)) {
+  const std::string name = NameKey(key.name);
+  keys_.reserve(2 * (key.account.size() + key.region.size() + name.size()) + keys::kTimeSize + 6);
+  keys::Field(keys_, key.account);
+  keys::Field(keys_, key.region);
+  keys::Field(keys_, name);
+  start_at_ = keys_.size();
+  keys::Field(keys_, key.account);
+  keys::Field(keys_, key.region);
+  keys::Time(keys_, keys::Millis(start));
+  keys::Field(keys_, name);
+}
 
 std::vector<KindStatusCount> Tables::CountByKindAndStatus() const {
   std::map<std::pair<std::string, std::string>, long long> counts;
-  rows_.ForEach([&counts](const std::string&, const KeptRowPtr& kept) {
+  rows_.ForEach([&counts](std::string_view, const KeptRowPtr& kept) {
     ++counts[{kept->row().key.kind, kept->row().status}];
     return true;
   });
@@ -91,14 +97,14 @@ std::optional<ResourceRow> Tables::Get(const ResourceKey& key) const {
 }
 
 std::optional<ResourceRow> Tables::FindByArn(const std::string& arn) const {
-  const std::string* key = by_arn_.Find(arn);
-  if (key == nullptr) return std::nullopt;
-  return (*rows_.Find(*key))->row();
+  const KeptRowPtr* kept = by_arn_.Find(arn);
+  if (kept == nullptr) return std::nullopt;
+  return (*kept)->row();
 }
 
 std::vector<std::pair<std::string, std::string>> Tables::Scopes() const {
   std::set<std::pair<std::string, std::string>> scopes;
-  rows_.ForEach([&scopes](const std::string&, const KeptRowPtr& kept) {
+  rows_.ForEach([&scopes](std::string_view, const KeptRowPtr& kept) {
     scopes.emplace(kept->row().key.account, kept->row().key.region);
     return true;
   });
@@ -106,23 +112,22 @@ std::vector<std::pair<std::string, std::string>> Tables::Scopes() const {
 }
 
 void Tables::IndexRow(const KeptRowPtr& kept) {
-  const ResourceRow& row = kept->row();
-  rows_.Set(RowKeyOf(row.key), kept);
-  by_created_.Set(CreatedKeyOf(row), kept);
-  by_status_.Set(StatusKeyOf(row), kept);
+  rows_.Set(kept->row_key(), kept);
+  by_created_.Set(kept->created_key(), kept);
+  by_status_.Set(kept->status_key(), kept);
+  by_arn_.Set(kept->row().arn, kept);
 }
 
-void Tables::UnindexRow(const ResourceRow& row) {
-  rows_.Erase(RowKeyOf(row.key));
-  by_created_.Erase(CreatedKeyOf(row));
-  by_status_.Erase(StatusKeyOf(row));
+void Tables::UnindexRow(const KeptRow& kept) {
+  rows_.Erase(kept.row_key());
+  by_created_.Erase(kept.created_key());
+  by_status_.Erase(kept.status_key());
+  by_arn_.Erase(kept.row().arn);
 }
 
 bool Tables::Insert(const ResourceRow& row, const Tags& tags) {
-  const std::string key = RowKeyOf(row.key);
-  if (rows_.Find(key) != nullptr || by_arn_.Find(row.arn) != nullptr) return false;
+  if (rows_.Find(RowKeyOf(row.key)) != nullptr || by_arn_.Find(row.arn) != nullptr) return false;
   IndexRow(std::make_shared<const KeptRow>(row));
-  by_arn_.Set(row.arn, key);
   // As the database keeps them: one tag per key, the last given winning with its place.
   std::vector<PositionedTag> positioned;
   int64_t position = 0;
@@ -131,18 +136,17 @@ bool Tables::Insert(const ResourceRow& row, const Tags& tags) {
                   [&key = tag_key](const PositionedTag& tag) { return tag.key == key; });
     positioned.push_back({position++, tag_key, value});
   }
-  if (!positioned.empty()) {
-    tags_.Set(row.arn, std::make_shared<const std::vector<PositionedTag>>(std::move(positioned)));
-  }
+  if (!positioned.empty()) PutTagList(row.arn, std::move(positioned));
   ++changes_;
   return true;
 }
 
 bool Tables::Update(const ResourceRow& row) {
-  const KeptRowPtr* kept = rows_.Find(RowKeyOf(row.key));
-  if (kept == nullptr) return false;
-  ResourceRow updated = (*kept)->row();  // the key, name, ARN and creation time stay
-  UnindexRow(updated);
+  const KeptRowPtr* found = rows_.Find(RowKeyOf(row.key));
+  if (found == nullptr) return false;
+  const KeptRowPtr kept = *found;     // the entry goes below
+  ResourceRow updated = kept->row();  // the key, name, ARN and creation time stay
+  UnindexRow(*kept);
   updated.status = row.status;
   updated.modified = row.modified;
   updated.doc = row.doc;
@@ -155,8 +159,7 @@ bool Tables::Delete(const ResourceKey& key) {
   const KeptRowPtr* found = rows_.Find(RowKeyOf(key));
   if (found == nullptr) return false;
   const KeptRowPtr kept = *found;  // the entry goes below
-  UnindexRow(kept->row());
-  by_arn_.Erase(kept->row().arn);
+  UnindexRow(*kept);
   tags_.Erase(kept->row().arn);
   if (const PlanPtr* plan = plans_.Find(PlanKeyOf(key)); plan && (*plan)->arn == kept->row().arn) {
     ErasePlanCapacity(key);  // a namesake of another kind leaves the plan's
@@ -176,7 +179,7 @@ Tags Tables::GetTags(const std::string& arn) const {
 std::vector<PositionedTag> Tables::GetPositionedTags(const std::string& arn) const {
   const TagList* tags = tags_.Find(arn);
   if (tags == nullptr) return {};
-  return **tags;
+  return (*tags)->tags;
 }
 
 void Tables::PutTags(const std::string& arn, const Tags& tags) {
@@ -193,7 +196,7 @@ void Tables::PutTags(const std::string& arn, const Tags& tags) {
     positioned.push_back({next, key, value});
   }
   if (positioned.empty()) return;
-  tags_.Set(arn, std::make_shared<const std::vector<PositionedTag>>(std::move(positioned)));
+  PutTagList(arn, std::move(positioned));
   ++changes_;
 }
 
@@ -208,25 +211,31 @@ int Tables::DeleteTags(const std::string& arn, const std::vector<std::string>& k
   if (positioned.empty()) {
     tags_.Erase(arn);
   } else {
-    tags_.Set(arn, std::make_shared<const std::vector<PositionedTag>>(std::move(positioned)));
+    PutTagList(arn, std::move(positioned));
   }
   ++changes_;
   return removed;
 }
 
+void Tables::PutTagList(const std::string& arn, std::vector<PositionedTag> tags) {
+  auto kept = std::make_shared<const KeptTags>(KeptTags{arn, std::move(tags)});
+  const std::string_view key = kept->arn;
+  tags_.Set(key, std::move(kept));  // replaces the entry, its key with it
+}
+
 void Tables::ErasePlanCapacity(const ResourceKey& key) {
-  const std::string plan_key = PlanKeyOf(key);
-  const PlanPtr* plan = plans_.Find(plan_key);
-  if (plan == nullptr) return;
-  plans_by_start_.Erase(PlanStartKeyOf(key, **plan));
-  plans_.Erase(plan_key);
+  const PlanPtr* found = plans_.Find(PlanKeyOf(key));
+  if (found == nullptr) return;
+  const PlanPtr plan = *found;  // the entries go below
+  plans_by_start_.Erase(plan->start_key());
+  plans_.Erase(plan->plan_key());
 }
 
 void Tables::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& capacity) {
   ErasePlanCapacity(key);
-  auto plan = std::make_shared<const PlanCapacity>(capacity);
-  plans_.Set(PlanKeyOf(key), plan);
-  plans_by_start_.Set(PlanStartKeyOf(key, capacity), std::move(plan));
+  auto plan = std::make_shared<const KeptPlan>(key, capacity);
+  plans_.Set(plan->plan_key(), plan);
+  plans_by_start_.Set(plan->start_key(), plan);
   ++changes_;
 }
 
@@ -238,7 +247,7 @@ std::vector<PlanCapacity> Tables::AllPlanCapacity() const {
 }
 
 void Tables::ForEachPlanCapacity(const std::function<void(const PlanCapacity&)>& visit) const {
-  plans_.ForEach([&visit](const std::string&, const PlanPtr& plan) {
+  plans_.ForEach([&visit](std::string_view, const PlanPtr& plan) {
     visit(*plan);
     return true;
   });
@@ -263,60 +272,58 @@ void Tables::Clear() {
 
 Tables Tables::Load(Contents contents) {
   Tables tables;
-  std::vector<std::pair<std::string, KeptRowPtr>> rows;
-  std::vector<std::pair<std::string, KeptRowPtr>> by_created;
-  std::vector<std::pair<std::string, KeptRowPtr>> by_status;
-  std::vector<std::pair<std::string, std::string>> by_arn;
-  rows.reserve(contents.rows.size());
-  by_created.reserve(contents.rows.size());
-  by_status.reserve(contents.rows.size());
-  by_arn.reserve(contents.rows.size());
-  for (ResourceRow& row : contents.rows) {
-    auto kept = std::make_shared<const KeptRow>(std::move(row));
-    std::string key = RowKeyOf(kept->row().key);
-    by_created.emplace_back(CreatedKeyOf(kept->row()), kept);
-    by_status.emplace_back(StatusKeyOf(kept->row()), kept);
-    by_arn.emplace_back(kept->row().arn, key);
-    rows.emplace_back(std::move(key), std::move(kept));
-  }
   auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
-  auto sorted = [&by_key](auto entries) {
+  // One index after another, through one vector of entries.
+  std::vector<std::pair<std::string_view, KeptRowPtr>> entries;
+  entries.reserve(contents.rows.size());
+  auto index = [&](auto& map, std::string_view (*key_of)(const KeptRow&)) {
+    entries.clear();
+    for (const KeptRowPtr& kept : contents.rows) entries.emplace_back(key_of(*kept), kept);
     std::sort(entries.begin(), entries.end(), by_key);
-    return entries;
+    map = std::remove_reference_t<decltype(map)>::FromSorted(std::move(entries));
+    entries = {};
+    entries.reserve(contents.rows.size());
   };
-  tables.rows_ = decltype(tables.rows_)::FromSorted(sorted(std::move(rows)));
-  tables.by_created_ = decltype(tables.by_created_)::FromSorted(sorted(std::move(by_created)));
-  tables.by_status_ = decltype(tables.by_status_)::FromSorted(sorted(std::move(by_status)));
-  tables.by_arn_ = decltype(tables.by_arn_)::FromSorted(sorted(std::move(by_arn)));
+  index(tables.rows_, [](const KeptRow& kept) { return kept.row_key(); });
+  index(tables.by_created_, [](const KeptRow& kept) { return kept.created_key(); });
+  index(tables.by_status_, [](const KeptRow& kept) { return kept.status_key(); });
+  index(tables.by_arn_, [](const KeptRow& kept) { return std::string_view(kept.row().arn); });
+  contents.rows = {};
 
   std::sort(contents.tags.begin(), contents.tags.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first, a.second.position, a.second.key) <
            std::tie(b.first, b.second.position, b.second.key);
   });
-  std::vector<std::pair<std::string, TagList>> tags;
+  std::vector<std::pair<std::string_view, TagList>> tags;
   for (size_t i = 0; i < contents.tags.size();) {
-    std::vector<PositionedTag> of_one;
+    KeptTags of_one{std::move(contents.tags[i].first), {}};
     size_t j = i;
-    for (; j < contents.tags.size() && contents.tags[j].first == contents.tags[i].first; ++j) {
-      of_one.push_back(std::move(contents.tags[j].second));
+    for (; j < contents.tags.size() && (j == i || contents.tags[j].first == of_one.arn); ++j) {
+      of_one.tags.push_back(std::move(contents.tags[j].second));
     }
-    tags.emplace_back(std::move(contents.tags[i].first),
-                      std::make_shared<const std::vector<PositionedTag>>(std::move(of_one)));
+    auto kept = std::make_shared<const KeptTags>(std::move(of_one));
+    tags.emplace_back(kept->arn, std::move(kept));
     i = j;
   }
+  contents.tags = {};
   tables.tags_ = decltype(tables.tags_)::FromSorted(std::move(tags));
 
-  std::vector<std::pair<std::string, PlanPtr>> plans;
-  std::vector<std::pair<std::string, PlanPtr>> plans_by_start;
+  std::vector<std::pair<std::string_view, PlanPtr>> plans;
+  std::vector<std::pair<std::string_view, PlanPtr>> plans_by_start;
+  plans.reserve(contents.plans.size());
+  plans_by_start.reserve(contents.plans.size());
   for (auto& [key, capacity] : contents.plans) {
-    auto plan = std::make_shared<const PlanCapacity>(std::move(capacity));
-    plans_by_start.emplace_back(PlanStartKeyOf(key, *plan), plan);
-    plans.emplace_back(PlanKeyOf(key), std::move(plan));
+    auto plan = std::make_shared<const KeptPlan>(key, std::move(capacity));
+    plans_by_start.emplace_back(plan->start_key(), plan);
+    plans.emplace_back(plan->plan_key(), std::move(plan));
   }
-  tables.plans_ = decltype(tables.plans_)::FromSorted(sorted(std::move(plans)));
-  tables.plans_by_start_ =
-      decltype(tables.plans_by_start_)::FromSorted(sorted(std::move(plans_by_start)));
-  tables.settings_ = decltype(tables.settings_)::FromSorted(sorted(std::move(contents.settings)));
+  contents.plans = {};
+  std::sort(plans.begin(), plans.end(), by_key);
+  std::sort(plans_by_start.begin(), plans_by_start.end(), by_key);
+  tables.plans_ = decltype(tables.plans_)::FromSorted(std::move(plans));
+  tables.plans_by_start_ = decltype(tables.plans_by_start_)::FromSorted(std::move(plans_by_start));
+  std::sort(contents.settings.begin(), contents.settings.end(), by_key);
+  tables.settings_ = decltype(tables.settings_)::FromSorted(std::move(contents.settings));
   return tables;
 }
 

@@ -13,6 +13,7 @@
 // writes) on one thread, on a version no reader holds.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,10 +35,23 @@ namespace smemu::store {
 // write installs a new KeptRow. Shared by every version that holds the row and by the pages that
 // list it, so that a page takes its rows without copying their documents and decodes each row
 // once, whichever thread asks first.
+//
+// The row also keeps its keys in the tables' indexes, spelt once (store/tables_keys.hpp), so the
+// indexes hold views of them rather than copies: a row costs one allocation for all its keys.
 class KeptRow {
  public:
-  explicit KeptRow(ResourceRow row) : row_(std::move(row)) {}
+  explicit KeptRow(ResourceRow row);
   const ResourceRow& row() const { return row_; }
+  // (kind, account, region, name key): the row's place in Tables' rows_
+  std::string_view row_key() const { return std::string_view(keys_).substr(0, created_at_); }
+  // (kind, account, region, created, name key): by_created_
+  std::string_view created_key() const {
+    return std::string_view(keys_).substr(created_at_, status_at_ - created_at_);
+  }
+  // (kind, status, created, account, region, name key): by_status_
+  std::string_view status_key() const { return std::string_view(keys_).substr(status_at_); }
+  // The row's name as its keys spell it (NameKey).
+  std::string_view name_key() const;
 
   // The value of type T kept with the row, made by `make` (returning std::shared_ptr<T>) the first
   // time. Two threads asking at once may both make it; the first kept wins.
@@ -65,10 +79,32 @@ class KeptRow {
   }
 
   const ResourceRow row_;
+  std::string keys_;  // row_key, created_key and status_key, one after another
+  std::size_t created_at_ = 0;
+  std::size_t status_at_ = 0;
   mutable std::mutex mutex_;  // uncontended but for two readers decoding the same row at once
   mutable std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> decoded_;
 };
 using KeptRowPtr = std::shared_ptr<const KeptRow>;
+
+// A plan's capacity as the tables keep it, with its keys: (account, region, name key) in plans_
+// and (account, region, start, name key) in plans_by_start_.
+class KeptPlan : public PlanCapacity {
+ public:
+  KeptPlan(const ResourceKey& key, PlanCapacity capacity);
+  std::string_view plan_key() const { return std::string_view(keys_).substr(0, start_at_); }
+  std::string_view start_key() const { return std::string_view(keys_).substr(start_at_); }
+
+ private:
+  std::string keys_;
+  std::size_t start_at_ = 0;
+};
+
+// The tags of one ARN, by position, with the ARN their entry is keyed by.
+struct KeptTags {
+  std::string arn;
+  std::vector<PositionedTag> tags;
+};
 
 struct ListPage {
   std::vector<KeptRowPtr> kept;              // the rows, as the tables keep them
@@ -163,7 +199,7 @@ class Tables {
 
   // What the database holds, for Load: rows, tags and plan capacity in any order.
   struct Contents {
-    std::vector<ResourceRow> rows;
+    std::vector<KeptRowPtr> rows;
     std::vector<std::pair<std::string, PositionedTag>> tags;  // (arn, tag)
     std::vector<std::pair<ResourceKey, PlanCapacity>> plans;
     std::vector<std::pair<std::string, std::string>> settings;
@@ -171,11 +207,12 @@ class Tables {
   static Tables Load(Contents contents);
 
  private:
-  using TagList = std::shared_ptr<const std::vector<PositionedTag>>;
-  using PlanPtr = std::shared_ptr<const PlanCapacity>;
+  using TagList = std::shared_ptr<const KeptTags>;
+  using PlanPtr = std::shared_ptr<const KeptPlan>;
 
   void IndexRow(const KeptRowPtr& kept);
-  void UnindexRow(const ResourceRow& row);
+  void UnindexRow(const KeptRow& kept);
+  void PutTagList(const std::string& arn, std::vector<PositionedTag> tags);
   void ErasePlanCapacity(const ResourceKey& key);
   // The walks List chooses from: along an index that orders the page, or over the scope.
   bool ListAlongIndex(const ListQuery& query, ListPage& page) const;
@@ -183,21 +220,23 @@ class Tables {
   bool Passes(const ListQuery& query, const ResourceRow& row, const PlanCapacity* plan) const;
 
   // Keys are one string each: the fields joined by '\x1f' (below every character a field
-  // holds), times as fixed-width hexadecimal, so that the strings order as the fields would.
+  // holds), times as fixed-width hexadecimal, so that the strings order as the fields would. Each
+  // is a view of a string its value keeps (KeptRow, KeptPlan, KeptTags), so it lives as long as
+  // the entry does.
   // (kind, account, region, name key) -> row
-  PersistentMap<std::string, KeptRowPtr> rows_;
+  PersistentMap<std::string_view, KeptRowPtr> rows_;
   // (kind, account, region, created, name key) -> row: listings by creation time
-  PersistentMap<std::string, KeptRowPtr> by_created_;
+  PersistentMap<std::string_view, KeptRowPtr> by_created_;
   // (kind, status, created, account, region, name key) -> row: resources in transition
-  PersistentMap<std::string, KeptRowPtr> by_status_;
-  // ARN -> (kind, account, region, name key)
-  PersistentMap<std::string, std::string> by_arn_;
+  PersistentMap<std::string_view, KeptRowPtr> by_status_;
+  // ARN -> row
+  PersistentMap<std::string_view, KeptRowPtr> by_arn_;
   // ARN -> tags by position
-  PersistentMap<std::string, TagList> tags_;
+  PersistentMap<std::string_view, TagList> tags_;
   // (account, region, name key) -> what the plan reserves
-  PersistentMap<std::string, PlanPtr> plans_;
+  PersistentMap<std::string_view, PlanPtr> plans_;
   // (account, region, start, name key) -> the same: listings by a plan's start
-  PersistentMap<std::string, PlanPtr> plans_by_start_;
+  PersistentMap<std::string_view, PlanPtr> plans_by_start_;
   PersistentMap<std::string, std::string> settings_;
   long long changes_ = 0;
 };

@@ -4,6 +4,7 @@
 // keys as strings compares their fields in order.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -20,6 +21,9 @@ inline void Field(std::string& key, std::string_view field) {
   key.append(field);
   key.push_back(kEnd);
 }
+
+// The characters Time appends.
+inline constexpr std::size_t kTimeSize = 17;
 
 inline void Time(std::string& key, int64_t ms) {
   static constexpr char kHex[] = "0123456789abcdef";

@@ -68,7 +68,7 @@ size_t Wanted(const ListQuery& query) { return static_cast<size_t>(query.limit) 
 template <class Map, class Visit>
 void WalkScope(const Map& map, const std::string& prefix, const std::string& from, bool descending,
                Visit&& visit) {
-  auto in_scope = [&](const std::string& key, const auto& value) {
+  auto in_scope = [&](std::string_view key, const auto& value) {
     return keys::StartsWith(key, prefix) && visit(key, value);
   };
   if (descending) {
@@ -154,7 +154,7 @@ bool Tables::ListAlongIndex(const ListQuery& query, ListPage& page) const {
     case SortField::kName: {
       const std::string& prefix = query.plan ? plan_prefix : row_prefix;
       const std::string from = query.after ? prefix + query.after->name_key + keys::kEnd : "";
-      auto visit = [&](const std::string& key, const auto& value) {
+      auto visit = [&](std::string_view key, const auto& value) {
         const std::string_view name_key = keys::LastField(key);
         if constexpr (std::is_same_v<std::decay_t<decltype(value)>, KeptRowPtr>) {
           return take(name_key, &value, std::string(name_key));
@@ -171,13 +171,13 @@ bool Tables::ListAlongIndex(const ListQuery& query, ListPage& page) const {
     }
     case SortField::kCreationTime:
       WalkScope(by_created_, row_prefix, after_time(row_prefix), query.descending,
-                [&](const std::string& key, const KeptRowPtr& kept) {
+                [&](std::string_view key, const KeptRowPtr& kept) {
                   return take(keys::LastField(key), &kept, keys::Millis(kept->row().created));
                 });
       return true;
     case SortField::kPlanStart:
       WalkScope(plans_by_start_, plan_prefix, after_time(plan_prefix), query.descending,
-                [&](const std::string& key, const PlanPtr& plan) {
+                [&](std::string_view key, const PlanPtr& plan) {
                   return take(keys::LastField(key), nullptr, keys::Millis(plan->start), &plan);
                 });
       return true;
@@ -217,7 +217,7 @@ void Tables::ListBySorting(const ListQuery& query, ListPage& page) const {
     candidates.push_back({std::move(value), std::string(name_key), kept});
   };
   if (query.plan) {
-    WalkScope(plans_, plan_prefix, "", false, [&](const std::string& key, const PlanPtr& plan) {
+    WalkScope(plans_, plan_prefix, "", false, [&](std::string_view key, const PlanPtr& plan) {
       const std::string_view name_key = keys::LastField(key);
       if (const KeptRowPtr* kept = rows_.Find(row_prefix + std::string(name_key) + keys::kEnd)) {
         consider(name_key, *kept, plan.get());
@@ -225,7 +225,7 @@ void Tables::ListBySorting(const ListQuery& query, ListPage& page) const {
       return true;
     });
   } else {
-    WalkScope(rows_, row_prefix, "", false, [&](const std::string& key, const KeptRowPtr& kept) {
+    WalkScope(rows_, row_prefix, "", false, [&](std::string_view key, const KeptRowPtr& kept) {
       consider(keys::LastField(key), kept, nullptr);
       return true;
     });
@@ -258,14 +258,14 @@ std::vector<ResourceRow> Tables::AllOfKind(const std::string& kind,
   keys::Field(prefix, kind);
   if (status) {  // the index orders them: by creation time, then account, region and name key
     keys::Field(prefix, *status);
-    WalkScope(by_status_, prefix, "", false, [&rows](const std::string&, const KeptRowPtr& kept) {
+    WalkScope(by_status_, prefix, "", false, [&rows](std::string_view, const KeptRowPtr& kept) {
       rows.push_back(kept->row());
       return true;
     });
     return rows;
   }
   std::vector<const KeptRow*> kept_rows;  // in key order: account, region, name key
-  WalkScope(rows_, prefix, "", false, [&kept_rows](const std::string&, const KeptRowPtr& kept) {
+  WalkScope(rows_, prefix, "", false, [&kept_rows](std::string_view, const KeptRowPtr& kept) {
     kept_rows.push_back(kept.get());
     return true;
   });
@@ -282,7 +282,7 @@ std::vector<ResourceRow> Tables::AllOf(const std::string& account, const std::st
                                        const std::string& kind) const {
   std::vector<ResourceRow> rows;
   WalkScope(rows_, ScopePrefix(kind, account, region), "", false,
-            [&rows](const std::string&, const KeptRowPtr& kept) {
+            [&rows](std::string_view, const KeptRowPtr& kept) {
               rows.push_back(kept->row());
               return true;
             });

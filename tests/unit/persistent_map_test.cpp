@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <compare>
 #include <cstddef>
 #include <iterator>
@@ -46,20 +45,23 @@ Pairs Contents(const std::map<std::string, std::string>& model) {
   return Pairs(model.begin(), model.end());
 }
 
-// The tallest an AVL tree of n entries can be: the largest h whose sparsest AVL tree, with
-// fewest(h) = fewest(h - 1) + fewest(h - 2) + 1 entries, fits in n. Exact, so unlike the
-// 1.4405 log2(n + 2) approximation it catches a small map that is off by one level.
-std::size_t MaxAvlHeight(std::size_t n) {
-  std::size_t height = 0;
-  std::size_t fewest = 0;          // fewest entries of an AVL tree of `height`
-  std::size_t fewest_shorter = 0;  // ... and of `height - 1`
-  while (true) {
-    const std::size_t fewest_taller = fewest + fewest_shorter + 1;
-    if (fewest_taller > n) return height;
-    fewest_shorter = fewest;
-    fewest = fewest_taller;
-    ++height;
-  }
+// The tallest a B+tree of n entries with nodes of up to `node_size` slots can be when every node
+// but the root is at least half full: the largest h whose sparsest tree fits in n. That tree has
+// a root of 2 children and node_size / 2 slots in every other node, so 2 (node_size / 2)^(h - 1)
+// entries for h >= 2. Exact, so it catches a small map that is off by one level.
+std::size_t MaxHeight(std::size_t n, std::size_t node_size) {
+  if (n == 0) return 0;
+  std::size_t height = 1;
+  for (std::size_t fewest = node_size; fewest <= n; fewest *= node_size / 2) ++height;
+  return height;
+}
+
+// The shortest it can be: the smallest h with node_size^h >= n.
+std::size_t MinHeight(std::size_t n, std::size_t node_size) {
+  if (n == 0) return 0;
+  std::size_t height = 1;
+  for (std::size_t most = node_size; most < n; most *= node_size) ++height;
+  return height;
 }
 
 std::vector<int> AscendKeys(const IntMap& map, int from, bool inclusive) {
@@ -112,7 +114,8 @@ TEST(PersistentMap, MatchesStdMapOverRandomSetsAndErases) {
       Pairs reversed = Contents(model);
       std::reverse(reversed.begin(), reversed.end());
       ASSERT_EQ(Descending(map), reversed) << "op " << op;
-      ASSERT_LE(map.Height(), MaxAvlHeight(map.size())) << "op " << op;
+      ASSERT_LE(map.Height(), MaxHeight(map.size(), StringMap::kNodeSize)) << "op " << op;
+      ASSERT_GE(map.Height(), MinHeight(map.size(), StringMap::kNodeSize)) << "op " << op;
       // A bounded range read from a random bound, both ways, as a listing page would.
       const std::string from = "k" + std::to_string(key_number(rng));
       std::vector<std::string> ascended;
@@ -333,10 +336,8 @@ TEST(PersistentMap, FromSortedEqualsInsertingOneByOne) {
     EXPECT_EQ(Ascending(built), sorted) << n;
     EXPECT_EQ(Ascending(built), Ascending(inserted)) << n;
     EXPECT_EQ(Descending(built), Descending(inserted)) << n;
-    // Built from the middle, the tree is as short as a binary tree can be.
-    EXPECT_EQ(built.Height(),
-              static_cast<std::size_t>(std::ceil(std::log2(static_cast<double>(n) + 1.0))))
-        << n;
+    // Built of nodes as full as they can be, the tree is as short as a B+tree can be.
+    EXPECT_EQ(built.Height(), MinHeight(n, StringMap::kNodeSize)) << n;
     for (const auto& [key, value] : sorted) {
       ASSERT_NE(built.Find(key), nullptr) << key;
       EXPECT_EQ(*built.Find(key), value);
@@ -355,59 +356,104 @@ TEST(PersistentMap, HeightStaysLogarithmicAfterAscendingInsertsAndErases) {
   constexpr int kKeys = 100000;
   for (int key = 0; key < kKeys; ++key) map.Set(key, key);
   EXPECT_EQ(map.size(), static_cast<std::size_t>(kKeys));
-  EXPECT_LE(map.Height(), MaxAvlHeight(map.size()));
+  EXPECT_LE(map.Height(), MaxHeight(map.size(), IntMap::kNodeSize));
   for (int key = 0; key < kKeys; key += 2) ASSERT_TRUE(map.Erase(key));
   EXPECT_EQ(map.size(), static_cast<std::size_t>(kKeys / 2));
-  EXPECT_LE(map.Height(), MaxAvlHeight(map.size()));
-  EXPECT_GE(map.Height(), 16u);  // a tree of 50,000 entries cannot be shorter than this
+  EXPECT_LE(map.Height(), MaxHeight(map.size(), IntMap::kNodeSize));
+  // A tree of 50,000 entries cannot be shorter than this.
+  EXPECT_GE(map.Height(), MinHeight(map.size(), IntMap::kNodeSize));
   EXPECT_EQ(map.Find(4), nullptr);
   ASSERT_NE(map.Find(5), nullptr);
   EXPECT_EQ(*map.Find(5), 5);
   // Erasing from one end only is the hardest case for the rebalancing of Erase.
   for (int key = 1; key < kKeys - 2000; key += 2) ASSERT_TRUE(map.Erase(key));
   EXPECT_EQ(map.size(), 1000u);
-  EXPECT_LE(map.Height(), MaxAvlHeight(map.size()));
+  EXPECT_LE(map.Height(), MaxHeight(map.size(), IntMap::kNodeSize));
+  // Erasing down to a few entries, all from one end, must shrink the tree to a single leaf.
+  for (int key = kKeys - 2000 + 1; key < kKeys - 2; key += 2) ASSERT_TRUE(map.Erase(key));
+  EXPECT_EQ(map.size(), 1u);
+  EXPECT_EQ(map.Height(), 1u);
+  ASSERT_TRUE(map.Erase(kKeys - 1));
+  EXPECT_EQ(map.Height(), 0u);
 }
 
-TEST(PersistentMap, MaxAvlHeightIsTheFibonacciBound) {
-  EXPECT_EQ(MaxAvlHeight(0), 0u);
-  EXPECT_EQ(MaxAvlHeight(1), 1u);
-  EXPECT_EQ(MaxAvlHeight(3), 2u);
-  EXPECT_EQ(MaxAvlHeight(4), 3u);
-  EXPECT_EQ(MaxAvlHeight(6), 3u);
-  EXPECT_EQ(MaxAvlHeight(7), 4u);
-  EXPECT_EQ(MaxAvlHeight(12), 5u);
-  EXPECT_EQ(MaxAvlHeight(32), 6u);
-  EXPECT_EQ(MaxAvlHeight(33), 7u);
+TEST(PersistentMap, MaxHeightAndMinHeightAreTheBTreeBounds) {
+  EXPECT_EQ(MaxHeight(0, 4), 0u);
+  EXPECT_EQ(MaxHeight(1, 4), 1u);
+  EXPECT_EQ(MaxHeight(3, 4), 1u);
+  EXPECT_EQ(MaxHeight(4, 4), 2u);
+  EXPECT_EQ(MaxHeight(7, 4), 2u);
+  EXPECT_EQ(MaxHeight(8, 4), 3u);
+  EXPECT_EQ(MaxHeight(15, 4), 3u);
+  EXPECT_EQ(MaxHeight(16, 4), 4u);
+  EXPECT_EQ(MaxHeight(31, 32), 1u);
+  EXPECT_EQ(MaxHeight(32, 32), 2u);
+  EXPECT_EQ(MaxHeight(511, 32), 2u);
+  EXPECT_EQ(MaxHeight(512, 32), 3u);
+  EXPECT_EQ(MinHeight(0, 4), 0u);
+  EXPECT_EQ(MinHeight(1, 4), 1u);
+  EXPECT_EQ(MinHeight(4, 4), 1u);
+  EXPECT_EQ(MinHeight(5, 4), 2u);
+  EXPECT_EQ(MinHeight(16, 4), 2u);
+  EXPECT_EQ(MinHeight(17, 4), 3u);
+  EXPECT_EQ(MinHeight(32, 32), 1u);
+  EXPECT_EQ(MinHeight(33, 32), 2u);
+  EXPECT_EQ(MinHeight(1024, 32), 2u);
+  EXPECT_EQ(MinHeight(1025, 32), 3u);
 }
 
-// Small maps churned hard hit every rotation, and in them one level too many breaks the bound.
-TEST(PersistentMap, SmallMapsStayWithinTheAvlBoundAfterEveryChange) {
+// Small maps churned hard in nodes of 4 slots hit every split, merge and rebalancing of
+// neighbours at every level, and in them one level too many breaks the bound.
+TEST(PersistentMap, SmallMapsStayWithinTheBoundsAfterEveryChange) {
+  using TinyNodeMap = PersistentMap<int, int, std::less<>, 4>;
+  // Trees that FromSorted built too, erased from the front so that their last nodes stay as built.
+  for (int n = 1; n <= 200; ++n) {
+    std::vector<std::pair<int, int>> sorted;
+    for (int k = 0; k < n; ++k) sorted.emplace_back(k, k);
+    TinyNodeMap built = TinyNodeMap::FromSorted(sorted);
+    for (int k = 0; k < n; ++k) {
+      ASSERT_LE(built.Height(), MaxHeight(built.size(), 4)) << n << " entries, erased " << k;
+      ASSERT_TRUE(built.Erase(k));
+    }
+  }
   std::mt19937 rng(7);
   for (int key_count : {8, 20, 60, 200}) {
     std::uniform_int_distribution<int> key(0, key_count - 1);
     std::uniform_int_distribution<int> action(0, 1);
-    IntMap map;
+    TinyNodeMap map;
+    std::map<int, int> model;
     for (int op = 0; op < 20000; ++op) {
+      const int k = key(rng);
       if (action(rng) == 0) {
-        map.Set(key(rng), op);
+        ASSERT_EQ(map.Set(k, op), model.insert_or_assign(k, op).second);
       } else {
-        map.Erase(key(rng));
+        ASSERT_EQ(map.Erase(k), model.erase(k) == 1);
       }
-      ASSERT_LE(map.Height(), MaxAvlHeight(map.size())) << key_count << " keys, op " << op;
+      ASSERT_LE(map.Height(), MaxHeight(map.size(), 4)) << key_count << " keys, op " << op;
+      ASSERT_GE(map.Height(), MinHeight(map.size(), 4)) << key_count << " keys, op " << op;
+      std::vector<std::pair<int, int>> contents;
+      map.ForEach([&](int mk, int mv) {
+        contents.emplace_back(mk, mv);
+        return true;
+      });
+      ASSERT_EQ(contents, (std::vector<std::pair<int, int>>(model.begin(), model.end())))
+          << key_count << " keys, op " << op;
     }
   }
 }
 
-TEST(PersistentMap, OrderedInsertsInEitherDirectionBuildAPerfectTree) {
+// Each split leaves two halves, so ordered inserts fill nodes only by half and build the
+// tallest tree the bound allows, in either direction.
+TEST(PersistentMap, OrderedInsertsInEitherDirectionStayWithinTheBound) {
   IntMap ascending;
   IntMap descending;
-  for (int key = 0; key < 1023; ++key) {
+  constexpr int kKeys = 20000;  // 3 levels if packed full, 4 at half
+  for (int key = 0; key < kKeys; ++key) {
     ascending.Set(key, key);
-    descending.Set(1022 - key, key);
+    descending.Set(kKeys - 1 - key, key);
   }
-  EXPECT_EQ(ascending.Height(), 10u);
-  EXPECT_EQ(descending.Height(), 10u);
+  EXPECT_EQ(ascending.Height(), MaxHeight(kKeys, IntMap::kNodeSize));
+  EXPECT_EQ(descending.Height(), MaxHeight(kKeys, IntMap::kNodeSize));
 }
 
 TEST(PersistentMap, ReadersOfASnapshotNeverSeeTheWritersChanges) {
