@@ -58,6 +58,28 @@ KeptRow::KeptRow(ResourceRow row) : row_(std::move(row)) {
 
 std::string_view KeptRow::name_key() const { return keys::LastField(row_key()); }
 
+KeptRow::~KeptRow() {
+  for (const Value* value = values_.load(std::memory_order_acquire); value != nullptr;) {
+    const Value* next = value->next;
+    delete value;
+    value = next;
+  }
+}
+
+const KeptRow::Value* KeptRow::Keep(std::unique_ptr<Value> value) const {
+  const Value* head = values_.load(std::memory_order_acquire);
+  for (;;) {
+    for (const Value* kept = head; kept != nullptr; kept = kept->next) {
+      if (kept->type == value->type) return kept;  // another thread's, made at the same time
+    }
+    value->next = head;
+    if (values_.compare_exchange_weak(head, value.get(), std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+      return value.release();
+    }
+  }
+}
+
 KeptPlan::KeptPlan(const ResourceKey& key, PlanCapacity capacity)
     : PlanCapacity(std::move(capacity)) {
   const std::string name = NameKey(key.name);

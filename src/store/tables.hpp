@@ -13,11 +13,11 @@
 // writes) on one thread, on a version no reader holds.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,37 +53,43 @@ class KeptRow {
   // The row's name as its keys spell it (NameKey).
   std::string_view name_key() const;
 
+  KeptRow(const KeptRow&) = delete;
+  KeptRow& operator=(const KeptRow&) = delete;
+  ~KeptRow();
+
   // The value of type T kept with the row, made by `make` (returning std::shared_ptr<T>) the first
-  // time. Two threads asking at once may both make it; the first kept wins.
+  // time. Two threads asking at once may both make it; the first kept wins. Finding a kept value
+  // only reads the row (no lock, no counter), so threads listing the same rows do not contend.
   template <class T, class Make>
   std::shared_ptr<T> Kept(Make&& make) const {
-    if (auto value = Find(typeid(T))) return std::static_pointer_cast<T>(std::move(value));
-    std::shared_ptr<T> made = make();
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [type, value] : decoded_) {
-      if (type == typeid(T)) {
-        return std::static_pointer_cast<T>(std::const_pointer_cast<void>(value));
-      }
-    }
-    decoded_.emplace_back(typeid(T), made);
-    return made;
+    const Value* kept = Find(typeid(T));
+    if (kept == nullptr) kept = Keep(std::make_unique<Value>(Value{typeid(T), make(), nullptr}));
+    return std::static_pointer_cast<T>(std::const_pointer_cast<void>(kept->value));
   }
 
  private:
-  std::shared_ptr<void> Find(std::type_index type) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [kept_type, value] : decoded_) {
-      if (kept_type == type) return std::const_pointer_cast<void>(value);
+  // The kept values, a list that only grows (one entry per type, a few types per row) and is
+  // freed with the row.
+  struct Value {
+    std::type_index type;
+    std::shared_ptr<const void> value;
+    const Value* next;
+  };
+  const Value* Find(std::type_index type) const {
+    for (const Value* value = values_.load(std::memory_order_acquire); value != nullptr;
+         value = value->next) {
+      if (value->type == type) return value;
     }
     return nullptr;
   }
+  // Adds `value` unless another thread kept one of its type first; returns the one kept.
+  const Value* Keep(std::unique_ptr<Value> value) const;
 
   const ResourceRow row_;
   std::string keys_;  // row_key, created_key and status_key, one after another
   std::size_t created_at_ = 0;
   std::size_t status_at_ = 0;
-  mutable std::mutex mutex_;  // uncontended but for two readers decoding the same row at once
-  mutable std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> decoded_;
+  mutable std::atomic<const Value*> values_{nullptr};
 };
 using KeptRowPtr = std::shared_ptr<const KeptRow>;
 

@@ -301,7 +301,7 @@ TEST(StateStore, MigrationTenGivesOldJobsThePhaseAndPendingTimeTheCodecReads) {
     sqlite3_close(db);
   }
   StateStore store(path);
-  EXPECT_EQ(store.SchemaVersion(), 10);
+  EXPECT_EQ(store.SchemaVersion(), 11);
   const auto old = nlohmann::json::parse(
       store.Rows().Get({"123456789012", "us-east-1", "training-job", "old"})->doc);
   EXPECT_EQ(old.at("Phase"), "Ended");
@@ -331,7 +331,7 @@ TEST(StateStore, MigrationsFourAndFiveFillPlanCapacityFromPlansSoldBeforeThenLea
     sqlite3_close(db);
   }
   StateStore store(path);
-  EXPECT_EQ(store.SchemaVersion(), 10);  // every migration since ran again
+  EXPECT_EQ(store.SchemaVersion(), 11);  // every migration since ran again
   EXPECT_EQ(PlanArnsEnding(store),
             (std::vector<std::string>{"sold-before@us-east-1ax2:1000-3000"}));
   // Migration 6: a plan sold before payments took time was paid when it was bought.
