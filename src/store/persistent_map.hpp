@@ -7,18 +7,20 @@
 // publishes it, and each reader keeps the version it started with for as long as it needs it.
 // Nodes never change once built and hold no caches, so any number of threads may read distinct
 // copies at the same time; as with any value type, one copy must not be read and written at once.
-// Each (key, value) pair lives once, in an immutable Entry shared by every version that holds it,
-// so a change copies pointers, never keys or values.
+// A change copies the entries of the leaf it touches, so keys and values should be cheap to
+// copy (views, shared pointers): the tables keep their rows behind shared pointers and key them
+// by views of strings the rows hold.
 //
 // The tree is a B+tree with path copying, so that a change copies the 3 or 4 nodes on its path at
 // 100k entries, each one allocation, where an AVL tree copied ~17. A leaf holds up to kNodeSize
-// entries as a sorted array of shared Entry pointers; an inner node up to kNodeSize children, each
-// with a raw pointer to the child's first entry to route by, which the child owns, so that no key
-// is copied into the tree. Every node but the root is at least half full: an overflowing node
-// splits into halves, and one that an erase leaves below half is merged with a neighbour, or
-// shares the neighbour's slots evenly when both do not fit in one node. So the height stays within
-// 1 + log_{kNodeSize/2}(n / 2) after any sequence of changes, which bounds lookups, changes and the
-// start of an iteration to O(log n), and iteration to O(1) per entry.
+// entries in place, sorted, so that loading n entries costs n / kNodeSize allocations; an inner
+// node up to kNodeSize children, each with a raw pointer to the child's first entry to route by,
+// which the child owns, so that no key is copied into inner nodes. Every node but the root is at
+// least half full: an overflowing node splits into halves, and one that an erase leaves below half
+// is merged with a neighbour, or shares the neighbour's slots evenly when both do not fit in one
+// node. So the height stays within 1 + log_{kNodeSize/2}(n / 2) after any sequence of changes,
+// which bounds lookups, changes and the start of an iteration to O(log n), and iteration to O(1)
+// per entry.
 #pragma once
 
 #include <algorithm>
@@ -63,16 +65,16 @@ class PersistentMap {
     }
     const Leaf& leaf = AsLeaf(*node);
     const std::size_t at = LowerBound(leaf, key);
-    if (at == leaf.count || compare_(key, leaf.slots[at]->key)) return nullptr;
-    return &leaf.slots[at]->value;
+    if (at == leaf.count || compare_(key, leaf.slots[at].key)) return nullptr;
+    return &leaf.slots[at].value;
   }
 
   // Inserts or replaces. Returns true when the key was new.
   bool Set(Key key, Value value) {
-    const EntryPtr entry = std::make_shared<const Entry>(std::move(key), std::move(value));
-    const std::span<const EntryPtr> added(&entry, 1);
+    const Entry entry{std::move(key), std::move(value)};
+    const std::span<const Entry> added(&entry, 1);
     if (root_ == nullptr) {
-      root_ = Make<EntryPtr>(0, {added}, 0, 1);
+      root_ = Make<Entry>(0, {added}, 0, 1);
       size_ = 1;
       return true;
     }
@@ -143,9 +145,9 @@ class PersistentMap {
              return !map.compare_(a.first, b.first);
            }) == sorted.end());
     if (sorted.empty()) return map;
-    std::vector<NodePtr> nodes = Fill<EntryPtr>(sorted.size(), 0, [&](std::size_t i) {
+    std::vector<NodePtr> nodes = Fill<Entry>(sorted.size(), 0, [&](std::size_t i) {
       auto& [key, value] = sorted[i];
-      return std::make_shared<const Entry>(std::move(key), std::move(value));
+      return Entry{std::move(key), std::move(value)};
     });
     for (std::size_t level = 1; nodes.size() > 1; ++level) {
       nodes = Fill<InnerSlot>(nodes.size(), level,
@@ -163,13 +165,12 @@ class PersistentMap {
  private:
   static constexpr std::size_t kMinSize = kSlots / 2;
 
+  // A leaf's slot. Leaves hold their entries in place, so a change copies the entries of the one
+  // leaf it touches (Key and Value should be cheap to copy: views, shared pointers).
   struct Entry {
-    Entry(Key&& entry_key, Value&& entry_value)
-        : key(std::move(entry_key)), value(std::move(entry_value)) {}
-    Key key;
-    Value value;
+    Key key{};
+    Value value{};
   };
-  using EntryPtr = std::shared_ptr<const Entry>;
 
   // What Leaf and Inner share. A node is filled in once, right after it is allocated, and only
   // read after that.
@@ -191,7 +192,7 @@ class PersistentMap {
     using Node::Node;
     std::array<Slot, kSlots> slots;
   };
-  using Leaf = NodeOf<EntryPtr>;
+  using Leaf = NodeOf<Entry>;
   using Inner = NodeOf<InnerSlot>;
 
   // A tree of h levels holds >= 2 kMinSize^(h - 1) entries, so at most this many inner levels.
@@ -213,11 +214,11 @@ class PersistentMap {
 
   static InnerSlot SlotFor(NodePtr child) {
     const Entry* first =
-        child->level == 0 ? AsLeaf(*child).slots[0].get() : AsInner(*child).slots[0].first;
+        child->level == 0 ? &AsLeaf(*child).slots[0] : AsInner(*child).slots[0].first;
     return {first, std::move(child)};
   }
 
-  static const Entry& EntryOf(const EntryPtr& slot) { return *slot; }
+  static const Entry& EntryOf(const Entry& slot) { return slot; }
   static const Entry& EntryOf(const InnerSlot& slot) { return *slot.first; }
 
   // For a leaf, how many of its entries `before` holds for, which must be a prefix of them. For an
@@ -225,7 +226,7 @@ class PersistentMap {
   // first child.
   template <class Slot, class Before>
   static std::size_t CountBefore(const NodeOf<Slot>& node, const Before& before) {
-    const std::span<const Slot> slots = Slots(node).subspan(std::is_same_v<Slot, EntryPtr> ? 0 : 1);
+    const std::span<const Slot> slots = Slots(node).subspan(std::is_same_v<Slot, Entry> ? 0 : 1);
     const auto end = std::partition_point(slots.begin(), slots.end(),
                                           [&](const Slot& slot) { return before(EntryOf(slot)); });
     return static_cast<std::size_t>(end - slots.begin());
@@ -280,7 +281,7 @@ class PersistentMap {
 
   // The two neighbours `left` and `right`, of one level, as one node or two balanced ones.
   static std::pair<NodePtr, NodePtr> Rejoin(const Node& left, const Node& right) {
-    if (left.level == 0) return Pack<EntryPtr>(0, {Slots(AsLeaf(left)), Slots(AsLeaf(right))});
+    if (left.level == 0) return Pack<Entry>(0, {Slots(AsLeaf(left)), Slots(AsLeaf(right))});
     return Pack<InnerSlot>(left.level, {Slots(AsInner(left)), Slots(AsInner(right))});
   }
 
@@ -296,13 +297,13 @@ class PersistentMap {
 
   // `node` with the one entry of `entry` added or replacing the one of its key: the copy, and the
   // right half of it when it split (else nullptr), which the parent takes as one more child.
-  std::pair<NodePtr, NodePtr> Insert(const Node& node, std::span<const EntryPtr> entry,
+  std::pair<NodePtr, NodePtr> Insert(const Node& node, std::span<const Entry> entry,
                                      bool& inserted) const {
-    const Key& key = entry[0]->key;
+    const Key& key = entry[0].key;
     if (node.level == 0) {
       const Leaf& leaf = AsLeaf(node);
       const std::size_t at = LowerBound(leaf, key);
-      inserted = at == leaf.count || compare_(key, leaf.slots[at]->key);
+      inserted = at == leaf.count || compare_(key, leaf.slots[at].key);
       return Splice(leaf, at, inserted ? 0 : 1, entry);
     }
     const Inner& inner = AsInner(node);
@@ -319,8 +320,8 @@ class PersistentMap {
     if (node.level == 0) {
       const Leaf& leaf = AsLeaf(node);
       const std::size_t at = LowerBound(leaf, key);
-      if (at == leaf.count || compare_(key, leaf.slots[at]->key)) return nullptr;
-      return Splice<EntryPtr>(leaf, at, 1, {}).first;
+      if (at == leaf.count || compare_(key, leaf.slots[at].key)) return nullptr;
+      return Splice<Entry>(leaf, at, 1, {}).first;
     }
     const Inner& inner = AsInner(node);
     const std::size_t at = ChildIndex(inner, key);
@@ -384,11 +385,11 @@ class PersistentMap {
       first_leaf = false;
       if constexpr (kAscending) {
         for (std::size_t i = start; i < leaf.count; ++i) {
-          if (!visit(leaf.slots[i]->key, leaf.slots[i]->value)) return;
+          if (!visit(leaf.slots[i].key, leaf.slots[i].value)) return;
         }
       } else {
         for (std::size_t i = start; i > 0; --i) {
-          if (!visit(leaf.slots[i - 1]->key, leaf.slots[i - 1]->value)) return;
+          if (!visit(leaf.slots[i - 1].key, leaf.slots[i - 1].value)) return;
         }
       }
       // On to the next leaf in the walk's direction: up to the lowest inner node with a child

@@ -182,7 +182,7 @@ class StateStore {
   // when the database lost a batch.
   Tables tables_;
   Tables LoadTables() const;
-  void ReadPlanCapacity(std::vector<std::pair<ResourceKey, PlanCapacity>>& plans) const;
+  void ReadPlanCapacity(std::vector<std::shared_ptr<const KeptPlan>>& plans) const;
   int write_depth_ = 0;
   std::atomic<std::uint64_t> committed_writes_{0};
   int log_fd_ = -1;          // the write-ahead log, opened by DeferSyncs() for SyncWrites()

@@ -3,6 +3,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,7 @@ void StateStore::PutPlanCapacity(const ResourceKey& key, const PlanCapacity& cap
   transaction.Commit();
 }
 
-void StateStore::ReadPlanCapacity(std::vector<std::pair<ResourceKey, PlanCapacity>>& plans) const {
+void StateStore::ReadPlanCapacity(std::vector<std::shared_ptr<const KeptPlan>>& plans) const {
   Prepared statement_lease = Prepare(
       "SELECT account, region, name_key, arn, availability_zone, instance_type, instance_count, "
       "start_ms, end_ms, paid_ms, gap_start_ms, gap_end_ms, second_zone, payment_fails FROM "
@@ -65,7 +66,7 @@ void StateStore::ReadPlanCapacity(std::vector<std::pair<ResourceKey, PlanCapacit
                                               std::move(zone)};
     }
     plan.payment_fails = statement.getColumn(13).getInt() != 0;
-    plans.emplace_back(std::move(key), std::move(plan));
+    plans.push_back(std::make_shared<const KeptPlan>(key, std::move(plan)));
   }
 }
 

@@ -2,11 +2,13 @@
 // the rows in memory; and loading those rows when the store opens.
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -137,15 +139,29 @@ Tables StateStore::LoadTables() const {
       contents.rows.push_back(std::make_shared<const KeptRow>(ReadRow(rows)));
   }
   {
-    contents.tags.reserve(
-        static_cast<size_t>(db_->execAndGet("SELECT count(*) FROM tags").getInt64()));
-    Prepared tags_lease = Prepare("SELECT arn, position, key, value FROM tags");
+    // In the order of the primary key, so that each ARN's tags come together.
+    Prepared tags_lease = Prepare("SELECT arn, position, key, value FROM tags ORDER BY arn, key");
     SQLite::Statement& tags = *tags_lease;
+    KeptTags of_one;
+    auto keep = [&contents, &of_one] {
+      if (of_one.tags.empty()) return;
+      std::sort(of_one.tags.begin(), of_one.tags.end(),
+                [](const PositionedTag& a, const PositionedTag& b) {
+                  return std::tie(a.position, a.key) < std::tie(b.position, b.key);
+                });
+      contents.tags.push_back(std::make_shared<const KeptTags>(std::move(of_one)));
+      of_one = {};
+    };
     while (tags.executeStep()) {
-      contents.tags.push_back({tags.getColumn(0).getString(),
-                               {tags.getColumn(1).getInt64(), tags.getColumn(2).getString(),
-                                tags.getColumn(3).getString()}});
+      const SQLite::Column arn = tags.getColumn(0);
+      if (std::string_view(arn.getText(), static_cast<size_t>(arn.getBytes())) != of_one.arn) {
+        keep();
+        of_one.arn = arn.getString();
+      }
+      of_one.tags.push_back({tags.getColumn(1).getInt64(), tags.getColumn(2).getString(),
+                             tags.getColumn(3).getString()});
     }
+    keep();
   }
   ReadPlanCapacity(contents.plans);
   {

@@ -312,30 +312,18 @@ Tables Tables::Load(Contents contents) {
   index(tables.by_arn_, [](const KeptRow& kept) { return std::string_view(kept.row().arn); });
   contents.rows = {};
 
-  std::sort(contents.tags.begin(), contents.tags.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.first, a.second.position, a.second.key) <
-           std::tie(b.first, b.second.position, b.second.key);
-  });
   std::vector<std::pair<std::string_view, TagList>> tags;
-  for (size_t i = 0; i < contents.tags.size();) {
-    KeptTags of_one{std::move(contents.tags[i].first), {}};
-    size_t j = i;
-    for (; j < contents.tags.size() && (j == i || contents.tags[j].first == of_one.arn); ++j) {
-      of_one.tags.push_back(std::move(contents.tags[j].second));
-    }
-    auto kept = std::make_shared<const KeptTags>(std::move(of_one));
-    tags.emplace_back(kept->arn, std::move(kept));
-    i = j;
-  }
+  tags.reserve(contents.tags.size());
+  for (TagList& kept : contents.tags) tags.emplace_back(kept->arn, std::move(kept));
   contents.tags = {};
+  std::sort(tags.begin(), tags.end(), by_key);
   tables.tags_ = decltype(tables.tags_)::FromSorted(std::move(tags));
 
   std::vector<std::pair<std::string_view, PlanPtr>> plans;
   std::vector<std::pair<std::string_view, PlanPtr>> plans_by_start;
   plans.reserve(contents.plans.size());
   plans_by_start.reserve(contents.plans.size());
-  for (auto& [key, capacity] : contents.plans) {
-    auto plan = std::make_shared<const KeptPlan>(key, std::move(capacity));
+  for (PlanPtr& plan : contents.plans) {
     plans_by_start.emplace_back(plan->start_key(), plan);
     plans.emplace_back(plan->plan_key(), std::move(plan));
   }

@@ -203,11 +203,12 @@ class Tables {
   void PutSetting(const std::string& key, const std::string& value);
   void Clear();
 
-  // What the database holds, for Load: rows, tags and plan capacity in any order.
+  // What the database holds, for Load: rows, tag lists (each by position) and plan capacity in
+  // any order.
   struct Contents {
     std::vector<KeptRowPtr> rows;
-    std::vector<std::pair<std::string, PositionedTag>> tags;  // (arn, tag)
-    std::vector<std::pair<ResourceKey, PlanCapacity>> plans;
+    std::vector<std::shared_ptr<const KeptTags>> tags;
+    std::vector<std::shared_ptr<const KeptPlan>> plans;
     std::vector<std::pair<std::string, std::string>> settings;
   };
   static Tables Load(Contents contents);
