@@ -43,8 +43,6 @@ void StateStore::ReadPlanCapacity(std::vector<std::shared_ptr<const KeptPlan>>& 
       "SELECT account, region, name_key, arn, availability_zone, instance_type, instance_count, "
       "start_ms, end_ms, paid_ms, gap_start_ms, gap_end_ms, second_zone, payment_fails FROM "
       "plan_capacity");
-  plans.reserve(
-      static_cast<size_t>(db_->execAndGet("SELECT count(*) FROM plan_capacity").getInt64()));
   SQLite::Statement& statement = *statement_lease;
   while (statement.executeStep()) {
     ResourceKey key{statement.getColumn(0).getString(),

@@ -131,8 +131,6 @@ bool StateStore::Delete(const ResourceKey& key) {
 Tables StateStore::LoadTables() const {
   Tables::Contents contents;
   {
-    contents.rows.reserve(
-        static_cast<size_t>(db_->execAndGet("SELECT count(*) FROM resources").getInt64()));
     Prepared rows_lease = Prepare(std::string("SELECT ") + kRowColumns + " FROM resources");
     SQLite::Statement& rows = *rows_lease;
     while (rows.executeStep())
