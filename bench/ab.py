@@ -7,6 +7,9 @@ the full bench/run:
     python3 bench/ab.py OLD/sagemaker-emulator NEW/sagemaker-emulator [rounds]
 
 Uses build/seed_db for the database (bench/run builds it). Prints one line per point and build.
+When a change adds a migration the old build cannot open a database the new one seeded: then
+AB_DB_OLD and AB_DB_NEW name each build's copy (e.g. one seeded file, and the same file once the
+new build has opened and migrated it).
 """
 import http.client
 import json
@@ -62,7 +65,7 @@ def http_points(name, out, rep):
 def big_points(name, out, rep):
     bench.BINARY = VARIANTS[name]
     db = os.path.join(work, f"big-{name}-{rep}.db")
-    shutil.copyfile(seeded, db)
+    shutil.copyfile(os.environ.get(f"AB_DB_{name.upper()}", seeded), db)
     starts = []
     for _ in range(5):
         ms, rss = bench.time_to_health(db, capacity10k)
