@@ -4,9 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "ops/edit.hpp"
 #include "store/state_store.hpp"
@@ -49,6 +52,62 @@ TEST(Tables, AVersionAReaderHoldsNeverChanges) {
   EXPECT_TRUE(held.Get(kModel)) << "a deletion leaves the held version as it was";
   EXPECT_FALSE(store.Rows().Get(kModel));
   EXPECT_TRUE(store.Rows().GetTags("arn:m").empty()) << "the tags go with the row";
+}
+
+// A row's kept values are found without a lock: threads decoding one row at once all get the one
+// value kept first (run under ThreadSanitizer in CI).
+TEST(Tables, ThreadsDecodingOneRowAtOnceShareTheValueKeptFirst) {
+  store::StateStore store(":memory:");
+  ASSERT_TRUE(store.Insert(ModelRow("m"), {}));
+  const store::Tables held = store.Rows();
+  std::atomic<int> made{0};
+  auto decode = [&made](const store::ResourceRow& row) {
+    ++made;
+    return row.arn + "/decoded";
+  };
+  std::vector<std::future<const std::string*>> readers;
+  for (int i = 0; i < 8; ++i) {
+    readers.push_back(std::async(std::launch::async, [&] {
+      const std::string* first = nullptr;
+      for (int round = 0; round < 200; ++round) {
+        const std::shared_ptr<const std::string> value =
+            held.GetDecodedShared<std::string>(kModel, decode);
+        if (first == nullptr) first = value.get();
+        if (value.get() != first) return static_cast<const std::string*>(nullptr);
+      }
+      return first;
+    }));
+  }
+  const std::string* kept = nullptr;
+  for (auto& reader : readers) {
+    const std::string* seen = reader.get();
+    ASSERT_NE(seen, nullptr) << "a reader saw two values";
+    if (kept == nullptr) kept = seen;
+    EXPECT_EQ(seen, kept) << "two readers kept different values";
+  }
+  EXPECT_EQ(*kept, "arn:m/decoded");
+  EXPECT_GE(made.load(), 1);
+  EXPECT_LE(made.load(), 8) << "each reader makes it at most once, the first time it asks";
+}
+
+// The tables' keys are views of strings their entries keep: replacing a tag list or a plan's
+// capacity (whose start is in a key) leaves no view of what was replaced.
+TEST(Tables, ReplacedTagsAndPlansKeepTheirKeysWithThem) {
+  store::StateStore store(":memory:");
+  ASSERT_TRUE(store.Insert(ModelRow("m"), {{"a", "1"}}));
+  for (int i = 0; i < 50; ++i) store.PutTags("arn:m", {{"k" + std::to_string(i), "v"}});
+  EXPECT_EQ(store.Rows().GetTags("arn:m").size(), 51u);
+  EXPECT_EQ(store.Rows().GetTags("arn:m").front(), (std::pair<std::string, std::string>{"a", "1"}));
+  const store::ResourceKey plan_key{"123456789012", "us-west-2", "training-plan", "P"};
+  store::PlanCapacity plan;
+  plan.arn = "arn:plan";
+  for (int i = 0; i < 50; ++i) {
+    plan.start = kStart + std::chrono::hours(i);
+    store.PutPlanCapacity(plan_key, plan);
+  }
+  const std::vector<store::PlanCapacity> plans = store.Rows().AllPlanCapacity();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].start, kStart + std::chrono::hours(49));
 }
 
 TEST(Tables, ARolledBackTransactionPutsTheRowsBack) {
