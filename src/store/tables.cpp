@@ -11,22 +11,30 @@
 namespace smemu::store {
 namespace {
 
-std::string RowKeyOf(const ResourceKey& key) {
-  const std::string name_key = NameKey(key.name);
-  std::string text;
-  text.reserve(key.kind.size() + key.account.size() + key.region.size() + name_key.size() + 4);
+// The keys a probe spells and the ones a KeptRow or KeptPlan keeps, spelt by one function each so
+// that they cannot differ: (kind, account, region, name key) and (account, region, name key).
+void AppendRowKey(std::string& text, const ResourceKey& key, std::string_view name_key) {
   keys::Field(text, key.kind);
   keys::Field(text, key.account);
   keys::Field(text, key.region);
   keys::Field(text, name_key);
+}
+
+void AppendPlanKey(std::string& text, const ResourceKey& key, std::string_view name_key) {
+  keys::Field(text, key.account);
+  keys::Field(text, key.region);
+  keys::Field(text, name_key);
+}
+
+std::string RowKeyOf(const ResourceKey& key) {
+  std::string text;
+  AppendRowKey(text, key, NameKey(key.name));
   return text;
 }
 
 std::string PlanKeyOf(const ResourceKey& key) {
   std::string text;
-  keys::Field(text, key.account);
-  keys::Field(text, key.region);
-  keys::Field(text, NameKey(key.name));
+  AppendPlanKey(text, key, NameKey(key.name));
   return text;
 }
 
@@ -37,10 +45,7 @@ KeptRow::KeptRow(ResourceRow row) : row_(std::move(row)) {
   const std::string name = NameKey(key.name);
   const std::size_t fields = key.kind.size() + key.account.size() + key.region.size() + name.size();
   keys_.reserve(3 * fields + row_.status.size() + 2 * keys::kTimeSize + 14);
-  keys::Field(keys_, key.kind);
-  keys::Field(keys_, key.account);
-  keys::Field(keys_, key.region);
-  keys::Field(keys_, name);
+  AppendRowKey(keys_, key, name);
   created_at_ = keys_.size();
   keys::Field(keys_, key.kind);
   keys::Field(keys_, key.account);
@@ -84,9 +89,7 @@ KeptPlan::KeptPlan(const ResourceKey& key, PlanCapacity capacity)
     : PlanCapacity(std::move(capacity)) {
   const std::string name = NameKey(key.name);
   keys_.reserve(2 * (key.account.size() + key.region.size() + name.size()) + keys::kTimeSize + 6);
-  keys::Field(keys_, key.account);
-  keys::Field(keys_, key.region);
-  keys::Field(keys_, name);
+  AppendPlanKey(keys_, key, name);
   start_at_ = keys_.size();
   keys::Field(keys_, key.account);
   keys::Field(keys_, key.region);
@@ -295,16 +298,13 @@ void Tables::Clear() {
 Tables Tables::Load(Contents contents) {
   Tables tables;
   auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
-  // One index after another, through one vector of entries.
-  std::vector<std::pair<std::string_view, KeptRowPtr>> entries;
-  entries.reserve(contents.rows.size());
+  // Each index from one sorted vector of views.
   auto index = [&](auto& map, std::string_view (*key_of)(const KeptRow&)) {
-    entries.clear();
+    std::vector<std::pair<std::string_view, KeptRowPtr>> entries;
+    entries.reserve(contents.rows.size());
     for (const KeptRowPtr& kept : contents.rows) entries.emplace_back(key_of(*kept), kept);
     std::sort(entries.begin(), entries.end(), by_key);
     map = std::remove_reference_t<decltype(map)>::FromSorted(std::move(entries));
-    entries = {};
-    entries.reserve(contents.rows.size());
   };
   index(tables.rows_, [](const KeptRow& kept) { return kept.row_key(); });
   index(tables.by_created_, [](const KeptRow& kept) { return kept.created_key(); });
