@@ -63,7 +63,7 @@ json PlanDoc(const Plan& plan) {
   return doc;
 }
 
-// Read with RapidJSON (ops/record_reader.hpp): the dashboard's views decode every plan.
+// Read member by member with the strict accessors of ops/record_reader.hpp.
 Plan DecodePlan(const store::ResourceRow& row) {
   const codec::StoredDocument stored(row);
   const codec::ReadValue& doc = stored.Root();

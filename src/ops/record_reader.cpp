@@ -1,21 +1,22 @@
 #include "ops/record_reader.hpp"
 
+#include <cstdint>
+
 namespace smemu::ops::codec {
 
 StoredDocument::StoredDocument(const store::ResourceRow& row) {
-  document_.Parse(row.doc.data(), row.doc.size());
-  if (document_.HasParseError()) {
-    throw Unreadable(std::string("not JSON: ") +
-                     rapidjson::GetParseError_En(document_.GetParseError()) + " at byte " +
-                     std::to_string(document_.GetErrorOffset()));
+  try {
+    document_ = json::parse(row.doc);
+  } catch (const json::parse_error& e) {
+    throw Unreadable(std::string("not JSON: ") + e.what());
   }
-  if (!document_.IsObject()) throw Unreadable("the document is not a JSON object");
+  if (!document_.is_object()) throw Unreadable("the document is not a JSON object");
 }
 
 const ReadValue* OptionalMemberOf(const ReadValue& object, const char* name) {
-  if (!object.IsObject()) throw Unreadable(std::string("not an object where '") + name + "' is");
-  const auto member = object.FindMember(name);
-  return member == object.MemberEnd() ? nullptr : &member->value;
+  if (!object.is_object()) throw Unreadable(std::string("not an object where '") + name + "' is");
+  const auto member = object.find(name);
+  return member == object.end() ? nullptr : &*member;
 }
 
 const ReadValue& MemberOf(const ReadValue& object, const char* name) {
@@ -25,22 +26,27 @@ const ReadValue& MemberOf(const ReadValue& object, const char* name) {
 }
 
 std::string TextOf(const ReadValue& value, const char* what) {
-  if (!value.IsString()) throw Unreadable(std::string("'") + what + "' is not a string");
-  return std::string(value.GetString(), value.GetStringLength());
+  if (!value.is_string()) throw Unreadable(std::string("'") + what + "' is not a string");
+  return value.get_ref<const std::string&>();
 }
 
 int64_t IntegerOf(const ReadValue& value, const char* what) {
-  if (!value.IsInt64()) throw Unreadable(std::string("'") + what + "' is not an integer");
-  return value.GetInt64();
+  // An unsigned value is one too large for int64_t: nlohmann keeps the others signed.
+  const bool too_large =
+      value.is_number_unsigned() && value.get<uint64_t>() > uint64_t{INT64_MAX};
+  if (!value.is_number_integer() || too_large) {
+    throw Unreadable(std::string("'") + what + "' is not an integer");
+  }
+  return value.get<int64_t>();
 }
 
 TimePoint TimeOf(const ReadValue& value, const char* what) {
   return TimePoint{Millis{IntegerOf(value, what)}};
 }
 
-ReadValue::ConstArray ArrayOf(const ReadValue& value, const char* what) {
-  if (!value.IsArray()) throw Unreadable(std::string("'") + what + "' is not an array");
-  return value.GetArray();
+const ReadValue& ArrayOf(const ReadValue& value, const char* what) {
+  if (!value.is_array()) throw Unreadable(std::string("'") + what + "' is not an array");
+  return value;
 }
 
 }  // namespace smemu::ops::codec

@@ -180,9 +180,8 @@ TEST_F(Codecs, UnknownValuesInsideADocumentAreStoreFailuresToo) {
                      "a member missing");
 }
 
-// Plans are read with RapidJSON (ops/record_reader.hpp), whose accessors would read a value of the
-// wrong type as garbage: each accessor checks, so a member of the wrong type, a missing one or a
-// block list that is not a list fails as nlohmann's decoders do.
+// Plans are read member by member (ops/record_reader.hpp): each accessor checks the type it reads,
+// so a member of the wrong type, a missing one or a block list that is not a list fails.
 TEST_F(Codecs, APlanDocumentWithAMemberOfTheWrongTypeIsAStoreFailure) {
   const std::vector<store::ResourceRow> plans = store_->Rows().AllOfKind(domain::kPlanKind);
   ASSERT_FALSE(plans.empty());

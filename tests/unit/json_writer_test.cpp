@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -32,11 +33,12 @@ TEST(JsonWriter, WritesStringsAsTheTreeSerialiserDid) {
     out.String(text);
     EXPECT_EQ(out.Text(), TreeText(text)) << text;
   }
-  // Other control characters are \u escapes (RapidJSON writes their hex digits in upper case):
-  // the same string once read.
+  // Other control characters are \u escapes, with their hex digits in lower case as the tree's
+  // serialiser writes them: the same string once read.
   JsonWriter out;
   out.String("control \x01\x1f");
-  EXPECT_EQ(out.Text(), R"("control \u0001\u001F")");
+  EXPECT_EQ(out.Text(), TreeText("control \x01\x1f"));
+  EXPECT_EQ(out.Text(), R"("control \u0001\u001f")");
   EXPECT_EQ(json::parse(out.Text()), "control \x01\x1f");
 }
 
@@ -47,6 +49,40 @@ TEST(JsonWriter, WritesTimestampsAsWriteTimestampDoes) {
     out.Timestamp(At(ms));
     EXPECT_EQ(out.Text(), TreeText(WriteTimestamp(At(ms)))) << ms;
   }
+}
+
+TEST(JsonWriter, WritesNumbersAsTheTreeSerialiserDid) {
+  for (const double value : {1.0, 0.5, 100.0, 1e21, 1.5e-7, 1800835200.25, -3.75}) {
+    JsonWriter out;
+    out.Double(value);
+    EXPECT_EQ(out.Text(), TreeText(value)) << value;
+  }
+  for (const int64_t value : {int64_t{0}, int64_t{-1}, INT64_MAX, INT64_MIN}) {
+    JsonWriter out;
+    out.Int(value);
+    EXPECT_EQ(out.Text(), TreeText(value)) << value;
+  }
+}
+
+TEST(JsonWriter, PartsNestedValuesWithCommas) {
+  JsonWriter out;
+  out.BeginArray()
+      .BeginObject()
+      .EndObject()
+      .BeginArray()
+      .EndArray()
+      .Raw(R"({"k":[1,2]})")
+      .Null()
+      .BeginObject()
+      .Key("a")
+      .BeginArray()
+      .String("x")
+      .EndArray()
+      .Member("b", "y")
+      .EndObject()
+      .EndArray();
+  EXPECT_EQ(out.Text(), R"([{},[],{"k":[1,2]},null,{"a":["x"],"b":"y"}])");
+  EXPECT_TRUE(json::accept(out.Text()));
 }
 
 TEST(JsonWriter, WritesMembersInTheOrderGivenAndSkipsAbsentOnes) {
@@ -71,6 +107,11 @@ TEST(JsonWriter, RefusesTextThatIsNotOneWholeValue) {
   JsonWriter open;
   open.BeginObject().Member("a", 1);
   EXPECT_THROW((void)open.Text(), std::logic_error);
+  JsonWriter nothing;
+  EXPECT_THROW((void)nothing.Text(), std::logic_error);
+  JsonWriter closed_twice;
+  closed_twice.BeginArray().EndArray();
+  EXPECT_THROW(closed_twice.EndArray(), std::logic_error);
   JsonWriter not_finite;  // JSON has no NaN: a defect in the handler, not a bad request
   EXPECT_THROW(not_finite.Double(std::nan("")), std::logic_error);
 }
