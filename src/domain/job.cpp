@@ -198,10 +198,10 @@ bool AccountPendingTime(Job& job, TimePoint at, const CapacityFacts& facts) {
 bool Fits(const Job& job, const JobOption& option, TimePoint at, const CapacityFacts& facts,
           const Holdings& holdings) {
   if (const QuotaTable* quotas = facts.Quotas();
-      quotas &&
-      QuotaRoom(*quotas, holdings, job.owner.account, job.owner.region,
-                job.kind == JobKind::kTraining ? QuotaUse::kTrainingJob : QuotaUse::kProcessingJob,
-                option.instance_type) < option.instance_count) {
+      quotas && QuotaRoom(*quotas, holdings, job.owner.account, job.owner.region,
+                          job.kind == JobKind::kTraining ? ResourceKind::kTrainingJob
+                                                         : ResourceKind::kProcessingJob,
+                          option.instance_type) < option.instance_count) {
     return false;
   }
   if (option.plan_arn.empty()) {

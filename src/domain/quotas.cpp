@@ -6,22 +6,11 @@
 namespace smemu::domain {
 namespace {
 
-constexpr std::array<QuotaUse, 4> kUses = {QuotaUse::kEndpoint, QuotaUse::kTrainingJob,
-                                           QuotaUse::kProcessingJob, QuotaUse::kCluster};
-
-std::string_view UseSuffix(QuotaUse use) {
-  switch (use) {
-    case QuotaUse::kEndpoint:
-      return " for endpoint usage";
-    case QuotaUse::kTrainingJob:
-      return " for training job usage";
-    case QuotaUse::kProcessingJob:
-      return " for processing job usage";
-    case QuotaUse::kCluster:
-      return " for cluster usage";
-  }
-  return " for endpoint usage";
+const InstanceQuotaNames& NamesOf(QuotaUse use) {
+  return kResourceKinds[static_cast<std::size_t>(use)].quotas;
 }
+
+std::string UseSuffix(QuotaUse use) { return std::string(" for ") + NamesOf(use).usage; }
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -46,44 +35,19 @@ constexpr const char* kAcceleratedTypes[] = {
 
 }  // namespace
 
-std::optional<QuotaUse> QuotaUseOfKind(ResourceKind kind) {
-  for (QuotaUse use : kUses) {
-    if (KindOf(use) == kind) return use;
+std::vector<QuotaUse> QuotaUses() {
+  std::vector<QuotaUse> uses;
+  for (const ResourceKindName& entry : kResourceKinds) {
+    if (HasInstanceQuotas(entry.kind)) uses.push_back(entry.kind);
   }
-  return std::nullopt;
-}
-
-ResourceKind KindOf(QuotaUse use) {
-  switch (use) {
-    case QuotaUse::kEndpoint:
-      return ResourceKind::kEndpoint;
-    case QuotaUse::kTrainingJob:
-      return ResourceKind::kTrainingJob;
-    case QuotaUse::kProcessingJob:
-      return ResourceKind::kProcessingJob;
-    case QuotaUse::kCluster:
-      return ResourceKind::kCluster;
-  }
-  return ResourceKind::kEndpoint;
+  return uses;
 }
 
 std::string PerTypeQuotaName(QuotaUse use, std::string_view instance_type) {
   return std::string(instance_type) + std::string(UseSuffix(use));
 }
 
-std::string_view TotalQuotaName(QuotaUse use) {
-  switch (use) {
-    case QuotaUse::kEndpoint:
-      return "Number of instances across active endpoints";
-    case QuotaUse::kTrainingJob:
-      return "Number of instances across all training jobs";
-    case QuotaUse::kProcessingJob:
-      return "Number of instances across all processing jobs";
-    case QuotaUse::kCluster:
-      return "Total number of instances allowed across SageMaker HyperPod clusters";
-  }
-  return "";
-}
+std::string_view TotalQuotaName(QuotaUse use) { return NamesOf(use).total; }
 
 std::string ReservedCapacityQuotaName(std::string_view instance_type) {
   return "Number of " + std::string(instance_type) +
@@ -92,12 +56,13 @@ std::string ReservedCapacityQuotaName(std::string_view instance_type) {
 
 std::optional<QuotaSubject> ParseQuotaName(std::string_view name) {
   using Scope = QuotaSubject::Scope;
-  if (name == kPerClusterQuota) return QuotaSubject{Scope::kPerCluster, QuotaUse::kCluster, ""};
+  if (name == kPerClusterQuota) return QuotaSubject{Scope::kPerCluster, ResourceKind::kCluster, ""};
   // Plans serve every use; their scopes read only `instance_type`.
-  if (name == kPlanCountQuota) return QuotaSubject{Scope::kPlanCount, QuotaUse::kTrainingJob, ""};
-  for (QuotaUse use : kUses) {
+  if (name == kPlanCountQuota)
+    return QuotaSubject{Scope::kPlanCount, ResourceKind::kTrainingJob, ""};
+  for (QuotaUse use : QuotaUses()) {
     if (name == TotalQuotaName(use)) return QuotaSubject{Scope::kTotal, use, ""};
-    const std::string_view suffix = UseSuffix(use);
+    const std::string suffix = UseSuffix(use);
     if (EndsWith(name, suffix)) {
       const std::string_view type = name.substr(0, name.size() - suffix.size());
       if (IsInstanceTypeName(type)) return QuotaSubject{Scope::kPerType, use, std::string(type)};
@@ -111,7 +76,7 @@ std::optional<QuotaSubject> ParseQuotaName(std::string_view name) {
     const std::string_view type =
         name.substr(kPlanPrefix.size(), name.size() - kPlanPrefix.size() - kPlanSuffix.size());
     if (IsInstanceTypeName(type)) {
-      return QuotaSubject{Scope::kReservedCapacity, QuotaUse::kTrainingJob, std::string(type)};
+      return QuotaSubject{Scope::kReservedCapacity, ResourceKind::kTrainingJob, std::string(type)};
     }
   }
   return std::nullopt;
@@ -166,7 +131,7 @@ std::vector<QuotaSetting> QuotaTable::All() const {
 std::vector<QuotaSetting> NewAccountQuotas() {
   std::vector<QuotaSetting> preset;
   for (const char* type : kAcceleratedTypes) {
-    for (QuotaUse use : kUses) preset.push_back({"", "", PerTypeQuotaName(use, type), 0});
+    for (QuotaUse use : QuotaUses()) preset.push_back({"", "", PerTypeQuotaName(use, type), 0});
   }
   return preset;
 }
@@ -195,12 +160,11 @@ Status CheckLimit(const QuotaTable& quotas, std::string_view account, std::strin
 int QuotaRoom(const QuotaTable& quotas, const Holdings& holdings, std::string_view account,
               std::string_view region, QuotaUse use, std::string_view instance_type) {
   int room = INT_MAX;
-  const ResourceKind kind = KindOf(use);
   if (auto limit = quotas.Limit(account, region, PerTypeQuotaName(use, instance_type))) {
-    room = std::min(room, *limit - holdings.UsedBy(account, region, kind, instance_type));
+    room = std::min(room, *limit - holdings.UsedBy(account, region, use, instance_type));
   }
   if (auto limit = quotas.Limit(account, region, TotalQuotaName(use))) {
-    room = std::min(room, *limit - holdings.UsedBy(account, region, kind));
+    room = std::min(room, *limit - holdings.UsedBy(account, region, use));
   }
   return room;
 }

@@ -15,22 +15,21 @@
 
 #include "domain/aws_error.hpp"
 #include "domain/holdings.hpp"
+#include "domain/resource_kinds.hpp"
 
 namespace smemu::domain {
 
-// What uses instances, as the per-type quota names say it.
-enum class QuotaUse { kEndpoint, kTrainingJob, kProcessingJob, kCluster };
-// The use of a holder kind (endpoint, training-job, processing-job, cluster).
-std::optional<QuotaUse> QuotaUseOfKind(ResourceKind kind);
-ResourceKind KindOf(QuotaUse use);
+// What uses instances, as the quota names say it: a kind with HasInstanceQuotas, whose words the
+// kinds table holds (domain/resource_kinds.hpp).
+using QuotaUse = ResourceKind;
+// The kinds with instance quotas, in the table's order.
+std::vector<QuotaUse> QuotaUses();
 
-// '<instance type> for endpoint usage', '... for training job usage', ... for processing job
-// usage',
-// '... for cluster usage'.
+// '<instance type> for endpoint usage', '... for training job usage', ... REQUIRES:
+// HasInstanceQuotas(use).
 std::string PerTypeQuotaName(QuotaUse use, std::string_view instance_type);
-// The account-wide total of a use: 'Number of instances across active endpoints', '... across all
-// training jobs', '... across all processing jobs', 'Total number of instances allowed across
-// SageMaker HyperPod clusters'.
+// The account-wide total of a use: 'Number of instances across active endpoints', ...
+// REQUIRES: HasInstanceQuotas(use).
 std::string_view TotalQuotaName(QuotaUse use);
 inline constexpr std::string_view kPerClusterQuota =
     "Maximum number instances allowed per SageMaker HyperPod cluster";  // sic: AWS's wording
@@ -42,8 +41,8 @@ std::string ReservedCapacityQuotaName(std::string_view instance_type);
 struct QuotaSubject {
   enum class Scope { kPerType, kTotal, kPerCluster, kPlanCount, kReservedCapacity };
   Scope scope = Scope::kPerType;
-  QuotaUse use = QuotaUse::kEndpoint;  // kPerType, kTotal (plans: kTrainingJob, unread)
-  std::string instance_type;           // kPerType, kReservedCapacity
+  QuotaUse use = ResourceKind::kEndpoint;  // kPerType, kTotal (plans: kTrainingJob, unread)
+  std::string instance_type;               // kPerType, kReservedCapacity
 };
 // nullopt for a name the emulator does not know (and so cannot enforce).
 std::optional<QuotaSubject> ParseQuotaName(std::string_view name);

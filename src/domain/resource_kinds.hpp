@@ -34,10 +34,19 @@ struct MissingResource {
   const char* suffix;
 };
 
+// How a kind that holds instances is named in the account's service quotas: the per-type quota is
+// '<instance type> for <usage>', the account-wide one is `total`. Both are nullptr for a kind
+// that holds none.
+struct InstanceQuotaNames {
+  const char* usage;
+  const char* total;
+};
+
 struct ResourceKindName {
   ResourceKind kind;
   const char* wire;
   MissingResource missing;
+  InstanceQuotaNames quotas{nullptr, nullptr};
 };
 
 inline constexpr ErrorCode kValidation = ErrorCode::kValidationException;
@@ -48,18 +57,26 @@ inline constexpr std::array<ResourceKindName, 7> kResourceKinds = {{
     {ResourceKind::kEndpointConfig,
      "endpoint-config",
      {kValidation, "Could not find endpoint configuration ", true, "."}},
-    {ResourceKind::kEndpoint, "endpoint", {kValidation, "Could not find endpoint ", true, "."}},
+    {ResourceKind::kEndpoint,
+     "endpoint",
+     {kValidation, "Could not find endpoint ", true, "."},
+     {"endpoint usage", "Number of instances across active endpoints"}},
     {ResourceKind::kTrainingPlan,
      "training-plan",
      {kNotFound, "Training plan ", false, " not found."}},
     // DescribeTrainingJob names nothing; DescribeProcessingJob names the job without a full stop.
     {ResourceKind::kTrainingJob,
      "training-job",
-     {kValidation, "Requested resource not found.", false, nullptr}},
+     {kValidation, "Requested resource not found.", false, nullptr},
+     {"training job usage", "Number of instances across all training jobs"}},
     {ResourceKind::kProcessingJob,
      "processing-job",
-     {kValidation, "Could not find requested job with name ", false, ""}},
-    {ResourceKind::kCluster, "cluster", {kNotFound, "Cluster ", false, " not found."}},
+     {kValidation, "Could not find requested job with name ", false, ""},
+     {"processing job usage", "Number of instances across all processing jobs"}},
+    {ResourceKind::kCluster,
+     "cluster",
+     {kNotFound, "Cluster ", false, " not found."},
+     {"cluster usage", "Total number of instances allowed across SageMaker HyperPod clusters"}},
 }};
 
 constexpr const char* WireName(ResourceKind kind) {
@@ -71,6 +88,11 @@ constexpr std::optional<ResourceKind> ResourceKindNamed(std::string_view wire) {
     if (wire == entry.wire) return entry.kind;
   }
   return std::nullopt;
+}
+
+// Whether `kind`'s instances count against the per-type and account-wide quotas of its use.
+constexpr bool HasInstanceQuotas(ResourceKind kind) {
+  return kResourceKinds[static_cast<std::size_t>(kind)].quotas.usage != nullptr;
 }
 
 // The error for a `kind` resource that does not exist, named `given` by the caller (a name or an

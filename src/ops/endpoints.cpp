@@ -101,8 +101,8 @@ Result<json> CreateEndpoint(const json& in, Context& ctx) {
   if (!config) return NotFound(ctx.caller, kEndpointConfigResource, config_name);
   const std::string arn = SageMakerArn(ctx.caller, domain::kEndpointKind, name);
   std::vector<domain::Variant> variants = config->variants;
-  if (auto allowed =
-          CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint, EndpointGrowth(variants, nullptr));
+  if (auto allowed = CheckInstanceQuotas(ctx, domain::ResourceKind::kEndpoint,
+                                         EndpointGrowth(variants, nullptr));
       !allowed) {
     return allowed.error();
   }
@@ -211,7 +211,7 @@ Result<json> UpdateEndpointWeightsAndCapacities(const json& in, Context& ctx) {
       variant->desired_weight = desired["DesiredWeight"].get<double>();
     }
   }
-  if (auto allowed = CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint,
+  if (auto allowed = CheckInstanceQuotas(ctx, domain::ResourceKind::kEndpoint,
                                          EndpointGrowth(endpoint.variants, &before));
       !allowed) {
     return allowed.error();
@@ -230,7 +230,7 @@ Result<json> UpdateEndpoint(const json& in, Context& ctx) {
       LoadEndpointConfig(ctx.store, KeyOf(ctx.caller, kEndpointConfigResource, config_name));
   if (!config) return NotFound(ctx.caller, kEndpointConfigResource, config_name);
   std::vector<domain::Variant> variants = config->variants;
-  if (auto allowed = CheckInstanceQuotas(ctx, domain::QuotaUse::kEndpoint,
+  if (auto allowed = CheckInstanceQuotas(ctx, domain::ResourceKind::kEndpoint,
                                          EndpointGrowth(variants, &record->endpoint));
       !allowed) {
     return allowed.error();

@@ -15,14 +15,22 @@ namespace {
 // Control characters without a short escape are \u00xx, in lower case as nlohmann writes them.
 const char* EscapeOf(unsigned char byte, char (&spelt)[7]) {
   switch (byte) {
-    case '"': return "\\\"";
-    case '\\': return "\\\\";
-    case '\b': return "\\b";
-    case '\f': return "\\f";
-    case '\n': return "\\n";
-    case '\r': return "\\r";
-    case '\t': return "\\t";
-    default: break;
+    case '"':
+      return "\\\"";
+    case '\\':
+      return "\\\\";
+    case '\b':
+      return "\\b";
+    case '\f':
+      return "\\f";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    default:
+      break;
   }
   if (byte >= 0x20) return nullptr;
   static constexpr char kHex[] = "0123456789abcdef";

@@ -32,7 +32,7 @@ QuotaUsage::QuotaUsage(const Context& ctx, std::string account, std::string regi
     : ctx_(ctx), account_(std::move(account)), region_(std::move(region)) {}
 
 int QuotaUsage::Of(const domain::QuotaSubject& subject) {
-  const domain::ResourceKind kind = domain::KindOf(subject.use);
+  const domain::ResourceKind kind = subject.use;
   switch (subject.scope) {
     case Scope::kPerType: {
       const auto& claimed = Claimed(subject.use);
@@ -65,7 +65,7 @@ int QuotaUsage::Of(const domain::QuotaSubject& subject) {
 const std::map<std::string, int>& QuotaUsage::Claimed(domain::QuotaUse use) {
   auto [it, fresh] = claimed_.try_emplace(use);
   if (!fresh) return it->second;
-  const KindDescriptor& kind = DescriptorOf(domain::KindOf(use));
+  const KindDescriptor& kind = DescriptorOf(use);
   if (kind.add_claims == nullptr) return it->second;
   std::vector<domain::Hold> claims;
   kind.add_claims(ctx_.store, account_, region_, claims);
@@ -161,14 +161,14 @@ domain::Status CheckClusterQuotas(const Context& ctx, const domain::Cluster* cur
     return ok;
   }
   // One update replaces groups at once: the cluster total follows the net change.
-  return CheckQuotasOfUse(ctx, domain::QuotaUse::kCluster, growth, size_after - size_before);
+  return CheckQuotasOfUse(ctx, domain::ResourceKind::kCluster, growth, size_after - size_before);
 }
 
 domain::Status CheckJobQuotas(const Context& ctx, bool training,
                               const std::vector<domain::JobOption>& options) {
   if (ctx.quotas.empty() || options.empty()) return domain::Ok();
   const domain::QuotaUse use =
-      training ? domain::QuotaUse::kTrainingJob : domain::QuotaUse::kProcessingJob;
+      training ? domain::ResourceKind::kTrainingJob : domain::ResourceKind::kProcessingJob;
   for (const domain::JobOption& option : options) {
     auto allowed = CheckInstanceQuotas(ctx, use, {{option.instance_type, option.instance_count}});
     if (!allowed) return allowed;
@@ -180,7 +180,7 @@ domain::Status CheckPlanQuotas(const Context& ctx, const std::string& instance_t
   if (ctx.quotas.empty()) return domain::Ok();
   const std::string& account = ctx.caller.account;
   const std::string& region = ctx.caller.region;
-  const domain::QuotaSubject plans{Scope::kPlanCount, domain::QuotaUse::kTrainingJob, ""};
+  const domain::QuotaSubject plans{Scope::kPlanCount, domain::ResourceKind::kTrainingJob, ""};
   if (auto ok = domain::CheckLimit(ctx.quotas, account, region, domain::kPlanCountQuota,
                                    QuotaUsage(ctx, account, region).Of(plans), 1,
                                    /*unit=*/"");
@@ -194,7 +194,7 @@ domain::Status CheckReservedCapacityQuota(const Context& ctx, const std::string&
                                           int count) {
   const std::string name = domain::ReservedCapacityQuotaName(instance_type);
   if (!ctx.quotas.Limit(ctx.caller.account, ctx.caller.region, name)) return domain::Ok();
-  const domain::QuotaSubject subject{Scope::kReservedCapacity, domain::QuotaUse::kTrainingJob,
+  const domain::QuotaSubject subject{Scope::kReservedCapacity, domain::ResourceKind::kTrainingJob,
                                      instance_type};
   return domain::CheckLimit(ctx.quotas, ctx.caller.account, ctx.caller.region, name,
                             QuotaUsage(ctx, ctx.caller.account, ctx.caller.region).Of(subject),

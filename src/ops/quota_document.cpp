@@ -30,6 +30,22 @@ domain::Result<std::string> OptionalScope(const json& entry, const std::string& 
   return value;
 }
 
+// Every quota name the emulator enforces, for the error that meets an unknown one.
+std::string KnownQuotaNames() {
+  std::string known;
+  auto add = [&known](std::string_view name) {
+    known += (known.empty() ? "'" : ", '") + std::string(name) + "'";
+  };
+  for (const domain::QuotaUse use : domain::QuotaUses()) {
+    add(domain::PerTypeQuotaName(use, "<instance type>"));
+  }
+  for (const domain::QuotaUse use : domain::QuotaUses()) add(domain::TotalQuotaName(use));
+  add(domain::kPerClusterQuota);
+  add(domain::kPlanCountQuota);
+  add(domain::ReservedCapacityQuotaName("<instance type>"));
+  return known;
+}
+
 }  // namespace
 
 domain::Result<QuotaDocument> ReadQuotaDocument(const json& doc) {
@@ -65,17 +81,7 @@ domain::Result<QuotaDocument> ReadQuotaDocument(const json& doc) {
     const std::string name = entry["name"];
     if (!domain::ParseQuotaName(name)) {
       return Invalid(path + ".name",
-                     "unknown quota '" + domain::Excerpt(name) +
-                         "'. Known: '<instance type> for endpoint usage' (or training job, "
-                         "processing job, cluster usage), '" +
-                         std::string(domain::TotalQuotaName(domain::QuotaUse::kEndpoint)) + "', '" +
-                         std::string(domain::TotalQuotaName(domain::QuotaUse::kTrainingJob)) +
-                         "', '" +
-                         std::string(domain::TotalQuotaName(domain::QuotaUse::kProcessingJob)) +
-                         "', '" + std::string(domain::TotalQuotaName(domain::QuotaUse::kCluster)) +
-                         "', '" + std::string(domain::kPerClusterQuota) + "', '" +
-                         std::string(domain::kPlanCountQuota) + "', '" +
-                         domain::ReservedCapacityQuotaName("<instance type>") + "'");
+                     "unknown quota '" + domain::Excerpt(name) + "'. Known: " + KnownQuotaNames());
     }
     auto account = OptionalScope(entry, path, "account");
     if (!account) return account.error();

@@ -32,8 +32,7 @@ std::string TextOf(const ReadValue& value, const char* what) {
 
 int64_t IntegerOf(const ReadValue& value, const char* what) {
   // An unsigned value is one too large for int64_t: nlohmann keeps the others signed.
-  const bool too_large =
-      value.is_number_unsigned() && value.get<uint64_t>() > uint64_t{INT64_MAX};
+  const bool too_large = value.is_number_unsigned() && value.get<uint64_t>() > uint64_t{INT64_MAX};
   if (!value.is_number_integer() || too_large) {
     throw Unreadable(std::string("'") + what + "' is not an integer");
   }

@@ -42,13 +42,13 @@ TEST(KindRegistry, EachDescriptorHasThePiecesItsNatureCallsFor) {
     if (kind->add_holders != nullptr) {
       EXPECT_NE(kind->settle, nullptr) << name << " holds instances but never settles";
       EXPECT_TRUE(kind->quota_counted) << name;
-      EXPECT_TRUE(domain::QuotaUseOfKind(kind->kind).has_value())
+      EXPECT_TRUE(domain::HasInstanceQuotas(kind->kind))
           << name << " holds instances that no quota use counts";
     }
     if (kind->add_claims != nullptr) {
       EXPECT_NE(kind->add_holders, nullptr) << name << " claims instances it never holds";
     }
-    if (domain::QuotaUseOfKind(kind->kind)) {
+    if (domain::HasInstanceQuotas(kind->kind)) {
       EXPECT_NE(kind->add_holders, nullptr) << name << " has a quota use but holds nothing";
     }
     // The dashboard shows what a demo watches: everything that holds instances, and plans.

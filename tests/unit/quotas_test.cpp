@@ -21,6 +21,7 @@ using domain::QuotaSetting;
 using domain::QuotaSubject;
 using domain::QuotaTable;
 using domain::QuotaUse;
+using domain::ResourceKind;
 using ::testing::HasSubstr;
 
 constexpr const char* kOther = "210987654321";
@@ -38,21 +39,21 @@ std::string Refusal(const std::string& name, int limit, int used, int delta,
 // ---- Domain: names ----------------------------------------------------------------------------
 
 TEST(QuotaNames, PerTypeTotalsAndPlanNamesAreAwsWords) {
-  EXPECT_EQ(domain::PerTypeQuotaName(QuotaUse::kEndpoint, "ml.g5.12xlarge"),
+  EXPECT_EQ(domain::PerTypeQuotaName(ResourceKind::kEndpoint, "ml.g5.12xlarge"),
             "ml.g5.12xlarge for endpoint usage");
-  EXPECT_EQ(domain::PerTypeQuotaName(QuotaUse::kTrainingJob, "ml.p5.48xlarge"),
+  EXPECT_EQ(domain::PerTypeQuotaName(ResourceKind::kTrainingJob, "ml.p5.48xlarge"),
             "ml.p5.48xlarge for training job usage");
-  EXPECT_EQ(domain::PerTypeQuotaName(QuotaUse::kProcessingJob, "ml.m5.xlarge"),
+  EXPECT_EQ(domain::PerTypeQuotaName(ResourceKind::kProcessingJob, "ml.m5.xlarge"),
             "ml.m5.xlarge for processing job usage");
-  EXPECT_EQ(domain::PerTypeQuotaName(QuotaUse::kCluster, "ml.trn1.32xlarge"),
+  EXPECT_EQ(domain::PerTypeQuotaName(ResourceKind::kCluster, "ml.trn1.32xlarge"),
             "ml.trn1.32xlarge for cluster usage");
-  EXPECT_EQ(domain::TotalQuotaName(QuotaUse::kEndpoint),
+  EXPECT_EQ(domain::TotalQuotaName(ResourceKind::kEndpoint),
             "Number of instances across active endpoints");
-  EXPECT_EQ(domain::TotalQuotaName(QuotaUse::kTrainingJob),
+  EXPECT_EQ(domain::TotalQuotaName(ResourceKind::kTrainingJob),
             "Number of instances across all training jobs");
-  EXPECT_EQ(domain::TotalQuotaName(QuotaUse::kProcessingJob),
+  EXPECT_EQ(domain::TotalQuotaName(ResourceKind::kProcessingJob),
             "Number of instances across all processing jobs");
-  EXPECT_EQ(domain::TotalQuotaName(QuotaUse::kCluster),
+  EXPECT_EQ(domain::TotalQuotaName(ResourceKind::kCluster),
             "Total number of instances allowed across SageMaker HyperPod clusters");
   EXPECT_EQ(domain::kPerClusterQuota,
             "Maximum number instances allowed per SageMaker HyperPod cluster");
@@ -76,23 +77,23 @@ void ExpectSubject(const std::string& name, QuotaSubject::Scope scope, QuotaUse 
 
 TEST(QuotaNames, EveryFormParsesBackToWhatItLimits) {
   using Scope = QuotaSubject::Scope;
-  for (QuotaUse use : {QuotaUse::kEndpoint, QuotaUse::kTrainingJob, QuotaUse::kProcessingJob,
-                       QuotaUse::kCluster}) {
+  for (QuotaUse use : {ResourceKind::kEndpoint, ResourceKind::kTrainingJob,
+                       ResourceKind::kProcessingJob, ResourceKind::kCluster}) {
     ExpectSubject(domain::PerTypeQuotaName(use, "ml.p6e-gb200.36xlarge"), Scope::kPerType, use,
                   "ml.p6e-gb200.36xlarge");
     ExpectSubject(std::string(domain::TotalQuotaName(use)), Scope::kTotal, use, "");
   }
-  ExpectSubject("ml.g5.12xlarge for endpoint usage", Scope::kPerType, QuotaUse::kEndpoint,
+  ExpectSubject("ml.g5.12xlarge for endpoint usage", Scope::kPerType, ResourceKind::kEndpoint,
                 "ml.g5.12xlarge");
   ExpectSubject("ml.g5.12xlarge for processing job usage", Scope::kPerType,
-                QuotaUse::kProcessingJob, "ml.g5.12xlarge");
+                ResourceKind::kProcessingJob, "ml.g5.12xlarge");
   ExpectSubject("Maximum number instances allowed per SageMaker HyperPod cluster",
-                Scope::kPerCluster, QuotaUse::kCluster, "");
-  ExpectSubject("Number of training plans per Region", Scope::kPlanCount, QuotaUse::kTrainingJob,
-                "");
+                Scope::kPerCluster, ResourceKind::kCluster, "");
+  ExpectSubject("Number of training plans per Region", Scope::kPlanCount,
+                ResourceKind::kTrainingJob, "");
   ExpectSubject(
       "Number of ml.trn2.48xlarge instances in reserved capacity across training plans per Region",
-      Scope::kReservedCapacity, QuotaUse::kTrainingJob, "ml.trn2.48xlarge");
+      Scope::kReservedCapacity, ResourceKind::kTrainingJob, "ml.trn2.48xlarge");
 }
 
 TEST(QuotaNames, NamesTheEmulatorDoesNotEnforceAreUnknown) {
@@ -263,24 +264,25 @@ TEST(QuotaLimits, QuotaRoomCountsOnlyTheAccountsHoldingsOfTheUse) {
   EXPECT_EQ(holdings.UsedBy(kOther, kRegion, domain::ResourceKind::kEndpoint), 3);
 
   QuotaTable quotas;
-  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, QuotaUse::kEndpoint, g5),
+  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, ResourceKind::kEndpoint, g5),
             INT_MAX);
   quotas.Set({"", "", "ml.g5.xlarge for endpoint usage", 5});
-  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, QuotaUse::kEndpoint, g5), 3);
-  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kOther, kRegion, QuotaUse::kEndpoint, g5), 2);
-  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, "eu-west-1", QuotaUse::kEndpoint, g5), 5);
-  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, QuotaUse::kTrainingJob, g5),
+  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, ResourceKind::kEndpoint, g5), 3);
+  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kOther, kRegion, ResourceKind::kEndpoint, g5), 2);
+  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, "eu-west-1", ResourceKind::kEndpoint, g5),
+            5);
+  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, ResourceKind::kTrainingJob, g5),
             INT_MAX)
       << "the endpoint quota does not limit training jobs";
   quotas.Set({kAccount, "", "Number of instances across active endpoints", 4});
-  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, QuotaUse::kEndpoint, g5), 1)
+  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, ResourceKind::kEndpoint, g5), 1)
       << "the total (4 - 3 held) is tighter than the type (5 - 2)";
-  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kOther, kRegion, QuotaUse::kEndpoint, g5), 2);
+  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kOther, kRegion, ResourceKind::kEndpoint, g5), 2);
   quotas.Set({kAccount, kRegion, "ml.g5.xlarge for endpoint usage", 1});
-  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, QuotaUse::kEndpoint, g5), -1)
+  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, ResourceKind::kEndpoint, g5), -1)
       << "a quota lowered below what is held leaves less than nothing";
   holdings.Remove("arn:aws:sagemaker:us-west-2:123456789012:endpoint/a");
-  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, QuotaUse::kEndpoint, g5), 1);
+  EXPECT_EQ(domain::QuotaRoom(quotas, holdings, kAccount, kRegion, ResourceKind::kEndpoint, g5), 1);
 }
 
 // ---- Through the router -----------------------------------------------------------------------
@@ -910,8 +912,9 @@ TEST_F(QuotasTest, PostAppliesPresetsSetsAndRemovesAndAnswersEverySetting) {
 TEST_F(QuotasTest, InvalidDocumentsAreRefusedNamingThePathAndChangeNothing) {
   SetQuota("ml.g5.xlarge for endpoint usage", 1);
   const std::string known =
-      "Known: '<instance type> for endpoint usage' (or training job, processing job, cluster "
-      "usage), 'Number of instances across active endpoints', 'Number of instances across all "
+      "Known: '<instance type> for endpoint usage', '<instance type> for training job usage', "
+      "'<instance type> for processing job usage', '<instance type> for cluster usage', "
+      "'Number of instances across active endpoints', 'Number of instances across all "
       "training jobs', 'Number of instances across all processing jobs', 'Total number of "
       "instances allowed across SageMaker HyperPod clusters', 'Maximum number instances allowed "
       "per SageMaker HyperPod cluster', 'Number of training plans per Region', 'Number of "
