@@ -6,7 +6,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <set>
+#include <string>
 
 #include "unit/emulator_fixture.hpp"
 
@@ -29,6 +34,28 @@ TEST(KindRegistry, EveryKindHasExactlyOneDescriptor) {
   EXPECT_EQ(ops::DescriptorNamed(domain::kCapacityKind), nullptr)
       << "reserved capacity is a plan's, not a kind of its own";
   EXPECT_EQ(ops::DescriptorNamed("Endpoint"), nullptr) << "wire names are exact";
+}
+
+// The JS client's types name the kinds that hold instances (the cost ledger's `used_by` keys
+// and holders' `kind`): the same set as the registry's holders, so a new kind cannot be missing
+// from them.
+TEST(KindRegistry, TheJsClientsCostHolderKindIsTheRegistrysHolders) {
+  std::ifstream file(std::filesystem::path(SMEMU_SOURCE_DIR) / "clients/js/index.d.ts");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::smatch declared;
+  ASSERT_TRUE(std::regex_search(text, declared, std::regex(R"(type CostHolderKind =([^;]*);)")));
+  std::set<std::string> in_js;
+  const std::string members = declared[1];
+  const std::regex quoted("'([^']*)'");
+  for (auto it = std::sregex_iterator(members.begin(), members.end(), quoted);
+       it != std::sregex_iterator(); ++it) {
+    in_js.insert((*it)[1]);
+  }
+  std::set<std::string> holders;
+  for (const ops::KindDescriptor* kind : ops::Kinds()) {
+    if (kind->add_holders != nullptr) holders.insert(domain::WireName(kind->kind));
+  }
+  EXPECT_EQ(in_js, holders) << "clients/js/index.d.ts's CostHolderKind";
 }
 
 TEST(KindRegistry, EachDescriptorHasThePiecesItsNatureCallsFor) {
