@@ -72,9 +72,10 @@ std::set<std::pair<std::string, std::string>> QuotaOwners(const Context& ctx,
   std::set<std::string> accounts_with_resources;
   for (const KindDescriptor* kind : Kinds()) {
     if (!kind->quota_counted) continue;
-    for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::WireName(kind->kind))) {
-      owners.emplace(row.key.account, row.key.region);
-      accounts_with_resources.insert(row.key.account);
+    for (const store::KeptRowPtr& kept : ctx.store.AllOfKind(domain::WireName(kind->kind))) {
+      const store::ResourceKey& key = kept->row().key;
+      owners.emplace(key.account, key.region);
+      accounts_with_resources.insert(key.account);
     }
   }
   for (const domain::QuotaSetting& setting : ctx.quotas.All()) {

@@ -148,8 +148,9 @@ int FailedInstancesOnPlan(const store::Tables& store, const std::string& account
                           const std::string& region, const std::string& plan_arn,
                           const domain::Window& block) {
   int failed = 0;
-  for (const store::ResourceRow& row : store.AllOf(account, region, domain::kClusterKind)) {
-    for (const domain::FailedInstance& instance : ClusterFromRow(row).cluster.failed_instances) {
+  for (const store::KeptRowPtr& kept : store.AllOf(account, region, domain::kClusterKind)) {
+    const auto record = store.DecodedRow<ClusterRecord>(*kept, &ClusterFromRow);
+    for (const domain::FailedInstance& instance : record->cluster.failed_instances) {
       if (instance.plan_arn == plan_arn && block.start <= instance.at && instance.at < block.end) {
         ++failed;
       }
@@ -163,9 +164,9 @@ std::vector<ClusterRecord> LiveClusters(const store::Tables& store) {
   for (domain::ClusterStatus status :
        {domain::ClusterStatus::kDeleting, domain::ClusterStatus::kUpdating,
         domain::ClusterStatus::kInService, domain::ClusterStatus::kCreating}) {
-    for (const store::ResourceRow& row :
+    for (const store::KeptRowPtr& kept :
          store.AllOfKind(domain::kClusterKind, std::string(domain::ToString(status)))) {
-      clusters.push_back(ClusterFromRow(row));
+      clusters.push_back(*store.DecodedRow<ClusterRecord>(*kept, &ClusterFromRow));
     }
   }
   return clusters;

@@ -75,10 +75,11 @@ void AddClusterHolders(const store::Tables& store, domain::Holdings& holdings) {
 // Clusters Creating claim the instances they are about to take.
 void AddClusterClaims(const store::Tables& store, const std::string& account,
                       const std::string& region, std::vector<domain::Hold>& claims) {
-  for (const store::ResourceRow& row : store.AllOfKind(
+  for (const store::KeptRowPtr& kept : store.AllOfKind(
            domain::kClusterKind, std::string(domain::ToString(domain::ClusterStatus::kCreating)))) {
-    if (row.key.account != account || row.key.region != region) continue;
-    const std::vector<domain::Hold> claimed = domain::ClaimsOf(ClusterFromRow(row).cluster);
+    if (kept->row().key.account != account || kept->row().key.region != region) continue;
+    const std::vector<domain::Hold> claimed =
+        domain::ClaimsOf(store.DecodedRow<ClusterRecord>(*kept, &ClusterFromRow)->cluster);
     claims.insert(claims.end(), claimed.begin(), claimed.end());
   }
 }

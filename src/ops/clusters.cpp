@@ -464,15 +464,18 @@ Result<json> BatchDeleteClusterNodes(const json& in, Context& ctx) {
 // Every HyperPod cluster in creation order, with each group's nodes counted by status and where
 // their instances come from.
 void AddClusterState(const StateQuery& query, JsonWriter& entries) {
-  std::vector<store::ResourceRow> rows = query.ctx().store.AllOfKind(domain::kClusterKind);
+  const store::Tables& store = query.ctx().store;
+  std::vector<store::KeptRowPtr> rows = store.AllOfKind(domain::kClusterKind);
   // Clusters created at the same instant (a frozen clock) come in name order.
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.created, a.key.account, a.key.name) <
-           std::tie(b.created, b.key.account, b.key.name);
+    return std::tie(a->row().created, a->row().key.account, a->row().key.name) <
+           std::tie(b->row().created, b->row().key.account, b->row().key.name);
   });
-  for (const store::ResourceRow& row : rows) {
+  for (const store::KeptRowPtr& kept : rows) {
+    const store::ResourceRow& row = kept->row();
     if (!query.Shows(row.key.account)) continue;
-    const domain::Cluster cluster = ClusterFromRow(row).cluster;
+    const auto record = store.DecodedRow<ClusterRecord>(*kept, &ClusterFromRow);
+    const domain::Cluster& cluster = record->cluster;
     entries.BeginObject()
         .Member("name", row.key.name)
         .Member("arn", cluster.arn)

@@ -13,9 +13,11 @@ namespace {
 std::vector<domain::PlanBill> PlanBills(const Context& ctx,
                                         const std::optional<std::string>& account) {
   std::vector<domain::PlanBill> bills;
-  for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kPlanKind)) {
+  for (const store::KeptRowPtr& kept : ctx.store.AllOfKind(domain::kPlanKind)) {
+    const store::ResourceRow& row = kept->row();
     if (account && row.key.account != *account) continue;
-    const domain::Plan plan = PlanFromRow(row);
+    const auto decoded = ctx.store.DecodedRow<domain::Plan>(*kept, &PlanFromRow);
+    const domain::Plan& plan = *decoded;
     if (plan.PaymentFails()) continue;  // never paid for: it costs nothing and reserves nothing
     domain::PlanBill bill;
     bill.arn = plan.arn;

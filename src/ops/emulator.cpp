@@ -181,9 +181,8 @@ domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& req
   return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
     wrote = false;
     return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-      Edit unused;  // an invocation changes nothing
-      Context ctx = MakeContextLocked(caller, unused);
-      return invoke_endpoint_(numbered, ctx);
+      return WithContextLocked(caller,
+                               [&](Context& ctx) { return invoke_endpoint_(numbered, ctx); });
     });
   });
 }
@@ -191,9 +190,8 @@ domain::Result<InvokeResponse> Emulator::InvokeEndpoint(const InvokeRequest& req
 void Emulator::SettleAfterHealthChecks() {
   MutexLock lock(mutex_);
   InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-    Edit unused;
-    MakeContextLocked(Caller{}, unused);  // settles what the answers decide
-    return true;
+    // Making the context settles what the answers decided.
+    return WithContextLocked(Caller{}, [](const Context&) { return true; });
   });
   PublishLocked();
 }
@@ -279,16 +277,16 @@ domain::QuotaTable Emulator::ChangeQuotas(const QuotaDocument& change) {
   return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
     wrote = true;
     return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-      Edit unused;
       // What fell due happened under the old quotas.
-      const Context ctx = MakeContextLocked(Caller{}, unused);
-      domain::QuotaTable changed = quotas_.Read();
-      ApplyQuotaDocument(change, changed);
-      Applier applier = ApplierLocked();
-      applier.Apply(Edit::SetQuotas{std::move(changed)}, ctx.now);
-      settled_ = {};
-      SettleWaiting(ctx, applier);  // a waiting job may fit a quota that grew
-      return quotas_.Read();
+      return WithContextLocked(Caller{}, [&](const Context& ctx) SMEMU_REQUIRES(mutex_) {
+        domain::QuotaTable changed = quotas_.Read();
+        ApplyQuotaDocument(change, changed);
+        Applier applier = ApplierLocked();
+        applier.Apply(Edit::SetQuotas{std::move(changed)}, ctx.now);
+        settled_ = {};
+        SettleWaiting(ctx, applier);  // a waiting job may fit a quota that grew
+        return quotas_.Read();
+      });
     });
   });
 }

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -102,9 +103,7 @@ class Emulator {
     return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
       wrote = false;
       return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-        Edit unused;  // the views only read
-        const Context ctx = MakeContextLocked(Caller{}, unused);
-        return work(ctx);
+        return WithContextLocked(Caller{}, [&](const Context& ctx) { return work(ctx); });
       });
     });
   }
@@ -114,11 +113,11 @@ class Emulator {
     return Served([&](bool& wrote) SMEMU_REQUIRES(mutex_) {
       wrote = true;
       return InOneTransactionLocked([&]() SMEMU_REQUIRES(mutex_) {
-        Edit unused;
-        Applier applier = ApplierLocked();
-        const Context ctx = MakeContextLocked(Caller{}, unused);
-        settled_.written = true;  // the change may free or take what the settlers look at
-        return work(ctx, applier);
+        return WithContextLocked(Caller{}, [&](const Context& ctx) SMEMU_REQUIRES(mutex_) {
+          Applier applier = ApplierLocked();
+          settled_.written = true;  // the change may free or take what the settlers look at
+          return work(ctx, applier);
+        });
       });
     });
   }
@@ -171,6 +170,18 @@ class Emulator {
   void RollBackMemoryLocked() SMEMU_REQUIRES(mutex_);
   // A context at the clock's now whose changes go to `edit`, with everything due by then settled.
   Context MakeContextLocked(const Caller& caller, Edit& edit) SMEMU_REQUIRES(mutex_);
+  // Runs `work(ctx)` on a context whose edit must stay empty: a read changes nothing, and an
+  // admin change applies what it changes through an Applier. A change added to that edit would
+  // be lost, so it is a defect (std::logic_error), which rolls the transaction back.
+  template <typename Work>
+  auto WithContextLocked(const Caller& caller, Work&& work) SMEMU_REQUIRES(mutex_) {
+    Edit none;
+    Context ctx = MakeContextLocked(caller, none);
+    auto result = work(ctx);
+    if (!none.empty())
+      throw std::logic_error("a change went to the edit of a request that has none");
+    return result;
+  }
   // The one write path (ops/apply.hpp): settling, edits and admin changes go through it.
   Applier ApplierLocked() SMEMU_REQUIRES(mutex_) {
     return Applier(Writer{store_, ledger_, holdings_, quotas_});

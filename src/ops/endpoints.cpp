@@ -271,9 +271,9 @@ std::optional<TimePoint> SettleEndpoints(const Context& ctx, Applier& applier) {
   for (domain::EndpointStatus status :
        {domain::EndpointStatus::kDeleting, domain::EndpointStatus::kUpdating,
         domain::EndpointStatus::kCreating}) {
-    for (const store::ResourceRow& row :
+    for (const store::KeptRowPtr& kept :
          ctx.store.AllOfKind(domain::kEndpointKind, std::string(domain::ToString(status)))) {
-      in_transition.push_back(EndpointFromRow(row));
+      in_transition.push_back(*ctx.store.DecodedRow<EndpointRecord>(*kept, &EndpointFromRow));
     }
   }
   const StoreCapacityFacts facts(ctx);
@@ -311,8 +311,9 @@ std::optional<TimePoint> SettleEndpoints(const Context& ctx, Applier& applier) {
 }
 
 void AddEndpointHolders(const store::Tables& store, domain::Holdings& holdings) {
-  for (const store::ResourceRow& row : store.AllOfKind(domain::kEndpointKind)) {
-    holdings.Put(domain::HolderOf(EndpointFromRow(row).endpoint));
+  for (const store::KeptRowPtr& kept : store.AllOfKind(domain::kEndpointKind)) {
+    holdings.Put(
+        domain::HolderOf(store.DecodedRow<EndpointRecord>(*kept, &EndpointFromRow)->endpoint));
   }
 }
 
@@ -321,10 +322,11 @@ void AddEndpointClaims(const store::Tables& store, const std::string& account,
                        const std::string& region, std::vector<domain::Hold>& claims) {
   for (domain::EndpointStatus status :
        {domain::EndpointStatus::kCreating, domain::EndpointStatus::kUpdating}) {
-    for (const store::ResourceRow& row :
+    for (const store::KeptRowPtr& kept :
          store.AllOfKind(domain::kEndpointKind, std::string(domain::ToString(status)))) {
-      if (row.key.account != account || row.key.region != region) continue;
-      const std::vector<domain::Hold> claimed = domain::ClaimsOf(EndpointFromRow(row).endpoint);
+      if (kept->row().key.account != account || kept->row().key.region != region) continue;
+      const std::vector<domain::Hold> claimed =
+          domain::ClaimsOf(store.DecodedRow<EndpointRecord>(*kept, &EndpointFromRow)->endpoint);
       claims.insert(claims.end(), claimed.begin(), claimed.end());
     }
   }
@@ -332,9 +334,12 @@ void AddEndpointClaims(const store::Tables& store, const std::string& account,
 
 // Every endpoint, in name order per account, with where each variant's instances come from.
 void AddEndpointState(const StateQuery& query, JsonWriter& entries) {
-  for (const store::ResourceRow& row : query.ctx().store.AllOfKind(domain::kEndpointKind)) {
+  const store::Tables& store = query.ctx().store;
+  for (const store::KeptRowPtr& kept : store.AllOfKind(domain::kEndpointKind)) {
+    const store::ResourceRow& row = kept->row();
     if (!query.Shows(row.key.account)) continue;
-    const domain::Endpoint endpoint = EndpointFromRow(row).endpoint;
+    const auto record = store.DecodedRow<EndpointRecord>(*kept, &EndpointFromRow);
+    const domain::Endpoint& endpoint = record->endpoint;
     entries.BeginObject()
         .Member("name", row.key.name)
         .Member("arn", row.arn)

@@ -364,9 +364,12 @@ constexpr std::string_view kCapacityBlockExpirationVariable =
 // Every job of the family, with what it waits for or runs on.
 void AddJobState(const JobFamily& family, const StateQuery& query, JsonWriter& entries) {
   const TimePoint now = query.ctx().now;
-  for (const store::ResourceRow& row : query.ctx().store.AllOfKind(family.kind)) {
+  const store::Tables& store = query.ctx().store;
+  for (const store::KeptRowPtr& kept : store.AllOfKind(family.kind)) {
+    const store::ResourceRow& row = kept->row();
     if (!query.Shows(row.key.account)) continue;
-    const domain::Job job = JobFromRow(row).job;
+    const auto record = store.DecodedRow<JobRecord>(*kept, &JobFromRow);
+    const domain::Job& job = record->job;
     std::string_view secondary;
     if (family.training) {
       secondary = domain::ToString(domain::SecondaryStatusOf(job, now));

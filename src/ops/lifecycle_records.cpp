@@ -256,9 +256,9 @@ std::optional<JobRecord> LoadJob(const Context& ctx, const store::ResourceKey& k
 std::vector<JobRecord> LiveJobs(const store::Tables& store, domain::JobKind kind) {
   std::vector<JobRecord> jobs;
   for (domain::JobStatus status : {domain::JobStatus::kInProgress, domain::JobStatus::kStopping}) {
-    for (const store::ResourceRow& row : store.AllOfKind(domain::WireName(ResourceKindOf(kind)),
+    for (const store::KeptRowPtr& kept : store.AllOfKind(domain::WireName(ResourceKindOf(kind)),
                                                          std::string(domain::ToString(status)))) {
-      jobs.push_back(JobFromRow(row));
+      jobs.push_back(*store.DecodedRow<JobRecord>(*kept, &JobFromRow));
     }
   }
   return jobs;
@@ -276,10 +276,11 @@ std::vector<domain::PreferenceJob> JobsWithPreferences(const store::Tables& stor
                                                        const std::optional<std::string>& account) {
   std::vector<domain::PreferenceJob> jobs;
   for (const char* kind : {domain::kTrainingJobKind, domain::kProcessingJobKind}) {
-    for (const store::ResourceRow& row : store.AllOfKind(kind)) {
+    for (const store::KeptRowPtr& kept : store.AllOfKind(kind)) {
+      const store::ResourceRow& row = kept->row();
       if (account && row.key.account != *account) continue;
-      const JobRecord record = JobFromRow(row);
-      const domain::Job& job = record.job;
+      const auto record = store.DecodedRow<JobRecord>(*kept, &JobFromRow);
+      const domain::Job& job = record->job;
       if (job.options.size() < 2 || !job.start || !job.selected) continue;
       jobs.push_back({job.arn, row.key.name, kind, row.key.account, row.key.region,
                       job.options.front(), *job.selected, *job.start, job.end});

@@ -45,9 +45,10 @@ int QuotaUsage::Of(const domain::QuotaSubject& subject) {
     case Scope::kPerCluster:
       if (!largest_cluster_) {
         largest_cluster_ = 0;
-        for (const store::ResourceRow& row :
+        for (const store::KeptRowPtr& kept :
              ctx_.store.AllOf(account_, region_, domain::kClusterKind)) {
-          largest_cluster_ = std::max(*largest_cluster_, SizeOf(ClusterFromRow(row).cluster));
+          const auto record = ctx_.store.DecodedRow<ClusterRecord>(*kept, &ClusterFromRow);
+          largest_cluster_ = std::max(*largest_cluster_, SizeOf(record->cluster));
         }
       }
       return *largest_cluster_;
@@ -76,8 +77,9 @@ const std::map<std::string, int>& QuotaUsage::Claimed(domain::QuotaUse use) {
 const QuotaUsage::LivePlans& QuotaUsage::Plans() {
   if (plans_) return *plans_;
   plans_ = LivePlans{};
-  for (const store::ResourceRow& row : ctx_.store.AllOf(account_, region_, domain::kPlanKind)) {
-    const domain::Plan plan = PlanFromRow(row);
+  for (const store::KeptRowPtr& kept : ctx_.store.AllOf(account_, region_, domain::kPlanKind)) {
+    const auto decoded = ctx_.store.DecodedRow<domain::Plan>(*kept, &PlanFromRow);
+    const domain::Plan& plan = *decoded;
     if (plan.Span().end <= ctx_.now) continue;  // expired
     ++plans_->count;
     plans_->instances[plan.InstanceType()] += plan.instance_count;

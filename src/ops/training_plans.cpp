@@ -91,9 +91,11 @@ void AddTrainingPlanHandlers(HandlerTable& table) {
 // Every plan sold, with how many of its instances are in use now.
 void AddPlanState(const StateQuery& query, JsonWriter& entries) {
   const Context& ctx = query.ctx();
-  for (const store::ResourceRow& row : ctx.store.AllOfKind(domain::kPlanKind)) {
+  for (const store::KeptRowPtr& kept : ctx.store.AllOfKind(domain::kPlanKind)) {
+    const store::ResourceRow& row = kept->row();
     if (!query.Shows(row.key.account)) continue;
-    const Plan plan = PlanFromRow(row);
+    const auto decoded = ctx.store.DecodedRow<Plan>(*kept, &PlanFromRow);
+    const Plan& plan = *decoded;
     const domain::Window span = plan.Span();
     entries.BeginObject()
         .Member("name", plan.name)

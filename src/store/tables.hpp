@@ -164,12 +164,13 @@ class Tables {
   }
 
   // Every row of a kind (optionally with one status), of every account and region, by creation
-  // time, then status, then account, region and name key.
-  std::vector<ResourceRow> AllOfKind(const std::string& kind,
-                                     const std::optional<std::string>& status = {}) const;
+  // time, then status, then account, region and name key: the rows as kept, so that what
+  // DecodedRow makes of each is made once per row version, however often they are walked.
+  std::vector<KeptRowPtr> AllOfKind(const std::string& kind,
+                                    const std::optional<std::string>& status = {}) const;
   // Every row of a kind in one account and region, in name order.
-  std::vector<ResourceRow> AllOf(const std::string& account, const std::string& region,
-                                 const std::string& kind) const;
+  std::vector<KeptRowPtr> AllOf(const std::string& account, const std::string& region,
+                                const std::string& kind) const;
   // Every (account, region) that has a resource, in order.
   std::vector<std::pair<std::string, std::string>> Scopes() const;
   // A page of a filtered, sorted listing (see ListQuery).

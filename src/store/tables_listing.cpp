@@ -251,39 +251,34 @@ void Tables::ListBySorting(const ListQuery& query, ListPage& page) const {
   }
 }
 
-std::vector<ResourceRow> Tables::AllOfKind(const std::string& kind,
-                                           const std::optional<std::string>& status) const {
-  std::vector<ResourceRow> rows;
+std::vector<KeptRowPtr> Tables::AllOfKind(const std::string& kind,
+                                          const std::optional<std::string>& status) const {
+  std::vector<KeptRowPtr> rows;
   std::string prefix;
   keys::Field(prefix, kind);
-  if (status) {  // the index orders them: by creation time, then account, region and name key
-    keys::Field(prefix, *status);
-    WalkScope(by_status_, prefix, "", false, [&rows](std::string_view, const KeptRowPtr& kept) {
-      rows.push_back(kept->row());
-      return true;
+  if (status) keys::Field(prefix, *status);
+  // With a status, the index orders them: by creation time, then account, region and name key.
+  // Without, they come in key order (account, region, name key) and are sorted.
+  WalkScope(status ? by_status_ : rows_, prefix, "", false,
+            [&rows](std::string_view, const KeptRowPtr& kept) {
+              rows.push_back(kept);
+              return true;
+            });
+  if (!status) {
+    std::stable_sort(rows.begin(), rows.end(), [](const KeptRowPtr& a, const KeptRowPtr& b) {
+      return std::tie(a->row().created, a->row().status) <
+             std::tie(b->row().created, b->row().status);
     });
-    return rows;
   }
-  std::vector<const KeptRow*> kept_rows;  // in key order: account, region, name key
-  WalkScope(rows_, prefix, "", false, [&kept_rows](std::string_view, const KeptRowPtr& kept) {
-    kept_rows.push_back(kept.get());
-    return true;
-  });
-  std::stable_sort(kept_rows.begin(), kept_rows.end(), [](const KeptRow* a, const KeptRow* b) {
-    return std::tie(a->row().created, a->row().status) <
-           std::tie(b->row().created, b->row().status);
-  });
-  rows.reserve(kept_rows.size());
-  for (const KeptRow* kept : kept_rows) rows.push_back(kept->row());
   return rows;
 }
 
-std::vector<ResourceRow> Tables::AllOf(const std::string& account, const std::string& region,
-                                       const std::string& kind) const {
-  std::vector<ResourceRow> rows;
+std::vector<KeptRowPtr> Tables::AllOf(const std::string& account, const std::string& region,
+                                      const std::string& kind) const {
+  std::vector<KeptRowPtr> rows;
   WalkScope(rows_, ScopePrefix(kind, account, region), "", false,
             [&rows](std::string_view, const KeptRowPtr& kept) {
-              rows.push_back(kept->row());
+              rows.push_back(kept);
               return true;
             });
   return rows;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -154,8 +155,8 @@ TEST(Tables, AStoreOpenedAgainHoldsWhatItWrote) {
   const store::Tables& rows = reopened.Rows();
   const auto models = rows.AllOf("123456789012", "us-west-2", "model");
   ASSERT_EQ(models.size(), 2u);
-  EXPECT_EQ(models[0].key.name, "a") << "in name-key order";
-  EXPECT_EQ(models[1].key.name, "B");
+  EXPECT_EQ(models[0]->row().key.name, "a") << "in name-key order";
+  EXPECT_EQ(models[1]->row().key.name, "B");
   EXPECT_EQ(rows.GetTags("arn:B"), (store::Tags{{"a", "1"}, {"b", "2"}, {"c", "3"}}));
   EXPECT_EQ(rows.FindByArn("arn:plan")->key.name, "Plan");
   EXPECT_EQ(rows.AllPlanCapacity(), (std::vector<store::PlanCapacity>{plan}));
@@ -229,6 +230,24 @@ TEST_F(SnapshotReads, AFailedWriteInstallsNothingAReaderSees) {
   const json described = Call("DescribeModel", {{"ModelName", "m"}});
   EXPECT_EQ(described["ModelName"], "m");
   EXPECT_EQ(Call("ListModels", json::object())["Models"].size(), 1u);
+}
+
+TEST_F(SnapshotReads, AChangeAddedWhereNoneIsAppliedIsRefusedAndChangesNothing) {
+  // An admin view reads; an admin change applies through its Applier. Either adding to the
+  // context's own edit would be a change nobody applies.
+  EXPECT_THROW(emulator_->Administer([](const ops::Context& ctx) {
+    ctx.edit.Add(ops::Edit::PutTags{"arn:x", {{"k", "v"}}});
+    return true;
+  }),
+               std::logic_error);
+  EXPECT_THROW(emulator_->AdministerChange([](const ops::Context& ctx, ops::Applier&) {
+    ctx.edit.Add(ops::Edit::PutTags{"arn:x", {{"k", "v"}}});
+    return true;
+  }),
+               std::logic_error);
+  EXPECT_TRUE(store_.Rows().GetTags("arn:x").empty());
+  // The emulator serves on: the lock was let go.
+  EXPECT_TRUE(Call("ListModels", json::object())["Models"].empty());
 }
 
 }  // namespace

@@ -534,11 +534,13 @@ TEST(StateStore, AllOfKindOrdersEveryScopesRowsByCreationStatusAndKey) {
                                                        {"111111111111", "us-west-2"},
                                                        {"222222222222", "eu-west-1"}}));
   std::vector<std::string> names;
-  for (const ResourceRow& read : store.Rows().AllOfKind("model")) names.push_back(read.key.name);
+  for (const KeptRowPtr& read : store.Rows().AllOfKind("model")) {
+    names.push_back(read->row().key.name);
+  }
   EXPECT_EQ(names, (std::vector<std::string>{"z", "c", "a", "b", "late"}));
   names.clear();
-  for (const ResourceRow& read : store.Rows().AllOfKind("model", "Stopped")) {
-    names.push_back(read.key.name);
+  for (const KeptRowPtr& read : store.Rows().AllOfKind("model", "Stopped")) {
+    names.push_back(read->row().key.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"c", "a", "b"}));
 }
