@@ -25,10 +25,11 @@ json NodeDoc(const domain::ClusterNode& node) {
 domain::ClusterNode NodeFromDoc(const json& doc) {
   domain::ClusterNode node;
   node.id = doc.at("InstanceId");
-  const std::string status = doc.value("Status", "ShuttingDown");
+  const std::string status = doc.at("Status");
   node.status = Known(domain::ParseNodeStatus(status), "node status", status);
   node.launched = At(doc.at("LaunchMs"));
   if (doc.contains("GoneMs")) node.gone_at = At(doc["GoneMs"]);
+  // Written only when true.
   node.plan_wind_down = doc.value("PlanWindDown", false);
   node.failed = doc.value("Failed", false);
   return node;
@@ -84,7 +85,7 @@ ClusterRecord DecodeCluster(const store::ResourceRow& row) {
   const json doc = codec::Document(row);
   ClusterRecord record;
   record.key = row.key;
-  record.settings = doc.value("Settings", json::object());
+  record.settings = doc.at("Settings");
   domain::Cluster& cluster = record.cluster;
   cluster.arn = row.arn;
   cluster.owner = {row.key.account, row.key.region};
@@ -93,22 +94,22 @@ ClusterRecord DecodeCluster(const store::ResourceRow& row) {
   cluster.modified = row.modified;
   if (doc.contains("DueMs")) cluster.due = At(doc["DueMs"]);
   if (doc.contains("FailureMessage")) cluster.failure_message = doc["FailureMessage"];
-  cluster.nodes_launched = doc.value("NodesLaunched", 0);
+  cluster.nodes_launched = doc.at("NodesLaunched");
   if (doc.contains("FaultsApplied")) {
     cluster.faults_applied = doc["FaultsApplied"].get<std::vector<std::string>>();
   }
-  for (const json& failed : doc.value("FailedInstances", json::array())) {
+  for (const json& failed : doc.value("FailedInstances", json::array())) {  // none: not written
     cluster.failed_instances.push_back(
         {failed.at("InstanceId"), failed.at("TrainingPlanArn"), At(failed.at("AtMs"))});
   }
   for (const json& given : doc.at("Groups")) {
     domain::InstanceGroup group;
     group.spec = {given.at("InstanceGroupName"), given.at("InstanceType"),
-                  given.at("InstanceCount"), given.value("TrainingPlanArn", "")};
-    const std::string group_status =
-        given.value("Status", std::string(domain::ToString(domain::GroupStatus::kFailed)));
+                  given.at("InstanceCount"),
+                  given.value("TrainingPlanArn", "")};  // on demand: none
+    const std::string group_status = given.at("Status");
     group.status = Known(domain::ParseGroupStatus(group_status), "group status", group_status);
-    for (const json& node : given.value("Nodes", json::array())) {
+    for (const json& node : given.at("Nodes")) {
       group.nodes.push_back(NodeFromDoc(node));
     }
     if (given.contains("Settings")) record.group_settings[group.spec.name] = given["Settings"];

@@ -23,10 +23,10 @@ domain::Owner OwnerOf(const store::ResourceKey& key) { return {key.account, key.
 domain::Variant VariantFromDoc(const json& doc) {
   domain::Variant variant;
   variant.name = doc.at("VariantName");
-  variant.instance_type = doc.value("InstanceType", "");
-  variant.current_count = doc.value("CurrentInstanceCount", 0);
-  variant.desired_count = doc.value("DesiredInstanceCount", variant.current_count);
-  variant.weight = doc.value("Weight", 1.0);
+  variant.instance_type = doc.at("InstanceType");
+  variant.current_count = doc.at("CurrentInstanceCount");
+  variant.desired_count = doc.at("DesiredInstanceCount");
+  variant.weight = doc.at("Weight");
   if (doc.contains("DesiredWeight")) variant.desired_weight = doc["DesiredWeight"].get<double>();
   variant.model_name = OptionalText(doc, "ModelName");
   ReadPlacement(doc, variant);
@@ -180,12 +180,12 @@ EndpointRecord DecodeEndpoint(const store::ResourceRow& row) {
   endpoint.owner = OwnerOf(row.key);
   endpoint.status = Known(domain::ParseEndpointStatus(row.status), "status", row.status);
   endpoint.modified = row.modified;
-  endpoint.config_name = doc.value("EndpointConfigName", "");
+  endpoint.config_name = doc.at("EndpointConfigName");
   endpoint.variants = VariantsFromDoc(doc.at("Variants"));
   endpoint.due = OptionalAt(doc, "DueMs");
   endpoint.failure_reason = OptionalText(doc, "FailureReason");
   if (doc.contains("Pending")) {
-    endpoint.pending = domain::PendingUpdate{doc["Pending"].value("EndpointConfigName", ""),
+    endpoint.pending = domain::PendingUpdate{doc["Pending"].at("EndpointConfigName"),
                                              VariantsFromDoc(doc["Pending"].at("Variants"))};
   }
   return record;
@@ -228,7 +228,7 @@ JobRecord DecodeJob(const store::ResourceRow& row) {
   job.pending_since = OptionalAt(doc, "PendingSinceMs");
   if (doc.contains("Selected")) job.selected = OptionFromDoc(doc["Selected"]);
   job.start = OptionalAt(doc, "StartMs");
-  job.ran = Millis{doc.value("RanMs", int64_t{0})};
+  job.ran = Millis{doc.value("RanMs", int64_t{0})};  // written only once the job has run
   job.interrupted = OptionalAt(doc, "InterruptedMs");
   job.resumed = OptionalAt(doc, "ResumedMs");
   job.stop = OptionalAt(doc, "StopMs");

@@ -185,6 +185,27 @@ TEST_F(Codecs, UnknownValuesInsideADocumentAreStoreFailuresToo) {
                               r.doc = doc.dump();
                             }),
                      "a member missing");
+  // Members every release has written are read strictly: one missing is a StoreFailure, not a
+  // default (absent members that mean "none", like a node's Failed, stay optional).
+  const auto without = [](const std::string& pointer) {
+    return [pointer](auto& r) {
+      auto doc = nlohmann::json::parse(r.doc);
+      const nlohmann::json::json_pointer at(pointer);
+      doc[at.parent_pointer()].erase(at.back());
+      r.doc = doc.dump();
+    };
+  };
+  for (const char* pointer :
+       {"/EndpointConfigName", "/Variants/0/InstanceType", "/Variants/0/CurrentInstanceCount",
+        "/Variants/0/DesiredInstanceCount", "/Variants/0/Weight"}) {
+    ExpectStoreFailure(RoundTrips().at(domain::kEndpointKind), Broken(endpoint, without(pointer)),
+                       std::string("no ") + pointer);
+  }
+  for (const char* pointer : {"/Settings", "/NodesLaunched", "/Groups/0/Status", "/Groups/0/Nodes",
+                              "/Groups/0/Nodes/0/Status"}) {
+    ExpectStoreFailure(RoundTrips().at(domain::kClusterKind), Broken(cluster, without(pointer)),
+                       std::string("no ") + pointer);
+  }
 }
 
 // Plans are read member by member (ops/record_reader.hpp): each accessor checks the type it reads,
