@@ -68,6 +68,7 @@ class ServiceModel::Builder : public nlohmann::json_sax<json> {
     if (Shape* shape = InShape()) {
       if (key_ == "union") shape->is_union = value;
       if (key_ == "exception") shape->is_exception = value;
+      if (key_ == "eventstream") shape->is_event_stream = value;
     }
     return true;
   }

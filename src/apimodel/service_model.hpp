@@ -44,6 +44,8 @@ struct Shape {
   std::vector<Member> members;  // kStructure, in model order
   bool is_union = false;
   bool is_exception = false;
+  // A streamed answer's events (restJson1: the output's payload, sent as an AWS event stream).
+  bool is_event_stream = false;
   std::optional<int> error_status;  // an error shape's modelled HTTP status (error.httpStatusCode)
   std::string payload;              // restJson1: member that is the whole HTTP body
   const Shape* member = nullptr;    // kList

@@ -126,6 +126,8 @@ struct InvokeRequest {
   std::string custom_attributes;
   std::string target_variant;
   std::uint64_t sequence = 0;  // the invocation's number since start; set by the Emulator
+  // InvokeEndpoint or InvokeEndpointWithResponseStream: what fault rules match.
+  std::string operation = "InvokeEndpoint";
 };
 
 // The answer, or (forward_to set) the container the caller must forward the request to; the

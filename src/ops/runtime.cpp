@@ -99,7 +99,7 @@ domain::Result<InvokeResponse> InvokeEndpoint(const InvokeRequest& request, Cont
   // A model_error fault rule: the answer of a container that failed, or never answered.
   if (const auto fault = ctx.faults.ForLifecycle(
           domain::FaultStage::kInvocation,
-          {"InvokeEndpoint", ctx.caller.account, ctx.caller.region, request.endpoint_name})) {
+          {request.operation, ctx.caller.account, ctx.caller.region, request.endpoint_name})) {
     const auto& model = std::get<domain::ModelFault>(*fault);
     return ContainerError({request.endpoint_name,
                            variant.name,

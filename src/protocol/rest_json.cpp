@@ -4,6 +4,7 @@
 
 #include "apimodel/validator.hpp"
 #include "ops/containers.hpp"
+#include "protocol/event_stream.hpp"
 #include "protocol/percent_encoding.hpp"
 #include "protocol/router_internal.hpp"
 
@@ -18,17 +19,48 @@ domain::AwsError AsRuntimeError(domain::AwsError error) {
   return error;
 }
 
-std::string HeaderOr(const HttpRequest& request, std::string_view name) {
-  const std::string* value = request.Header(name);
-  return value == nullptr ? std::string() : *value;
+constexpr std::string_view kStreamOperation = "InvokeEndpointWithResponseStream";
+
+// The value of the header member `name` of the request's validated members, or "".
+std::string MemberOr(const nlohmann::json& members, const char* name) {
+  const auto it = members.find(name);
+  return it != members.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A streamed answer's body: the answer in parts (PartsOf), each a PayloadPart event.
+std::string StreamedBody(std::string_view answer) {
+  std::string body;
+  for (const std::string_view part : PartsOf(answer)) {
+    body += EventOf("PayloadPart", "application/octet-stream", part);
+  }
+  return body;
+}
+
+// The headers of a successful answer. A streamed one is an event stream; the model's content type
+// goes in X-Amzn-SageMaker-Content-Type.
+std::vector<std::pair<std::string, std::string>> AnswerHeaders(bool streamed,
+                                                               const std::string& content_type,
+                                                               const std::string& request_id,
+                                                               const std::string& variant) {
+  if (!streamed) {
+    return {{"Content-Type", content_type},
+            {"x-amzn-RequestId", request_id},
+            {"x-Amzn-Invoked-Production-Variant", variant}};
+  }
+  return {{"Content-Type", "application/vnd.amazon.eventstream"},
+          {"X-Amzn-SageMaker-Content-Type", content_type},
+          {"x-amzn-RequestId", request_id},
+          {"x-Amzn-Invoked-Production-Variant", variant}};
 }
 
 // The request a container receives: its contract's POST /invocations with the caller's body and
 // the headers SageMaker passes on.
-HttpRequest ContainerRequest(const HttpRequest& request) {
+HttpRequest ContainerRequest(const HttpRequest& request, const ops::InvokeRequest& invoke) {
   HttpRequest to_container{"POST", "/invocations", {}, request.body};
-  for (const char* name : {"Content-Type", "Accept", "X-Amzn-SageMaker-Custom-Attributes",
-                           "X-Amzn-SageMaker-Inference-Id"}) {
+  if (!invoke.content_type.empty())
+    to_container.headers.emplace_back("Content-Type", invoke.content_type);
+  if (!invoke.accept.empty()) to_container.headers.emplace_back("Accept", invoke.accept);
+  for (const char* name : {"X-Amzn-SageMaker-Custom-Attributes", "X-Amzn-SageMaker-Inference-Id"}) {
     if (const std::string* value = request.Header(name)) {
       to_container.headers.emplace_back(name, *value);
     }
@@ -54,11 +86,12 @@ HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& 
     return RenderError(ops::ContainerError(answer), WireProtocol::kRestJson1, outcome.request_id);
   }
   const std::string* content_type = FindHeader(reply.headers, "Content-Type");
+  const bool streamed = outcome.operation == kStreamOperation;
   HttpResponse response;
   response.status = 200;
-  response.headers = {{"Content-Type", content_type ? *content_type : "application/octet-stream"},
-                      {"x-amzn-RequestId", outcome.request_id},
-                      {"x-Amzn-Invoked-Production-Variant", forward.variant}};
+  response.headers =
+      AnswerHeaders(streamed, content_type ? *content_type : "application/octet-stream",
+                    outcome.request_id, forward.variant);
   if (const std::string* attributes =
           FindHeader(reply.headers, "X-Amzn-SageMaker-Custom-Attributes")) {
     response.headers.emplace_back("X-Amzn-SageMaker-Custom-Attributes", *attributes);
@@ -76,7 +109,7 @@ HttpResponse Router::AnswerFromContainer(const Outcome& outcome, const Forward& 
                          outcome.request_id);
     }
   }
-  response.body = std::move(answer.body);
+  response.body = streamed ? StreamedBody(answer.body) : std::move(answer.body);
   return response;
 }
 
@@ -115,15 +148,10 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
   const auto endpoint_name = PercentDecode(rest.substr(0, slash));
   if (!endpoint_name) return fail(domain::ValidationException("The endpoint name is not valid."));
   if (auto injected = InjectedFault(outcome, *endpoint_name)) return fail(*injected);
-  ops::InvokeRequest invoke{*endpoint_name,
-                            request.body,
-                            HeaderOr(request, "Content-Type"),
-                            HeaderOr(request, "Accept"),
-                            HeaderOr(request, "X-Amzn-SageMaker-Custom-Attributes"),
-                            HeaderOr(request, "X-Amzn-SageMaker-Target-Variant")};
 
-  // Validate the members the model places in the path and headers.
-  nlohmann::json members = {{"EndpointName", invoke.endpoint_name}, {"Body", ""}};
+  // Validate the members the model places in the path and headers. The two operations name some
+  // headers differently (Accept is X-Amzn-SageMaker-Accept when streamed): the model says which.
+  nlohmann::json members = {{"EndpointName", *endpoint_name}, {"Body", ""}};
   for (const apimodel::Member& member : spec->input->members) {
     if (member.location == "header") {
       if (const std::string* value = request.Header(member.location_name)) {
@@ -134,21 +162,29 @@ HttpResponse Router::HandleRuntime(const HttpRequest& request, Outcome& outcome)
   if (auto valid = apimodel::ValidateRequest(*spec->input, members); !valid) {
     return fail(valid.error());
   }
+  const bool streamed = outcome.operation == kStreamOperation;
+  ops::InvokeRequest invoke{*endpoint_name,
+                            request.body,
+                            MemberOr(members, "ContentType"),
+                            MemberOr(members, "Accept"),
+                            MemberOr(members, "CustomAttributes"),
+                            MemberOr(members, "TargetVariant")};
+  invoke.operation = outcome.operation;
   auto output = emulator_.InvokeEndpoint(invoke, caller);
   if (!output) return fail(output.error());
   if (output->forward_to) {
     // The answer comes from the container; Handle() sends this on and renders what comes back.
-    Forward forward{output->forward_to->host, output->forward_to->port, ContainerRequest(request),
-                    invoke.endpoint_name, output->invoked_variant};
+    Forward forward{output->forward_to->host, output->forward_to->port,
+                    ContainerRequest(request, invoke), invoke.endpoint_name,
+                    output->invoked_variant};
     outcome.forward = std::move(forward);
     return HttpResponse{};
   }
   HttpResponse response;
   response.status = spec->success_code;
-  response.body = std::move(output->body);
-  response.headers = {{"Content-Type", output->content_type},
-                      {"x-amzn-RequestId", outcome.request_id},
-                      {"x-Amzn-Invoked-Production-Variant", output->invoked_variant}};
+  response.body = streamed ? StreamedBody(output->body) : std::move(output->body);
+  response.headers =
+      AnswerHeaders(streamed, output->content_type, outcome.request_id, output->invoked_variant);
   if (!output->custom_attributes.empty()) {
     response.headers.emplace_back("X-Amzn-SageMaker-Custom-Attributes", output->custom_attributes);
   }
