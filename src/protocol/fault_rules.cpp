@@ -19,9 +19,9 @@ std::vector<const apimodel::Operation*> Matched(
       matched.push_back(&operation);
     }
   }
-  if (const apimodel::Operation* invoke = runtime.FindOperation("InvokeEndpoint");
-      invoke != nullptr && domain::GlobMatches(scope.operation, invoke->name)) {
-    matched.push_back(invoke);
+  // Every runtime operation the emulator serves: the model holds only those.
+  for (const auto& [name, operation] : runtime.operations()) {
+    if (domain::GlobMatches(scope.operation, name)) matched.push_back(&operation);
   }
   return matched;
 }
