@@ -1209,6 +1209,26 @@ class EndpointWaitersBoto3Test(EmulatorTestCase):
         self.assertEqual(b'{"label": "cat"}', fixed["Body"].read())
         self.assertEqual("AllTraffic", fixed["InvokedProductionVariant"])
 
+    def test_invoke_endpoint_with_response_stream_reads_a_part_per_line(self):
+        """boto3's EventStream decodes each message (botocore checks the prelude's and the
+        message's CRC32, so a malformed frame would raise): the echo model answers a PayloadPart
+        per line; errors before the first part are ordinary errors."""
+        runtime = self.client(service="sagemaker-runtime")
+        self.make_endpoint("streamer")
+        self.advance(PROVISIONING_SECONDS)
+        answer = runtime.invoke_endpoint_with_response_stream(
+            EndpointName="streamer", Body=b"Hello\nfrom\nthe model", ContentType="text/plain",
+            Accept="text/plain", CustomAttributes="trace=7")
+        self.assertEqual(200, answer["ResponseMetadata"]["HTTPStatusCode"])
+        self.assertEqual("text/plain", answer["ContentType"])
+        self.assertEqual("AllTraffic", answer["InvokedProductionVariant"])
+        self.assertEqual("trace=7", answer["CustomAttributes"])
+        parts = [event["PayloadPart"]["Bytes"] for event in answer["Body"]]
+        self.assertEqual([b"Hello\n", b"from\n", b"the model"], parts)
+        self.assert_client_error(runtime.invoke_endpoint_with_response_stream, "ValidationError",
+                                 "Endpoint ghost of account %s not found." % ACCOUNT,
+                                 EndpointName="ghost", Body=b"x")
+
     def test_invoke_endpoint_takes_files_up_to_the_models_6_mib(self):
         """The runtime model's BodyBlob allows 6,291,456 bytes; boto3 sends a file with a
         Content-Length. The echo model answers with the body whole; one byte more is refused with
