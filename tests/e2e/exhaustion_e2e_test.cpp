@@ -148,6 +148,15 @@ long ResidentKib(pid_t pid) {
   return -1;
 }
 
+// For a failure message: whether the server still runs (or how it ended) and what it printed, so
+// that a server gone under load says why.
+std::string ServerState(Process& server) {
+  const int status = server.Wait(std::chrono::milliseconds(500));
+  return (status < 0 ? std::string("the server still runs")
+                     : "the server exited with status " + std::to_string(status)) +
+         "; it printed:\n" + server.output();
+}
+
 void StopAndExpectCleanExit(Process& server) {
   server.Signal(SIGTERM);
   EXPECT_EQ(server.Wait(std::chrono::seconds(10)), 0) << server.output();
@@ -163,7 +172,9 @@ TEST(Exhaustion, AtTheDefaultConnectionCapTheOldestIdleConnectionsMakeRoom) {
   IdleConnections idle(port, 100);
   ASSERT_EQ(idle.fds().size(), 100u);
 
-  EXPECT_EQ(HealthStatus(port), 200) << "health must answer while the connections are open";
+  const int health = HealthStatus(port);
+  ASSERT_EQ(health, 200) << "health must answer while the connections are open; "
+                         << ServerState(server);
   EXPECT_LT(CpuOverOneSecond(server.pid()), 0.5) << "CPU seconds over 1 s of holding them";
   EXPECT_EQ(HealthStatus(port), 200);
   EXPECT_TRUE(ClosedByServer(idle.fds().front(), std::chrono::seconds(5)))
