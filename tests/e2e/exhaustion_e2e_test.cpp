@@ -172,9 +172,8 @@ TEST(Exhaustion, AtTheDefaultConnectionCapTheOldestIdleConnectionsMakeRoom) {
   IdleConnections idle(port, 100);
   ASSERT_EQ(idle.fds().size(), 100u);
 
-  const int health = HealthStatus(port);
-  ASSERT_EQ(health, 200) << "health must answer while the connections are open; "
-                         << ServerState(server);
+  ASSERT_EQ(HealthStatus(port), 200)
+      << "health must answer while the connections are open; " << ServerState(server);
   EXPECT_LT(CpuOverOneSecond(server.pid()), 0.5) << "CPU seconds over 1 s of holding them";
   EXPECT_EQ(HealthStatus(port), 200);
   EXPECT_TRUE(ClosedByServer(idle.fds().front(), std::chrono::seconds(5)))
